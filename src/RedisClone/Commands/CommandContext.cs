@@ -1,0 +1,74 @@
+using System.Runtime.CompilerServices;
+using RedisClone.Network;
+using RedisClone.Protocol;
+using RedisClone.Server;
+using RedisClone.Storage;
+
+namespace RedisClone.Commands;
+
+/// <summary>
+/// What a handler sees: its arguments (slices of the batch arena), the reply writer, the client and
+/// the server. Built on the stack per command; handlers take it by ref.
+/// </summary>
+internal ref struct CommandContext
+{
+    private readonly CommandBuffer _buffer;
+    private readonly int _command;
+
+    public CommandContext(CommandBuffer buffer, int command, RespWriter reply, ClientSession client,
+        RedisServer server, long nowMs)
+    {
+        _buffer = buffer;
+        _command = command;
+        ArgCount = buffer.ArgCount(command);
+        Reply = reply;
+        Client = client;
+        Server = server;
+        DbIndex = client.Db;
+        NowMs = nowMs;
+    }
+
+    public readonly int ArgCount;
+    public readonly RespWriter Reply;
+    public readonly ClientSession Client;
+    public readonly RedisServer Server;
+    /// <summary>The database selected when the command was dispatched.</summary>
+    public readonly int DbIndex;
+    /// <summary>Unix time in ms, read once per command (Redis caches it per command too).</summary>
+    public readonly long NowMs;
+
+    /// <summary>Set when the handler replied with an error (commandstats' failed_calls).</summary>
+    public bool Failed;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public readonly ReadOnlySpan<byte> Arg(int index) => _buffer.Arg(_command, index);
+
+    /// <summary>True when argument <paramref name="index"/> equals <paramref name="upper"/> ignoring ASCII case.</summary>
+    public readonly bool ArgIs(int index, string upper) => System.Text.Ascii.EqualsIgnoreCase(Arg(index), upper);
+
+    public readonly string ArgString(int index) => RespErrors.Latin(Arg(index));
+
+    /// <summary>The database that holds <paramref name="key"/> in the selected database number.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public readonly Database Db(ReadOnlySpan<byte> key) => Server.Shards[Server.Shards.ShardOf(key)].Store[DbIndex];
+
+    /// <summary>Database number <paramref name="db"/> on the shard that holds <paramref name="key"/>.</summary>
+    public readonly Database Db(ReadOnlySpan<byte> key, int db) => Server.Shards[Server.Shards.ShardOf(key)].Store[db];
+
+    /// <summary>Replies with a preformatted error line (from <see cref="RespErrors"/>).</summary>
+    public void Error(ReadOnlySpan<byte> line)
+    {
+        Failed = true;
+        Reply.Raw(line);
+    }
+
+    /// <summary>Replies "-<paramref name="text"/>"; the text starts with its code (ERR, WRONGTYPE...).</summary>
+    public void Error(string text)
+    {
+        Failed = true;
+        Reply.Error(text);
+    }
+
+    public void WrongType() => Error(RespErrors.WrongType);
+    public void Syntax() => Error(RespErrors.Syntax);
+}

@@ -1,0 +1,162 @@
+using static RedisClone.Commands.CommandFlags;
+using static RedisClone.Commands.Routing;
+
+namespace RedisClone.Commands;
+
+/// <summary>
+/// The registry: one row per command, from which arity checks, key routing, COMMAND, COMMAND INFO,
+/// COMMAND DOCS and COMMAND GETKEYS are derived. Adding a command is one row plus one handler.
+/// Arity, flags and key positions are Redis 7's.
+/// </summary>
+internal sealed class CommandTable
+{
+    public static readonly CommandTable Instance = new(Build());
+
+    private readonly Dictionary<string, CommandDef>.AlternateLookup<ReadOnlySpan<char>> _lookup;
+
+    public CommandTable(IEnumerable<CommandDef> rows)
+    {
+        var map = new Dictionary<string, CommandDef>(StringComparer.OrdinalIgnoreCase);
+        foreach (var row in rows) map.Add(row.Name, row);
+        All = map.Values.OrderBy(d => d.Name, StringComparer.Ordinal).ToArray();
+        _lookup = map.GetAlternateLookup<ReadOnlySpan<char>>();
+    }
+
+    /// <summary>Every top-level command, sorted by name.</summary>
+    public IReadOnlyList<CommandDef> All { get; }
+
+    /// <summary>Finds a command by name in any case, without allocating.</summary>
+    public CommandDef? Find(ReadOnlySpan<byte> name)
+    {
+        if (name.Length == 0 || name.Length > 64) return null;
+        Span<char> chars = stackalloc char[name.Length];
+        for (int i = 0; i < name.Length; i++) chars[i] = (char)name[i];
+        return _lookup.TryGetValue(chars, out var def) ? def : null;
+    }
+
+    private static CommandDef Sub(string name, int arity, CommandFlags flags, CommandHandler handler, int firstKey = 0,
+        int lastKey = 0, int step = 0, Routing routing = Connection)
+        => new(name, arity, flags, firstKey, lastKey, step, handler, firstKey > 0 ? Keys : routing);
+
+    private static IEnumerable<CommandDef> Build()
+    {
+        const CommandFlags LS = Loading | Stale;
+        const CommandFlags Adm = Admin | NoScript | Loading | Stale;
+        const CommandFlags Cli = NoScript | Loading | Stale;
+        const CommandFlags Clu = Admin | Stale | NoAsyncLoading;
+        return
+        [
+            //  name           arity  flags                            first last step handler
+            // --- strings
+            new("get",             2, ReadOnly | Fast,                     1,  1, 1, StringCommands.Get, group: "string"),
+            new("set",            -3, Write | DenyOom,                     1,  1, 1, StringCommands.Set, group: "string"),
+            new("setnx",           3, Write | DenyOom | Fast,              1,  1, 1, StringCommands.SetNx, group: "string"),
+            new("setex",           4, Write | DenyOom,                     1,  1, 1, StringCommands.SetEx, group: "string"),
+            new("psetex",          4, Write | DenyOom,                     1,  1, 1, StringCommands.PSetEx, group: "string"),
+            new("getset",          3, Write | DenyOom | Fast,              1,  1, 1, StringCommands.GetSet, group: "string"),
+            new("getdel",          2, Write | Fast,                        1,  1, 1, StringCommands.GetDel, group: "string"),
+            new("getex",          -2, Write | Fast,                        1,  1, 1, StringCommands.GetEx, group: "string"),
+            new("mget",           -2, ReadOnly | Fast,                     1, -1, 1, StringCommands.MGet, group: "string"),
+            new("mset",           -3, Write | DenyOom,                     1, -1, 2, StringCommands.MSet, group: "string"),
+            new("msetnx",         -3, Write | DenyOom,                     1, -1, 2, StringCommands.MSetNx, group: "string"),
+            new("incr",            2, Write | DenyOom | Fast,              1,  1, 1, StringCommands.Incr, group: "string"),
+            new("incrby",          3, Write | DenyOom | Fast,              1,  1, 1, StringCommands.IncrBy, group: "string"),
+            new("decr",            2, Write | DenyOom | Fast,              1,  1, 1, StringCommands.Decr, group: "string"),
+            new("decrby",          3, Write | DenyOom | Fast,              1,  1, 1, StringCommands.DecrBy, group: "string"),
+            new("incrbyfloat",     3, Write | DenyOom | Fast,              1,  1, 1, StringCommands.IncrByFloat, group: "string"),
+            new("append",          3, Write | DenyOom | Fast,              1,  1, 1, StringCommands.Append, group: "string"),
+            new("strlen",          2, ReadOnly | Fast,                     1,  1, 1, StringCommands.StrLen, group: "string"),
+            new("getrange",        4, ReadOnly,                            1,  1, 1, StringCommands.GetRange, group: "string"),
+            new("substr",          4, ReadOnly,                            1,  1, 1, StringCommands.GetRange, group: "string"),
+            new("setrange",        4, Write | DenyOom,                     1,  1, 1, StringCommands.SetRange, group: "string"),
+            new("lcs",            -3, ReadOnly,                            1,  2, 1, StringCommands.Lcs, group: "string"),
+
+            // --- keys
+            new("del",            -2, Write,                               1, -1, 1, KeyCommands.Del),
+            new("unlink",         -2, Write | Fast,                        1, -1, 1, KeyCommands.Del),
+            new("exists",         -2, ReadOnly | Fast,                     1, -1, 1, KeyCommands.Exists),
+            new("touch",          -2, ReadOnly | Fast,                     1, -1, 1, KeyCommands.Touch),
+            new("type",            2, ReadOnly | Fast,                     1,  1, 1, KeyCommands.Type),
+            new("rename",          3, Write,                               1,  2, 1, KeyCommands.Rename),
+            new("renamenx",        3, Write | Fast,                        1,  2, 1, KeyCommands.RenameNx),
+            new("copy",           -3, Write | DenyOom,                     1,  2, 1, KeyCommands.Copy),
+            new("move",            3, Write | Fast,                        1,  1, 1, KeyCommands.Move),
+            new("keys",            2, ReadOnly,                            0,  0, 0, KeyCommands.Keys, AllShards),
+            new("scan",           -2, ReadOnly,                            0,  0, 0, KeyCommands.Scan, AllShards),
+            new("randomkey",       1, ReadOnly,                            0,  0, 0, KeyCommands.RandomKey, AllShards),
+            new("dbsize",          1, ReadOnly | Fast,                     0,  0, 0, KeyCommands.DbSize, AllShards, "server"),
+            new("flushdb",        -1, Write,                               0,  0, 0, KeyCommands.FlushDb, AllShards, "server"),
+            new("flushall",       -1, Write,                               0,  0, 0, KeyCommands.FlushAll, AllShards, "server"),
+            new("swapdb",          3, Write | Fast,                        0,  0, 0, KeyCommands.SwapDb, AllShards, "server"),
+            new("expire",         -3, Write | Fast,                        1,  1, 1, KeyCommands.Expire),
+            new("pexpire",        -3, Write | Fast,                        1,  1, 1, KeyCommands.PExpire),
+            new("expireat",       -3, Write | Fast,                        1,  1, 1, KeyCommands.ExpireAt),
+            new("pexpireat",      -3, Write | Fast,                        1,  1, 1, KeyCommands.PExpireAt),
+            new("ttl",             2, ReadOnly | Fast,                     1,  1, 1, KeyCommands.Ttl),
+            new("pttl",            2, ReadOnly | Fast,                     1,  1, 1, KeyCommands.PTtl),
+            new("expiretime",      2, ReadOnly | Fast,                     1,  1, 1, KeyCommands.ExpireTime),
+            new("pexpiretime",     2, ReadOnly | Fast,                     1,  1, 1, KeyCommands.PExpireTime),
+            new("persist",         2, Write | Fast,                        1,  1, 1, KeyCommands.Persist),
+            new("object",         -2, None,                                0,  0, 0, ServerCommands.Help, subcommands:
+            [
+                Sub("encoding",    3, ReadOnly, KeyCommands.ObjectEncoding, 2, 2, 1),
+                Sub("freq",        3, ReadOnly, KeyCommands.ObjectFreq, 2, 2, 1),
+                Sub("idletime",    3, ReadOnly, KeyCommands.ObjectIdleTime, 2, 2, 1),
+                Sub("refcount",    3, ReadOnly, KeyCommands.ObjectRefCount, 2, 2, 1),
+                Sub("help",        2, LS, KeyCommands.ObjectHelp),
+            ]),
+
+            // --- connection
+            new("ping",           -1, Fast,                                0,  0, 0, ConnectionCommands.Ping, group: "connection"),
+            new("echo",            2, LS | Fast,                           0,  0, 0, ConnectionCommands.Echo, group: "connection"),
+            new("select",          2, LS | Fast,                           0,  0, 0, ConnectionCommands.Select, group: "connection"),
+            new("quit",           -1, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Quit, group: "connection"),
+            new("reset",           1, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Reset, group: "connection"),
+            new("hello",          -1, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Hello, group: "connection"),
+            new("auth",           -2, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Auth, group: "connection"),
+            new("client",         -2, None,                                0,  0, 0, ServerCommands.Help, group: "connection", subcommands:
+            [
+                Sub("id",          2, Cli, ConnectionCommands.ClientId),
+                Sub("setname",     3, Cli, ConnectionCommands.ClientSetName),
+                Sub("getname",     2, Cli, ConnectionCommands.ClientGetName),
+                Sub("setinfo",     4, Cli, ConnectionCommands.ClientSetInfo),
+                Sub("list",       -2, Adm, ConnectionCommands.ClientList),
+                Sub("info",        2, Cli, ConnectionCommands.ClientInfo),
+                Sub("kill",       -3, Adm, ConnectionCommands.ClientKill),
+                Sub("no-evict",    3, Adm, ConnectionCommands.ClientNoEvict),
+                Sub("no-touch",    3, Cli, ConnectionCommands.ClientNoTouch),
+                Sub("reply",       3, Cli, ConnectionCommands.ClientReply),
+                Sub("getredir",    2, Cli, ConnectionCommands.ClientGetRedir),
+                Sub("pause",      -3, Adm, ConnectionCommands.ClientPause),
+                Sub("unpause",     2, Adm, ConnectionCommands.ClientUnpause),
+                Sub("help",        2, LS, ConnectionCommands.ClientHelp),
+            ]),
+
+            // --- server
+            new("info",           -1, LS,                                  0,  0, 0, ServerCommands.Info, group: "server"),
+            new("config",         -2, None,                                0,  0, 0, ServerCommands.Help, group: "server", subcommands:
+            [
+                Sub("get",        -3, Adm, ServerCommands.ConfigGet),
+                Sub("set",        -4, Adm, ServerCommands.ConfigSet),
+                Sub("resetstat",   2, Adm, ServerCommands.ConfigResetStat),
+                Sub("rewrite",     2, Adm, ServerCommands.ConfigRewrite),
+                Sub("help",        2, LS, ServerCommands.ConfigHelp),
+            ]),
+            new("command",        -1, LS,                                  0,  0, 0, ServerCommands.Command, group: "server", subcommands:
+            [
+                Sub("count",       2, LS, ServerCommands.CommandCount),
+                Sub("docs",       -2, LS, ServerCommands.CommandDocs),
+                Sub("getkeys",    -3, LS, ServerCommands.CommandGetKeys),
+                Sub("getkeysandflags", -3, LS, ServerCommands.CommandGetKeysAndFlags),
+                Sub("info",       -2, LS, ServerCommands.CommandInfo),
+                Sub("list",       -2, LS, ServerCommands.CommandList),
+                Sub("help",        2, LS, ServerCommands.CommandHelp),
+            ]),
+            new("time",            1, LS | Fast,                           0,  0, 0, ServerCommands.Time, group: "server"),
+            new("lastsave",        1, LS | Fast,                           0,  0, 0, ServerCommands.LastSave, group: "server"),
+            new("debug",          -2, Adm,                                 0,  0, 0, ServerCommands.Debug, AllShards, "server"),
+            new("shutdown",       -1, Adm | NoMulti | AllowBusy,           0,  0, 0, ServerCommands.Shutdown, group: "server"),
+            new("cluster",        -2, None,                                0,  0, 0, ServerCommands.Cluster, group: "cluster"),
+        ];
+    }
+}

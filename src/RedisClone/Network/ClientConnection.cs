@@ -1,0 +1,438 @@
+using System.Buffers;
+using System.Diagnostics;
+using System.IO.Pipelines;
+using System.Net.Sockets;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using RedisClone.Commands;
+using RedisClone.Protocol;
+using RedisClone.Server;
+
+namespace RedisClone.Network;
+
+/// <summary>
+/// One client: a socket between two pipes, and the read loop that parses every complete command in
+/// the input, runs them (see the threading essay in Sharding/ShardSet.cs), writes the replies in
+/// order, and flushes only when the input is drained.
+/// </summary>
+/// <remarks>
+/// Backpressure: the output pipe pauses the read loop's flush above <see cref="OutputPause"/> bytes,
+/// so a client that does not read its replies stops being read from; the input pipe in turn pauses
+/// the socket receive loop, and TCP pushes back on the client. Memory per client stays bounded by
+/// the two thresholds plus the replies of one batch.
+/// </remarks>
+internal sealed class ClientConnection
+{
+    private const int InputPause = 1 << 20, InputResume = 1 << 19;
+    private const int OutputPause = 1 << 20, OutputResume = 1 << 19;
+    private const int FlushThreshold = 64 * 1024;
+
+    private static readonly PipeOptions InputOptions = new(
+        pauseWriterThreshold: InputPause, resumeWriterThreshold: InputResume,
+        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
+        minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
+
+    private static readonly PipeOptions OutputOptions = new(
+        pauseWriterThreshold: OutputPause, resumeWriterThreshold: OutputResume,
+        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
+        minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
+
+    private readonly RedisServer _server;
+    private readonly Socket _socket;
+    private readonly Pipe _input = new(InputOptions);
+    private readonly Pipe _output = new(OutputOptions);
+    private readonly RespParser _parser = new();
+    private readonly CommandBuffer _commands = new();
+    private readonly ShardBatchWork?[] _work;
+
+    // Per command of the current batch.
+    private CommandDef?[] _defs = new CommandDef?[64];
+    private int[] _shardOf = new int[64];
+    private int[] _replyStart = new int[64];
+    private int[] _replyEnd = new int[64];
+    private long _nowMs;
+    private int _closed;
+
+    public ClientConnection(RedisServer server, Socket socket)
+    {
+        _server = server;
+        _socket = socket;
+        _work = new ShardBatchWork?[server.Shards.Count];
+        Session = new ClientSession(server.NextClientId(), socket.RemoteEndPoint, socket.LocalEndPoint, Close);
+        _parser.MaxBulkLength = server.Config.ProtoMaxBulkLen;
+    }
+
+    public ClientSession Session { get; }
+
+    internal SegmentSignal Signal { get; } = new();
+
+    public async Task RunAsync()
+    {
+        _server.Clients[Session.Id] = Session;
+        try
+        {
+            var receiving = ReceiveLoopAsync();
+            var sending = SendLoopAsync();
+            await ProcessLoopAsync();
+            await sending;
+            Close();
+            await receiving;
+        }
+        catch (Exception)
+        {
+            Close();
+        }
+        finally
+        {
+            _server.Clients.TryRemove(Session.Id, out _);
+            _socket.Dispose();
+        }
+    }
+
+    /// <summary>Closes the socket; every loop then winds down. Safe from any thread, more than once.</summary>
+    public void Close()
+    {
+        if (Interlocked.Exchange(ref _closed, 1) == 1) return;
+        try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
+        _input.Reader.CancelPendingRead();
+        _output.Writer.CancelPendingFlush();
+    }
+
+    private async Task ReceiveLoopAsync()
+    {
+        var writer = _input.Writer;
+        Exception? error = null;
+        try
+        {
+            while (true)
+            {
+                var memory = writer.GetMemory(8192);
+                int n = await _socket.ReceiveAsync(memory, SocketFlags.None);
+                if (n == 0) break;
+                writer.Advance(n);
+                Interlocked.Add(ref _server.Stats.NetInputBytes, n);
+                var flush = await writer.FlushAsync();
+                if (flush.IsCompleted || flush.IsCanceled) break;
+            }
+        }
+        catch (SocketException) { }
+        catch (ObjectDisposedException) { }
+        catch (Exception ex) { error = ex; }
+        await writer.CompleteAsync(error);
+    }
+
+    private async Task SendLoopAsync()
+    {
+        var reader = _output.Reader;
+        try
+        {
+            while (true)
+            {
+                var result = await reader.ReadAsync();
+                var buffer = result.Buffer;
+                if (!buffer.IsEmpty)
+                {
+                    foreach (var segment in buffer)
+                    {
+                        int sent = 0;
+                        while (sent < segment.Length)
+                            sent += await _socket.SendAsync(segment.Slice(sent), SocketFlags.None);
+                    }
+                    Interlocked.Add(ref _server.Stats.NetOutputBytes, buffer.Length);
+                }
+                reader.AdvanceTo(buffer.End);
+                if (result.IsCompleted || result.IsCanceled) break;
+            }
+            await reader.CompleteAsync();
+        }
+        catch (Exception ex)
+        {
+            await reader.CompleteAsync(ex);
+            Close();
+        }
+    }
+
+    private async Task ProcessLoopAsync()
+    {
+        var input = _input.Reader;
+        var output = _output.Writer;
+        try
+        {
+            while (true)
+            {
+                if (!input.TryRead(out var result))
+                {
+                    if (output.UnflushedBytes > 0)
+                    {
+                        var flushed = await output.FlushAsync();
+                        if (flushed.IsCompleted || flushed.IsCanceled) break;
+                    }
+                    result = await input.ReadAsync();
+                }
+                if (result.IsCanceled || Volatile.Read(ref _closed) == 1) break;
+
+                var buffer = result.Buffer;
+                var status = Parse(buffer, out var consumed);
+                if (status == ParseStatus.BatchFull) input.AdvanceTo(consumed);
+                else input.AdvanceTo(consumed, buffer.End);
+
+                if (_commands.Count > 0)
+                {
+                    _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                    Session.LastInteractionMs = _nowMs;
+                    await ExecuteBatchAsync();
+                    _commands.Clear();
+                }
+                if (status == ParseStatus.Malformed)
+                {
+                    new RespWriter(output, Session.Protocol).Error("ERR " + _parser.Error);
+                    _server.Stats.CountError("ERR");
+                    break;
+                }
+                if (Session.CloseAfterReply || Session.Killed) break;
+                if (result.IsCompleted && status != ParseStatus.BatchFull) break;
+                if (output.UnflushedBytes > FlushThreshold)
+                {
+                    var flushed = await output.FlushAsync();
+                    if (flushed.IsCompleted || flushed.IsCanceled) break;
+                }
+            }
+        }
+        finally
+        {
+            try { await output.FlushAsync(); } catch (Exception) { }
+            await output.CompleteAsync();
+            await input.CompleteAsync();
+        }
+    }
+
+    private ParseStatus Parse(in ReadOnlySequence<byte> buffer, out SequencePosition consumed)
+    {
+        var reader = new SequenceReader<byte>(buffer);
+        var status = _parser.Parse(ref reader, _commands);
+        consumed = reader.Position;
+        return status;
+    }
+
+    private enum Kind { Segment, Direct, Locked, Rejected }
+
+    /// <summary>Runs the parsed batch: segments of single-shard commands, and the rest one by one.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask ExecuteBatchAsync()
+    {
+        int n = _commands.Count;
+        EnsureCapacity(n);
+        var output = _output.Writer;
+        int segStart = 0, segCount = 0;
+        ulong segMask = 0;
+        for (int i = 0; i < n; i++)
+        {
+            var kind = Classify(i, out ulong mask);
+            if (kind == Kind.Segment)
+            {
+                if (segCount == 0) segStart = i;
+                segCount++;
+                segMask |= mask;
+                continue;
+            }
+            if (segCount > 0)
+            {
+                await RunSegmentAsync(segStart, segCount, segMask);
+                segCount = 0;
+                segMask = 0;
+            }
+            if (kind == Kind.Direct) RunDirect(i);
+            else if (kind == Kind.Locked)
+            {
+                _server.Shards.EnterAll(mask);
+                try { RunDirect(i); }
+                finally { _server.Shards.ExitAll(mask); }
+            }
+            if (Session.CloseAfterReply || Session.Killed) return;
+            if (output.UnflushedBytes > FlushThreshold)
+            {
+                var flushed = await output.FlushAsync();
+                if (flushed.IsCompleted || flushed.IsCanceled) return;
+            }
+        }
+        if (segCount > 0) await RunSegmentAsync(segStart, segCount, segMask);
+    }
+
+    /// <summary>
+    /// Looks the command up and checks it as Redis's processCommand does (unknown command, unknown
+    /// subcommand, arity), replying the error itself for a rejected one; then decides how it runs.
+    /// </summary>
+    private Kind Classify(int i, out ulong mask)
+    {
+        mask = 0;
+        int argc = _commands.ArgCount(i);
+        var name = _commands.Arg(i, 0);
+        var def = _server.Commands.Find(name);
+        _defs[i] = null;
+        if (def == null)
+        {
+            Reject(null, RespErrors.UnknownCommand(name, a => RespErrors.Latin(_commands.Arg(i, a)), argc));
+            return Kind.Rejected;
+        }
+        if (def.Subcommands != null && argc >= 2)
+        {
+            var sub = def.FindSubcommand(_commands.Arg(i, 1));
+            if (sub == null)
+            {
+                Reject(def, RespErrors.UnknownSubcommand(_commands.Arg(i, 1), def.Name));
+                return Kind.Rejected;
+            }
+            def = sub;
+        }
+        if (!def.ArityOk(argc))
+        {
+            Reject(def, RespErrors.WrongArity(def.FullName));
+            return Kind.Rejected;
+        }
+        _defs[i] = def;
+        Session.LastCommand = def.FullName;
+
+        switch (def.Routing)
+        {
+            case Routing.Connection:
+                return Kind.Direct;
+            case Routing.AllShards:
+                mask = _server.Shards.AllMask;
+                return Kind.Locked;
+        }
+
+        mask = KeyMask(i, def, argc);
+        if (mask == 0) return Kind.Direct;
+        if (BitOperations.PopCount(mask) == 1 && Session.ReplyMode == ReplyMode.On)
+        {
+            _shardOf[i] = BitOperations.TrailingZeroCount(mask);
+            return Kind.Segment;
+        }
+        return Kind.Locked;
+    }
+
+    private ulong KeyMask(int i, CommandDef def, int argc)
+    {
+        var shards = _server.Shards;
+        if (shards.Count == 1) return 1;
+        ulong mask = 0;
+        if (def.Keys != null)
+        {
+            Span<int> positions = stackalloc int[256];
+            var ctx = Context(i, NullBufferWriter.Instance);
+            int count = def.Keys(ref ctx, positions);
+            if (count > positions.Length) return shards.AllMask; // more keys than we index: take every gate
+            for (int k = 0; k < count; k++) mask |= 1UL << shards.ShardOf(_commands.Arg(i, positions[k]));
+            return mask;
+        }
+        int last = def.LastKey < 0 ? argc + def.LastKey : Math.Min(def.LastKey, argc - 1);
+        for (int k = def.FirstKey; k <= last; k += def.Step)
+            mask |= 1UL << shards.ShardOf(_commands.Arg(i, k));
+        return mask;
+    }
+
+    private void Reject(CommandDef? def, string error)
+    {
+        if (def != null) Interlocked.Increment(ref def.RejectedCalls);
+        _server.Stats.CountError("ERR");
+        if (Session.ReplyMode == ReplyMode.On) new RespWriter(_output.Writer, Session.Protocol).Error(error);
+        if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+    }
+
+    private CommandContext Context(int i, IBufferWriter<byte> sink)
+        => new(_commands, i, new RespWriter(sink, Session.Protocol), Session, _server, _nowMs);
+
+    /// <summary>Runs command <paramref name="i"/> on this thread, replying into the output (or nowhere, per CLIENT REPLY).</summary>
+    private void RunDirect(int i)
+    {
+        var mode = Session.ReplyMode;
+        IBufferWriter<byte> sink = mode == ReplyMode.On ? _output.Writer : NullBufferWriter.Instance;
+        Run(i, sink);
+        if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+    }
+
+    /// <summary>Called by <see cref="ShardBatchWork"/> on a shard thread.</summary>
+    internal void RunOnShard(int i, ReplyBuffer replies)
+    {
+        _replyStart[i] = replies.Written;
+        Run(i, replies);
+        _replyEnd[i] = replies.Written;
+    }
+
+    private void Run(int i, IBufferWriter<byte> sink)
+    {
+        var def = _defs[i]!;
+        var ctx = Context(i, sink);
+        long start = Stopwatch.GetTimestamp();
+        try
+        {
+            def.Handler(ref ctx);
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            ctx.Error("ERR " + ex.Message);
+        }
+        long elapsed = Stopwatch.GetTimestamp() - start;
+        Interlocked.Increment(ref def.Calls);
+        Interlocked.Add(ref def.Microseconds, elapsed * 1_000_000 / Stopwatch.Frequency);
+        if (ctx.Failed) Interlocked.Increment(ref def.FailedCalls);
+        Interlocked.Increment(ref _server.Stats.TotalCommandsProcessed);
+    }
+
+    /// <summary>
+    /// Runs commands [start, start+count), each bound to one shard. Without contention the connection
+    /// takes the shards' gates and runs them itself; otherwise one work item per shard is posted and
+    /// the replies are copied back in command order.
+    /// </summary>
+    private ValueTask RunSegmentAsync(int start, int count, ulong mask)
+    {
+        var shards = _server.Shards;
+        if (shards.TryEnterAll(mask))
+        {
+            try
+            {
+                for (int i = start; i < start + count; i++) Run(i, _output.Writer);
+            }
+            finally
+            {
+                shards.ExitAll(mask);
+            }
+            return ValueTask.CompletedTask;
+        }
+        return PostSegmentAsync(start, count, mask);
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask PostSegmentAsync(int start, int count, ulong mask)
+    {
+        var shards = _server.Shards;
+        for (ulong m = mask; m != 0; m &= m - 1)
+        {
+            int s = BitOperations.TrailingZeroCount(m);
+            (_work[s] ??= new ShardBatchWork(this)).Begin();
+        }
+        for (int i = start; i < start + count; i++) _work[_shardOf[i]]!.Add(i);
+
+        var done = Signal.Arm(BitOperations.PopCount(mask));
+        for (ulong m = mask; m != 0; m &= m - 1)
+        {
+            int s = BitOperations.TrailingZeroCount(m);
+            shards[s].Post(_work[s]!);
+        }
+        await done;
+
+        var writer = new RespWriter(_output.Writer, Session.Protocol);
+        for (int i = start; i < start + count; i++)
+            writer.Raw(_work[_shardOf[i]]!.Replies.Slice(_replyStart[i], _replyEnd[i]));
+    }
+
+    private void EnsureCapacity(int n)
+    {
+        if (_defs.Length >= n) return;
+        int size = (int)BitOperations.RoundUpToPowerOf2((uint)n);
+        _defs = new CommandDef?[size];
+        _shardOf = new int[size];
+        _replyStart = new int[size];
+        _replyEnd = new int[size];
+    }
+}

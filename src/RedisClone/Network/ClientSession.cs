@@ -1,0 +1,79 @@
+using System.Net;
+
+namespace RedisClone.Network;
+
+/// <summary>CLIENT REPLY's modes.</summary>
+internal enum ReplyMode
+{
+    On,
+    Off,
+    /// <summary>The next command's reply is dropped, then back to On.</summary>
+    Skip,
+    /// <summary>Set by CLIENT REPLY SKIP; becomes <see cref="Skip"/> after that command itself.</summary>
+    SkipNext,
+}
+
+/// <summary>
+/// What the server knows about one client: identity, selected database, protocol, name and the
+/// fields CLIENT LIST shows. Written by the connection's thread; read by CLIENT LIST from others.
+/// </summary>
+internal sealed class ClientSession
+{
+    private readonly Action _kill;
+
+    public ClientSession(long id, EndPoint? remote, EndPoint? local, Action kill)
+    {
+        Id = id;
+        Address = Format(remote);
+        LocalAddress = Format(local);
+        CreatedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        LastInteractionMs = CreatedAtMs;
+        _kill = kill;
+    }
+
+    public long Id { get; }
+    public string Address { get; }
+    public string LocalAddress { get; }
+    public long CreatedAtMs { get; }
+    public long LastInteractionMs { get; set; }
+
+    /// <summary>CLIENT SETNAME; null when unset.</summary>
+    public string? Name { get; set; }
+    public string? LibName { get; set; }
+    public string? LibVersion { get; set; }
+
+    public int Db { get; set; }
+
+    /// <summary>2 or 3 (HELLO).</summary>
+    public int Protocol { get; set; } = 2;
+
+    public ReplyMode ReplyMode { get; set; } = ReplyMode.On;
+    public bool NoEvict { get; set; }
+    public bool NoTouch { get; set; }
+
+    /// <summary>Last command run, as CLIENT LIST's cmd= shows it ("client|list").</summary>
+    public string LastCommand { get; set; } = "NULL";
+
+    /// <summary>Set by QUIT: close once the pending replies are written.</summary>
+    public bool CloseAfterReply { get; set; }
+
+    /// <summary>Bytes waiting in the query buffer and the output buffer (for CLIENT LIST).</summary>
+    public long QueryBufferBytes { get; set; }
+    public long OutputBufferBytes { get; set; }
+
+    public bool Killed { get; private set; }
+
+    /// <summary>Closes the connection (CLIENT KILL, SHUTDOWN); safe from any thread.</summary>
+    public void Kill()
+    {
+        Killed = true;
+        _kill();
+    }
+
+    private static string Format(EndPoint? ep) => ep switch
+    {
+        IPEndPoint ip => $"{(ip.Address.IsIPv4MappedToIPv6 ? ip.Address.MapToIPv4() : ip.Address)}:{ip.Port}",
+        null => "",
+        _ => ep.ToString() ?? "",
+    };
+}

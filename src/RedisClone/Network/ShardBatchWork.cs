@@ -1,0 +1,43 @@
+using RedisClone.Protocol;
+using RedisClone.Sharding;
+
+namespace RedisClone.Network;
+
+/// <summary>
+/// One connection's commands for one shard within a segment. Reused for every segment; the shard
+/// writes the replies into <see cref="Replies"/> and records each command's range.
+/// </summary>
+internal sealed class ShardBatchWork : ShardWork
+{
+    private readonly ClientConnection _connection;
+    private int[] _commands = new int[16];
+    private int _count;
+
+    public ShardBatchWork(ClientConnection connection) => _connection = connection;
+
+    public ReplyBuffer Replies { get; } = new();
+
+    public void Begin()
+    {
+        _count = 0;
+        Replies.Clear();
+    }
+
+    public void Add(int command)
+    {
+        if (_count == _commands.Length) Array.Resize(ref _commands, _count * 2);
+        _commands[_count++] = command;
+    }
+
+    public override void Execute(Shard shard)
+    {
+        try
+        {
+            for (int i = 0; i < _count; i++) _connection.RunOnShard(_commands[i], Replies);
+        }
+        finally
+        {
+            _connection.Signal.PartDone();
+        }
+    }
+}

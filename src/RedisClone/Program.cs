@@ -1,0 +1,42 @@
+using RedisClone.Server;
+
+namespace RedisClone;
+
+/// <summary>Entry point: options → server; Ctrl+C / SIGTERM → graceful stop.</summary>
+internal static class Program
+{
+    public static async Task<int> Main(string[] args)
+    {
+        ServerOptions options;
+        try
+        {
+            options = ServerOptions.Parse(args);
+        }
+        catch (ArgumentException ex)
+        {
+            Console.Error.WriteLine($"*** FATAL CONFIG FILE ERROR (RedisClone) ***");
+            Console.Error.WriteLine(ex.Message);
+            return 1;
+        }
+
+        await using var server = new RedisServer(options);
+        try
+        {
+            server.Start();
+        }
+        catch (System.Net.Sockets.SocketException ex)
+        {
+            Console.Error.WriteLine($"Could not create server TCP listening socket *:{options.Port}: {ex.Message}");
+            return 1;
+        }
+
+        using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(
+            System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; _ = server.StopAsync(); });
+        Console.CancelKeyPress += (_, e) => { e.Cancel = true; _ = server.StopAsync(); };
+
+        Console.WriteLine($"RedisClone {ServerInfo.Version} ready to accept connections on port {server.Port} " +
+                          $"({server.Shards.Count} shards, {options.Databases} databases)");
+        await server.Stopped;
+        return 0;
+    }
+}

@@ -1,0 +1,154 @@
+using System.Runtime.CompilerServices;
+
+namespace RedisClone.Protocol;
+
+/// <summary>Position of one argument inside <see cref="CommandBuffer"/>'s arena.</summary>
+internal readonly record struct ArgSlice(int Offset, int Length);
+
+/// <summary>
+/// The commands parsed from one read: every argument's bytes copied once into a reused arena, plus
+/// an index of (first argument, argument count) per command. Copying decouples the commands from
+/// the pipe's buffer, so the reader can advance before shards run them, and lets the parser consume
+/// a partially received bulk string instead of holding it in the pipe (which would stall the pipe's
+/// pause threshold on values larger than the threshold).
+/// </summary>
+internal sealed class CommandBuffer
+{
+    /// <summary>An arena grown past this is given back after the batch that needed it.</summary>
+    private const int ArenaKeep = 1 << 20;
+
+    private byte[] _arena = new byte[4096];
+    private int _used;
+    private ArgSlice[] _args = new ArgSlice[64];
+    private int _argCount;
+    private (int FirstArg, int ArgCount)[] _commands = new (int, int)[16];
+    private int _commandCount;
+
+    /// <summary>Arguments of the command still being received (after the last complete one).</summary>
+    private int _openFirstArg = -1;
+
+    public int Count => _commandCount;
+
+    public int ArgCount(int command) => _commands[command].ArgCount;
+
+    public ReadOnlySpan<byte> Arg(int command, int index)
+    {
+        var slice = _args[_commands[command].FirstArg + index];
+        return new ReadOnlySpan<byte>(_arena, slice.Offset, slice.Length);
+    }
+
+    /// <summary>Bytes of all arguments held right now (complete commands and the open one).</summary>
+    public int ArenaBytes => _used;
+
+    /// <summary>Starts a command whose arguments are appended next.</summary>
+    public void BeginCommand() => _openFirstArg = _argCount;
+
+    /// <summary>Reserves room for an argument of <paramref name="length"/> bytes and returns it.</summary>
+    public Span<byte> AddArg(int length)
+    {
+        EnsureArena(length);
+        if (_argCount == _args.Length) Array.Resize(ref _args, _args.Length * 2);
+        _args[_argCount++] = new ArgSlice(_used, length);
+        var span = new Span<byte>(_arena, _used, length);
+        _used += length;
+        return span;
+    }
+
+    /// <summary>Starts a bulk argument whose bytes arrive in pieces through <see cref="AppendToLastArg"/>.</summary>
+    public void AddGrowingArg()
+    {
+        if (_argCount == _args.Length) Array.Resize(ref _args, _args.Length * 2);
+        _args[_argCount++] = new ArgSlice(_used, 0);
+    }
+
+    /// <summary>Appends bytes to the last argument (the bulk string being received).</summary>
+    public void AppendToLastArg(ReadOnlySpan<byte> bytes)
+    {
+        EnsureArena(bytes.Length);
+        bytes.CopyTo(new Span<byte>(_arena, _used, bytes.Length));
+        _used += bytes.Length;
+        ref var last = ref _args[_argCount - 1];
+        last = new ArgSlice(last.Offset, last.Length + bytes.Length);
+    }
+
+    /// <summary>The bytes of the last argument added.</summary>
+    public Span<byte> LastArgSpan()
+    {
+        var a = _args[_argCount - 1];
+        return new Span<byte>(_arena, a.Offset, a.Length);
+    }
+
+    /// <summary>Abandons the open command and its arguments (an empty or rejected inline line).</summary>
+    public void DropOpenCommand()
+    {
+        if (_openFirstArg < 0) return;
+        if (_argCount > _openFirstArg) _used = _args[_openFirstArg].Offset;
+        _argCount = _openFirstArg;
+        _openFirstArg = -1;
+    }
+
+    /// <summary>Closes the open command: it becomes visible to the dispatcher.</summary>
+    public void EndCommand()
+    {
+        if (_commandCount == _commands.Length) Array.Resize(ref _commands, _commands.Length * 2);
+        _commands[_commandCount++] = (_openFirstArg, _argCount - _openFirstArg);
+        _openFirstArg = -1;
+    }
+
+    /// <summary>
+    /// Forgets the complete commands after they ran. The open command, if any, moves to the front
+    /// of the arena so its partial arguments survive into the next read.
+    /// </summary>
+    public void Clear()
+    {
+        _commandCount = 0;
+        if (_openFirstArg < 0)
+        {
+            _argCount = 0;
+            _used = 0;
+        }
+        else
+        {
+            int keepArgs = _argCount - _openFirstArg;
+            int arenaStart = keepArgs > 0 ? _args[_openFirstArg].Offset : _used;
+            int keepBytes = _used - arenaStart;
+            if (arenaStart > 0 && keepBytes > 0) Buffer.BlockCopy(_arena, arenaStart, _arena, 0, keepBytes);
+            for (int i = 0; i < keepArgs; i++)
+            {
+                var a = _args[_openFirstArg + i];
+                _args[i] = new ArgSlice(a.Offset - arenaStart, a.Length);
+            }
+            _argCount = keepArgs;
+            _used = keepBytes;
+            _openFirstArg = 0;
+        }
+        if (_arena.Length > ArenaKeep && _used < ArenaKeep / 2)
+        {
+            var smaller = new byte[ArenaKeep / 2];
+            Buffer.BlockCopy(_arena, 0, smaller, 0, _used);
+            _arena = smaller;
+        }
+    }
+
+    /// <summary>Drops everything, including a partially received command.</summary>
+    public void Reset()
+    {
+        _openFirstArg = -1;
+        Clear();
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void EnsureArena(int extra)
+    {
+        if (_arena.Length - _used < extra) GrowArena(extra);
+    }
+
+    private void GrowArena(int extra)
+    {
+        long want = Math.Max((long)_arena.Length * 2, (long)_used + extra);
+        if (want > Array.MaxLength) want = Array.MaxLength;
+        var bigger = new byte[want];
+        Buffer.BlockCopy(_arena, 0, bigger, 0, _used);
+        _arena = bigger;
+    }
+}

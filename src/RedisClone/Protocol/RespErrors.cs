@@ -1,0 +1,46 @@
+namespace RedisClone.Protocol;
+
+/// <summary>Redis's error replies, with their exact texts, in one place.</summary>
+internal static class RespErrors
+{
+    public static ReadOnlySpan<byte> WrongType => "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"u8;
+    public static ReadOnlySpan<byte> Syntax => "-ERR syntax error\r\n"u8;
+    public static ReadOnlySpan<byte> NotInteger => "-ERR value is not an integer or out of range\r\n"u8;
+    public static ReadOnlySpan<byte> NotFloat => "-ERR value is not a valid float\r\n"u8;
+    public static ReadOnlySpan<byte> Overflow => "-ERR increment or decrement would overflow\r\n"u8;
+    public static ReadOnlySpan<byte> NoSuchKey => "-ERR no such key\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpire => "-ERR invalid expire time in 'set' command\r\n"u8;
+    public static ReadOnlySpan<byte> StringTooLong => "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"u8;
+    public static ReadOnlySpan<byte> DbIndexOutOfRange => "-ERR DB index is out of range\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidDbIndex => "-ERR invalid DB index\r\n"u8;
+    public static ReadOnlySpan<byte> SameObject => "-ERR source and destination objects are the same\r\n"u8;
+    public static ReadOnlySpan<byte> NanOrInfinity => "-ERR increment would produce NaN or Infinity\r\n"u8;
+    public static ReadOnlySpan<byte> OffsetOutOfRange => "-ERR offset is out of range\r\n"u8;
+    public static ReadOnlySpan<byte> CursorInvalid => "-ERR invalid cursor\r\n"u8;
+    public static ReadOnlySpan<byte> NotPositive => "-ERR value is out of range, must be positive\r\n"u8;
+    public static ReadOnlySpan<byte> ClusterDisabled => "-ERR This instance has cluster support disabled\r\n"u8;
+
+    public static string WrongArity(string fullName) => $"ERR wrong number of arguments for '{fullName}' command";
+
+    public static string UnknownSubcommand(ReadOnlySpan<byte> sub, string container)
+        => $"ERR unknown subcommand '{Truncate(sub, 128)}'. Try {container.ToUpperInvariant()} HELP.";
+
+    /// <summary>Redis: the name (128 chars at most) and the first arguments, quoted, up to 128 chars in all.</summary>
+    public static string UnknownCommand(ReadOnlySpan<byte> name, Func<int, string> arg, int argc)
+    {
+        var args = new System.Text.StringBuilder();
+        for (int i = 1; i < argc && args.Length < 128; i++)
+        {
+            string a = arg(i);
+            int room = 128 - args.Length;
+            args.Append('\'').Append(a.Length > room ? a.Substring(0, room) : a).Append("' ");
+        }
+        return $"ERR unknown command '{Truncate(name, 128)}', with args beginning with: {args}";
+    }
+
+    public static string Truncate(ReadOnlySpan<byte> bytes, int max)
+        => Latin(bytes.Length > max ? bytes.Slice(0, max) : bytes);
+
+    /// <summary>Bytes to a string one char per byte, so non-UTF-8 input round-trips into error texts.</summary>
+    public static string Latin(ReadOnlySpan<byte> bytes) => System.Text.Encoding.Latin1.GetString(bytes);
+}

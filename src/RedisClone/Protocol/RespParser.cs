@@ -1,0 +1,246 @@
+using System.Buffers;
+using RedisClone.Common;
+
+namespace RedisClone.Protocol;
+
+/// <summary>Outcome of one <see cref="RespParser.Parse"/> call.</summary>
+internal enum ParseStatus
+{
+    /// <summary>The input was used up; more bytes are needed for the next command.</summary>
+    NeedMore,
+    /// <summary>The batch reached its size limit; run it and call again with the rest.</summary>
+    BatchFull,
+    /// <summary>The input is malformed; reply <see cref="RespParser.Error"/> and close.</summary>
+    Malformed,
+}
+
+/// <summary>
+/// Parses RESP multibulk commands and inline commands, as Redis's <c>processMultibulkBuffer</c> and
+/// <c>processInlineBuffer</c> do, into a <see cref="CommandBuffer"/>.
+/// </summary>
+/// <remarks>
+/// Wire format: <c>*2\r\n$3\r\nGET\r\n$1\r\nk\r\n</c>, or a line of words such as <c>PING\r\n</c>.
+/// The parser keeps Redis's per-client state (arguments still expected, bytes of the current bulk
+/// still expected), so it consumes every byte it has seen except an unfinished header or inline line.
+/// A header line is at most 64 KB (Redis's PROTO_INLINE_MAX_SIZE), so the unconsumed part of the
+/// input stays small and a slow 500 MB upload never pins the pipe. Incomplete input is normal
+/// (<see cref="ParseStatus.NeedMore"/>); malformed input is a protocol error with Redis's text.
+/// </remarks>
+internal sealed class RespParser
+{
+    public const int InlineMaxSize = 64 * 1024;
+    public const int MaxCommandsPerBatch = 1024;
+    public const int BatchArenaLimit = 4 * 1024 * 1024;
+
+    private long _maxBulkLength = 512L * 1024 * 1024;
+    private int _argsRemaining;          // > 0 while inside a multibulk command
+    private long _bulkLength = -1;       // -1: the next thing is a "$len" header
+    private long _bulkReceived;
+
+    /// <summary>The protocol error text (without "-ERR ") after <see cref="ParseStatus.Malformed"/>.</summary>
+    public string? Error { get; private set; }
+
+    /// <summary>Redis's <c>proto-max-bulk-len</c>.</summary>
+    public long MaxBulkLength { get => _maxBulkLength; set => _maxBulkLength = value; }
+
+    /// <summary>True while a command has been started but not finished.</summary>
+    public bool InCommand => _argsRemaining > 0;
+
+    /// <summary>Forgets a partially parsed command (the connection is closing or was reset).</summary>
+    public void Reset()
+    {
+        _argsRemaining = 0;
+        _bulkLength = -1;
+        _bulkReceived = 0;
+        Error = null;
+    }
+
+    /// <summary>
+    /// Parses as many commands as <paramref name="reader"/> holds into <paramref name="commands"/>,
+    /// advancing the reader past every byte it consumed.
+    /// </summary>
+    public ParseStatus Parse(ref SequenceReader<byte> reader, CommandBuffer commands)
+    {
+        while (true)
+        {
+            if (_argsRemaining == 0)
+            {
+                if (commands.Count >= MaxCommandsPerBatch || commands.ArenaBytes >= BatchArenaLimit)
+                    return ParseStatus.BatchFull;
+                if (!reader.TryPeek(out byte first)) return ParseStatus.NeedMore;
+                if (first == (byte)'*')
+                {
+                    var status = ParseMultibulkHeader(ref reader, commands, out bool started);
+                    if (status != ParseStatus.BatchFull) return status;
+                    if (!started) continue;
+                }
+                else
+                {
+                    var status = ParseInline(ref reader, commands, out bool produced);
+                    if (status != ParseStatus.BatchFull) return status;
+                    continue;
+                }
+            }
+
+            var argStatus = ParseArguments(ref reader, commands);
+            if (argStatus != ParseStatus.BatchFull) return argStatus;
+        }
+    }
+
+    // BatchFull is used internally as "go on": a header or line was fully handled.
+    private ParseStatus ParseMultibulkHeader(ref SequenceReader<byte> reader, CommandBuffer commands, out bool started)
+    {
+        started = false;
+        if (!TryReadHeaderLine(ref reader, out var line))
+        {
+            if (reader.Remaining > InlineMaxSize) return Fail("too big mbulk count string");
+            return ParseStatus.NeedMore;
+        }
+        if (!RedisNumbers.TryParseInt64(line.Slice(1), out long count) || count > int.MaxValue)
+            return Fail("invalid multibulk length");
+        if (count <= 0) return ParseStatus.BatchFull; // "*0" and "*-1" are ignored, as Redis does
+        _argsRemaining = (int)count;
+        _bulkLength = -1;
+        commands.BeginCommand();
+        started = true;
+        return ParseStatus.BatchFull;
+    }
+
+    private ParseStatus ParseArguments(ref SequenceReader<byte> reader, CommandBuffer commands)
+    {
+        while (_argsRemaining > 0)
+        {
+            if (_bulkLength < 0)
+            {
+                if (!reader.TryPeek(out byte b)) return ParseStatus.NeedMore;
+                if (!TryReadHeaderLine(ref reader, out var line))
+                {
+                    if (reader.Remaining > InlineMaxSize) return Fail("too big bulk count string");
+                    return ParseStatus.NeedMore;
+                }
+                if (b != (byte)'$') return Fail($"expected '$', got '{(char)b}'");
+                if (!RedisNumbers.TryParseInt64(line.Slice(1), out long len) || len < 0 || len > _maxBulkLength)
+                    return Fail("invalid bulk length");
+                _bulkLength = len;
+                _bulkReceived = 0;
+                if (len <= 64 * 1024) commands.AddArg((int)len); else commands.AddGrowingArg();
+                if (len <= 64 * 1024) _bulkReceived = -1; // marks a pre-sized argument
+            }
+
+            if (_bulkReceived < 0)
+            {
+                // Small bulk: wait until its bytes and the two terminator bytes are all here.
+                if (reader.Remaining < _bulkLength + 2) return ParseStatus.NeedMore;
+                var dest = LastArgSpan(commands);
+                reader.TryCopyTo(dest);
+                reader.Advance(_bulkLength + 2); // Redis skips the terminator without checking it
+            }
+            else
+            {
+                // Large bulk: take what has arrived so far, so the pipe never holds it whole.
+                while (_bulkReceived < _bulkLength)
+                {
+                    if (reader.End) return ParseStatus.NeedMore;
+                    var span = reader.UnreadSpan;
+                    int take = (int)Math.Min(span.Length, _bulkLength - _bulkReceived);
+                    commands.AppendToLastArg(span.Slice(0, take));
+                    reader.Advance(take);
+                    _bulkReceived += take;
+                }
+                if (reader.Remaining < 2) return ParseStatus.NeedMore;
+                reader.Advance(2);
+            }
+
+            _bulkLength = -1;
+            _bulkReceived = 0;
+            _argsRemaining--;
+        }
+        commands.EndCommand();
+        return ParseStatus.BatchFull;
+    }
+
+    private static Span<byte> LastArgSpan(CommandBuffer commands) => commands.LastArgSpan();
+
+    /// <summary>
+    /// Reads a header line as Redis does: up to the first '\r', which must have one more byte after
+    /// it (Redis skips that byte as the '\n' without checking it).
+    /// </summary>
+    private static bool TryReadHeaderLine(ref SequenceReader<byte> reader, out ReadOnlySpan<byte> line)
+    {
+        var start = reader;
+        if (!reader.TryAdvanceTo((byte)'\r', advancePastDelimiter: true) || reader.End)
+        {
+            reader = start;
+            line = default;
+            return false;
+        }
+        var slice = start.Sequence.Slice(start.Position, reader.Position).Slice(0, reader.Consumed - start.Consumed - 1);
+        reader.Advance(1);
+        if (slice.IsSingleSegment)
+        {
+            line = slice.FirstSpan;
+        }
+        else
+        {
+            // Header lines are short (they are bounded by InlineMaxSize); copy the rare split one.
+            var copy = new byte[slice.Length];
+            slice.CopyTo(copy);
+            line = copy;
+        }
+        return true;
+    }
+
+    private ParseStatus ParseInline(ref SequenceReader<byte> reader, CommandBuffer commands, out bool produced)
+    {
+        produced = false;
+        var start = reader;
+        if (!reader.TryAdvanceTo((byte)'\n', advancePastDelimiter: true))
+        {
+            reader = start;
+            if (reader.Remaining > InlineMaxSize) return Fail("too big inline request");
+            return ParseStatus.NeedMore;
+        }
+        var lineSeq = start.Sequence.Slice(start.Position, reader.Position);
+        long lineLength = lineSeq.Length - 1;
+        if (lineLength > 0)
+        {
+            var last = lineSeq.Slice(lineLength - 1, 1).FirstSpan[0];
+            if (last == (byte)'\r') lineLength--;
+        }
+        if (lineLength == 0) return ParseStatus.BatchFull;
+
+        byte[]? rented = null;
+        Span<byte> line = lineLength <= 512
+            ? stackalloc byte[(int)lineLength]
+            : (rented = ArrayPool<byte>.Shared.Rent((int)lineLength)).AsSpan(0, (int)lineLength);
+        lineSeq.Slice(0, lineLength).CopyTo(line);
+        try
+        {
+            commands.BeginCommand();
+            int argc = InlineSplitter.Split(line, commands);
+            if (argc < 0)
+            {
+                commands.DropOpenCommand();
+                return Fail("unbalanced quotes in request");
+            }
+            if (argc == 0)
+            {
+                commands.DropOpenCommand();
+                return ParseStatus.BatchFull;
+            }
+            commands.EndCommand();
+            produced = true;
+            return ParseStatus.BatchFull;
+        }
+        finally
+        {
+            if (rented != null) ArrayPool<byte>.Shared.Return(rented);
+        }
+    }
+
+    private ParseStatus Fail(string message)
+    {
+        Error = "Protocol error: " + message;
+        return ParseStatus.Malformed;
+    }
+}

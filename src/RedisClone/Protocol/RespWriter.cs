@@ -1,0 +1,168 @@
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using System.Text;
+using RedisClone.Common;
+
+namespace RedisClone.Protocol;
+
+/// <summary>
+/// Writes RESP replies into an <see cref="IBufferWriter{T}"/> (the connection's output pipe or a
+/// shard's reply buffer), in RESP2 or RESP3 as the client chose with HELLO.
+/// </summary>
+/// <remarks>
+/// RESP3-only types degrade as Redis degrades them for RESP2: null → <c>$-1</c> (or <c>*-1</c> for
+/// arrays), map → flat array, set → array, double → bulk string, boolean → integer, verbatim → bulk.
+/// </remarks>
+internal readonly struct RespWriter
+{
+    private readonly IBufferWriter<byte> _out;
+
+    public RespWriter(IBufferWriter<byte> output, int protocol)
+    {
+        _out = output;
+        Protocol = protocol;
+    }
+
+    /// <summary>2 or 3.</summary>
+    public int Protocol { get; }
+
+    public bool IsResp3 => Protocol == 3;
+
+    public IBufferWriter<byte> Output => _out;
+
+    /// <summary>Copies a preformatted reply, such as <c>"+OK\r\n"u8</c>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Raw(ReadOnlySpan<byte> bytes)
+    {
+        var span = _out.GetSpan(bytes.Length);
+        bytes.CopyTo(span);
+        _out.Advance(bytes.Length);
+    }
+
+    public void Ok() => Raw(Resp.Ok);
+
+    public void SimpleString(ReadOnlySpan<byte> text) => Line((byte)'+', text);
+
+    public void SimpleString(string text) => LineAscii((byte)'+', text);
+
+    /// <summary>An error line; <paramref name="text"/> includes its code ("ERR ...", "WRONGTYPE ...").</summary>
+    public void Error(string text) => LineAscii((byte)'-', text);
+
+    public void Error(ReadOnlySpan<byte> text) => Line((byte)'-', text);
+
+    public void Integer(long value) => Prefixed((byte)':', value);
+
+    public void Bulk(ReadOnlySpan<byte> value)
+    {
+        var span = _out.GetSpan(value.Length + 24);
+        span[0] = (byte)'$';
+        int n = 1 + RedisNumbers.FormatInt64(value.Length, span.Slice(1));
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        if (value.Length <= span.Length - n - 2)
+        {
+            value.CopyTo(span.Slice(n));
+            n += value.Length;
+            span[n++] = (byte)'\r';
+            span[n++] = (byte)'\n';
+            _out.Advance(n);
+            return;
+        }
+        _out.Advance(n);
+        Raw(value);
+        Raw(Resp.Crlf);
+    }
+
+    public void Bulk(string text) => Bulk(Encoding.UTF8.GetBytes(text));
+
+    /// <summary>An integer sent as a bulk string (GET of a number, INCRBYFLOAT results...).</summary>
+    public void BulkInteger(long value)
+    {
+        Span<byte> digits = stackalloc byte[24];
+        int n = RedisNumbers.FormatInt64(value, digits);
+        Bulk(digits.Slice(0, n));
+    }
+
+    /// <summary>Missing value: <c>$-1</c> in RESP2, <c>_</c> in RESP3.</summary>
+    public void NullBulk() => Raw(IsResp3 ? Resp.Null3 : Resp.NullBulk);
+
+    /// <summary>Missing array: <c>*-1</c> in RESP2, <c>_</c> in RESP3.</summary>
+    public void NullArray() => Raw(IsResp3 ? Resp.Null3 : Resp.NullArray);
+
+    public void ArrayHeader(long count) => Prefixed((byte)'*', count);
+
+    public void MapHeader(long pairs)
+    {
+        if (IsResp3) Prefixed((byte)'%', pairs);
+        else Prefixed((byte)'*', pairs * 2);
+    }
+
+    public void SetHeader(long count) => Prefixed(IsResp3 ? (byte)'~' : (byte)'*', count);
+
+    public void Boolean(bool value)
+    {
+        if (IsResp3) Raw(value ? "#t\r\n"u8 : "#f\r\n"u8);
+        else Raw(value ? Resp.One : Resp.Zero);
+    }
+
+    /// <summary>A double: <c>,1.5</c> in RESP3, a bulk string in RESP2, formatted as Redis does.</summary>
+    public void Double(double value)
+    {
+        Span<byte> text = stackalloc byte[64];
+        int n = RedisNumbers.FormatDouble(value, text);
+        if (IsResp3) Line((byte)',', text.Slice(0, n));
+        else Bulk(text.Slice(0, n));
+    }
+
+    /// <summary>Free text such as INFO: a verbatim string (<c>=len\r\ntxt:...</c>) in RESP3, bulk in RESP2.</summary>
+    public void Verbatim(ReadOnlySpan<byte> text)
+    {
+        if (!IsResp3)
+        {
+            Bulk(text);
+            return;
+        }
+        Prefixed((byte)'=', text.Length + 4);
+        Raw("txt:"u8);
+        Raw(text);
+        Raw(Resp.Crlf);
+    }
+
+    /// <summary>A RESP3 push header (<c>&gt;n</c>); RESP2 uses an array.</summary>
+    public void PushHeader(long count) => Prefixed(IsResp3 ? (byte)'>' : (byte)'*', count);
+
+    private void Prefixed(byte prefix, long value)
+    {
+        var span = _out.GetSpan(24);
+        span[0] = prefix;
+        int n = 1 + RedisNumbers.FormatInt64(value, span.Slice(1));
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        _out.Advance(n);
+    }
+
+    private void Line(byte prefix, ReadOnlySpan<byte> text)
+    {
+        var span = _out.GetSpan(text.Length + 3);
+        span[0] = prefix;
+        text.CopyTo(span.Slice(1));
+        span[text.Length + 1] = (byte)'\r';
+        span[text.Length + 2] = (byte)'\n';
+        _out.Advance(text.Length + 3);
+    }
+
+    private void LineAscii(byte prefix, string text)
+    {
+        // Latin-1: error texts carry user bytes one char per byte (see RespErrors.Latin).
+        var span = _out.GetSpan(text.Length + 3);
+        span[0] = prefix;
+        int n = Encoding.Latin1.GetBytes(text, span.Slice(1));
+        // A reply line cannot carry CR or LF; Redis replaces them with spaces in error texts.
+        var body = span.Slice(1, n);
+        for (int i = 0; i < body.Length; i++)
+            if (body[i] == '\r' || body[i] == '\n') body[i] = (byte)' ';
+        span[n + 1] = (byte)'\r';
+        span[n + 2] = (byte)'\n';
+        _out.Advance(n + 3);
+    }
+}

@@ -1,0 +1,89 @@
+using System.Collections.Concurrent;
+using System.Net;
+using System.Net.Sockets;
+using RedisClone.Commands;
+using RedisClone.Network;
+using RedisClone.Sharding;
+
+namespace RedisClone.Server;
+
+/// <summary>
+/// The running server: shards, command table, connected clients, counters and configuration.
+/// Owns the listeners; <see cref="StopAsync"/> closes them and every client.
+/// </summary>
+internal sealed class RedisServer : IAsyncDisposable
+{
+    private readonly List<Listener> _listeners = new();
+    private readonly CancellationTokenSource _stopping = new();
+    private readonly TaskCompletionSource _stopped = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private long _nextClientId;
+
+    public RedisServer(ServerOptions options)
+    {
+        Options = options;
+        Config = new Config.ConfigRegistry(this);
+        foreach (var (name, value) in options.Settings)
+        {
+            string? error = Config.Set(name, value);
+            if (error != null) throw new ArgumentException($"option '--{name}': {error}");
+        }
+        Shards = new ShardSet(options.Shards, options.Databases);
+        RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
+        StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        LastSaveUnix = StartedAtMs / 1000;
+    }
+
+    public ServerOptions Options { get; }
+    public Config.ConfigRegistry Config { get; }
+    public ShardSet Shards { get; }
+    public CommandTable Commands { get; } = CommandTable.Instance;
+    public ServerStats Stats { get; } = new();
+    public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();
+    public string RunId { get; }
+    public long StartedAtMs { get; }
+    public long LastSaveUnix { get; set; }
+
+    /// <summary>The ports actually bound (port 0 asks the OS for a free one).</summary>
+    public IReadOnlyList<IPEndPoint> Endpoints => _listeners.Select(l => l.EndPoint).ToList();
+
+    public int Port => _listeners.Count > 0 ? _listeners[0].EndPoint.Port : Options.Port;
+
+    public CancellationToken StoppingToken => _stopping.Token;
+
+    /// <summary>Completes when the server has stopped (SHUTDOWN, a signal, or disposal).</summary>
+    public Task Stopped => _stopped.Task;
+
+    public long NextClientId() => Interlocked.Increment(ref _nextClientId);
+
+    public void Start()
+    {
+        Shards.Start();
+        foreach (string address in Options.Bind)
+        {
+            var ip = address switch
+            {
+                "*" => IPAddress.Any,
+                "localhost" => IPAddress.Loopback,
+                _ => IPAddress.Parse(address.TrimStart('-')),
+            };
+            var listener = new Listener(this, new IPEndPoint(ip, _listeners.Count > 0 ? Port : Options.Port));
+            listener.Start();
+            _listeners.Add(listener);
+        }
+    }
+
+    /// <summary>Stops accepting, closes every client, stops the shards.</summary>
+    public async Task StopAsync()
+    {
+        if (_stopping.IsCancellationRequested) return;
+        _stopping.Cancel();
+        foreach (var l in _listeners) l.Stop();
+        foreach (var c in Clients.Values) c.Kill();
+        var deadline = Task.Delay(2000);
+        while (!Clients.IsEmpty && !deadline.IsCompleted) await Task.Delay(10);
+        Shards.Dispose();
+        _stopped.TrySetResult();
+    }
+
+    public async ValueTask DisposeAsync() => await StopAsync();
+}

@@ -1,0 +1,115 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using RedisClone.Storage;
+
+namespace RedisClone.Sharding;
+
+/// <summary>
+/// One shard: its data, the gate that guards it, and a dedicated thread that runs posted work and
+/// the active expiry cycle. See the essay in ShardSet.cs for the threading model.
+/// </summary>
+internal sealed class Shard : IDisposable
+{
+    private const int ExpiryIntervalMs = 100;
+    private const int ExpirySample = 20;          // Redis's ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP
+    private const long ExpiryBudgetTicks = TimeSpan.TicksPerMillisecond * 25; // 25% of the interval
+
+    private readonly ConcurrentQueue<ShardWork> _inbox = new();
+    private readonly SemaphoreSlim _wake = new(0);
+    private readonly Random _random = new();
+    private Thread? _thread;
+    private volatile bool _stopping;
+    private int _sleeping;
+    private long _nextExpiry;
+
+    public Shard(int index, ShardStore store)
+    {
+        Index = index;
+        Store = store;
+    }
+
+    public int Index { get; }
+
+    /// <summary>Whoever holds this may touch <see cref="Store"/>.</summary>
+    public Lock Gate { get; } = new();
+
+    public ShardStore Store { get; }
+
+    /// <summary>Set by the server: the active expiry cycle runs only when enabled.</summary>
+    public bool ActiveExpiry { get; set; } = true;
+
+    public void Start()
+    {
+        _thread = new Thread(Run) { IsBackground = true, Name = $"shard-{Index}" };
+        _thread.Start();
+    }
+
+    /// <summary>Queues work for the shard thread (FIFO).</summary>
+    public void Post(ShardWork work)
+    {
+        _inbox.Enqueue(work);
+        if (Interlocked.CompareExchange(ref _sleeping, 0, 1) == 1) _wake.Release();
+    }
+
+    private void Run()
+    {
+        _nextExpiry = Environment.TickCount64 + ExpiryIntervalMs;
+        while (!_stopping)
+        {
+            if (!_inbox.IsEmpty)
+            {
+                lock (Gate)
+                {
+                    int n = 0;
+                    while (n++ < 256 && _inbox.TryDequeue(out var work)) work.Execute(this);
+                }
+                continue;
+            }
+
+            long now = Environment.TickCount64;
+            if (now >= _nextExpiry)
+            {
+                _nextExpiry = now + ExpiryIntervalMs;
+                if (ActiveExpiry) RunExpiryCycle();
+                continue;
+            }
+
+            Interlocked.Exchange(ref _sleeping, 1);
+            if (_inbox.IsEmpty) _wake.Wait((int)Math.Max(1, _nextExpiry - now));
+            Volatile.Write(ref _sleeping, 0);
+        }
+    }
+
+    /// <summary>
+    /// Redis's active expiry: per database, sample keys with a TTL and delete the expired ones,
+    /// repeating while more than a quarter of a sample had expired, within a time budget.
+    /// </summary>
+    private void RunExpiryCycle()
+    {
+        long start = Stopwatch.GetTimestamp();
+        long budget = ExpiryBudgetTicks * Stopwatch.Frequency / TimeSpan.TicksPerSecond;
+        for (int db = 0; db < Store.DatabaseCount; db++)
+        {
+            if (Store[db].ExpiresCount == 0) continue;
+            while (true)
+            {
+                (int sampled, int expired) result;
+                lock (Gate)
+                {
+                    long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                    result = Store[db].ExpireSample(nowMs, ExpirySample, _random);
+                }
+                if (result.sampled == 0 || result.expired * 4 <= result.sampled) break;
+                if (Stopwatch.GetTimestamp() - start > budget) return;
+                if (!_inbox.IsEmpty) return; // clients first; the next cycle continues
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        _stopping = true;
+        _wake.Release();
+        _thread?.Join(1000);
+    }
+}

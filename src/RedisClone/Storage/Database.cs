@@ -1,0 +1,196 @@
+namespace RedisClone.Storage;
+
+/// <summary>Why a lookup found nothing usable.</summary>
+internal enum LookupResult
+{
+    Found,
+    Missing,
+    WrongType,
+}
+
+/// <summary>
+/// One numbered database's share of keys on one shard: the key table plus expiry (lazy on access,
+/// and an active cycle driven by the shard). Touched only by the thread holding the shard's gate.
+/// </summary>
+internal sealed class Database
+{
+    private KeyTable _table = new();
+    private int _expiresCount;
+    // Slots that had a TTL set: candidates for active expiry sampling. Stale entries (the key lost
+    // its TTL or was deleted) are dropped when sampled; the list is rebuilt when it runs far ahead.
+    private List<int> _expiring = new();
+
+    public Database(ShardStore owner) => Owner = owner;
+
+    public ShardStore Owner { get; }
+
+    public KeyTable Table => _table;
+
+    public int Count => _table.Count;
+
+    public int ExpiresCount => _expiresCount;
+
+    /// <summary>Slot of a live key (an expired one is deleted on the way), or -1.</summary>
+    public int FindLive(ReadOnlySpan<byte> key, long nowMs)
+    {
+        int slot = _table.Find(key);
+        if (slot < 0) return -1;
+        long at = _table.At(slot).ExpireAt;
+        if (at != 0 && at <= nowMs)
+        {
+            ExpireSlot(slot);
+            return -1;
+        }
+        return slot;
+    }
+
+    /// <summary>The value of a live key or null; counts a keyspace hit or miss as Redis's lookupKeyRead.</summary>
+    public object? GetForRead(ReadOnlySpan<byte> key, long nowMs)
+    {
+        int slot = FindLive(key, nowMs);
+        if (slot < 0)
+        {
+            Owner.KeyspaceMisses++;
+            return null;
+        }
+        Owner.KeyspaceHits++;
+        return _table.At(slot).Value;
+    }
+
+    /// <summary>Adds or overwrites a key; <paramref name="expireAt"/> 0 clears any TTL.</summary>
+    public int Set(ReadOnlySpan<byte> key, object value, long expireAt, long nowMs)
+    {
+        int slot = FindLive(key, nowMs);
+        if (slot < 0) return Add(key.ToArray(), value, expireAt);
+        ref var e = ref _table.At(slot);
+        e.Value = value;
+        e.HashAndFlag &= int.MaxValue;
+        SetExpire(slot, expireAt);
+        return slot;
+    }
+
+    /// <summary>Adds a key known to be absent (after <see cref="FindLive"/> returned -1).</summary>
+    public int Add(byte[] key, object value, long expireAt = 0)
+    {
+        int slot = _table.Add(key, value);
+        if (expireAt != 0) SetExpire(slot, expireAt);
+        return slot;
+    }
+
+    public void SetExpire(int slot, long expireAt)
+    {
+        ref var e = ref _table.At(slot);
+        if (e.ExpireAt == 0 && expireAt != 0)
+        {
+            _expiresCount++;
+            _expiring.Add(slot);
+            if (_expiring.Count > 2 * _expiresCount + 1024) RebuildExpiring();
+        }
+        else if (e.ExpireAt != 0 && expireAt == 0)
+        {
+            _expiresCount--;
+        }
+        e.ExpireAt = expireAt;
+    }
+
+    public void RemoveAt(int slot)
+    {
+        if (_table.At(slot).ExpireAt != 0) _expiresCount--;
+        _table.RemoveAt(slot);
+        if (_table.Count == 0)
+        {
+            _expiring.Clear();
+            _expiresCount = 0;
+        }
+    }
+
+    /// <summary>Deletes a live key; false when there was none.</summary>
+    public bool Delete(ReadOnlySpan<byte> key, long nowMs)
+    {
+        int slot = FindLive(key, nowMs);
+        if (slot < 0) return false;
+        RemoveAt(slot);
+        return true;
+    }
+
+    public void Clear()
+    {
+        _table = new KeyTable();
+        _expiring = new List<int>();
+        _expiresCount = 0;
+    }
+
+    /// <summary>Takes another database's keys (SWAPDB swaps contents, not numbers).</summary>
+    public void SwapWith(Database other)
+    {
+        (_table, other._table) = (other._table, _table);
+        (_expiring, other._expiring) = (other._expiring, _expiring);
+        (_expiresCount, other._expiresCount) = (other._expiresCount, _expiresCount);
+    }
+
+    private void ExpireSlot(int slot)
+    {
+        RemoveAt(slot);
+        Owner.ExpiredKeys++;
+    }
+
+    /// <summary>
+    /// One round of active expiry, as Redis's activeExpireCycle: sample up to
+    /// <paramref name="sample"/> keys with a TTL, delete the expired ones; returns (sampled, expired)
+    /// so the shard can repeat while more than a quarter of a sample had expired.
+    /// </summary>
+    public (int Sampled, int Expired) ExpireSample(long nowMs, int sample, Random random)
+    {
+        int sampled = 0, expired = 0, tries = 0;
+        while (sampled < sample && _expiring.Count > 0 && tries++ < sample * 4)
+        {
+            int pick = random.Next(_expiring.Count);
+            int slot = _expiring[pick];
+            if (!_table.IsUsed(slot) || _table.At(slot).ExpireAt == 0)
+            {
+                RemoveCandidate(pick);
+                continue;
+            }
+            sampled++;
+            if (_table.At(slot).ExpireAt <= nowMs)
+            {
+                RemoveCandidate(pick);
+                ExpireSlot(slot);
+                expired++;
+            }
+        }
+        return (sampled, expired);
+    }
+
+    /// <summary>Sum of remaining TTLs of a sample, for INFO's avg_ttl (0 when no TTL keys).</summary>
+    public long AverageTtl(long nowMs)
+    {
+        if (_expiresCount == 0) return 0;
+        long sum = 0;
+        int n = 0;
+        foreach (int slot in _expiring)
+        {
+            if (n >= 64) break;
+            if (!_table.IsUsed(slot)) continue;
+            long at = _table.At(slot).ExpireAt;
+            if (at == 0) continue;
+            sum += Math.Max(0, at - nowMs);
+            n++;
+        }
+        return n == 0 ? 0 : sum / n;
+    }
+
+    private void RemoveCandidate(int index)
+    {
+        int last = _expiring.Count - 1;
+        _expiring[index] = _expiring[last];
+        _expiring.RemoveAt(last);
+    }
+
+    private void RebuildExpiring()
+    {
+        _expiring.Clear();
+        for (int s = 0; s < _table.SlotCount; s++)
+            if (_table.IsUsed(s) && _table.At(s).ExpireAt != 0) _expiring.Add(s);
+    }
+}

@@ -1,0 +1,185 @@
+using System.Runtime.CompilerServices;
+
+namespace RedisClone.Storage;
+
+/// <summary>
+/// A hash table from byte-string keys to values, owned by one shard thread at a time (no locks).
+/// </summary>
+/// <remarks>
+/// Laid out like .NET's <c>Dictionary</c> (a bucket array of chain heads over a dense entry array),
+/// written here for three things the BCL type does not give: lookups by <c>ReadOnlySpan&lt;byte&gt;</c>
+/// without allocating, access to an entry by its slot index, and slot indexes that never move.
+/// Growing copies entries to the same indexes and freed slots are only reused, never compacted, so a
+/// SCAN cursor that is a slot index visits every key present for the whole scan exactly once, across
+/// any number of resizes (Redis gets the same promise from reverse-binary cursors). Random sampling
+/// for RANDOMKEY and active expiry picks random slots.
+/// </remarks>
+internal sealed class KeyTable
+{
+    /// <summary>One key. <see cref="Next"/> &gt;= -1 marks a used slot; free slots hold -3 - nextFree.</summary>
+    internal struct Entry
+    {
+        public byte[] Key;
+        public object Value;
+        /// <summary>Unix time in ms when the key expires; 0 when it does not.</summary>
+        public long ExpireAt;
+        /// <summary>Hash in the low 31 bits; the top bit is a per-value flag (see <see cref="RawFlag"/>).</summary>
+        public int HashAndFlag;
+        public int Next;
+    }
+
+    /// <summary>Marks a string written in place (APPEND, SETRANGE): OBJECT ENCODING says "raw".</summary>
+    public const int RawFlag = int.MinValue;
+
+    private int[] _buckets;   // 1-based slot index of each chain head; 0 = empty
+    private Entry[] _entries;
+    private int _highWater;    // slots ever used: [0, _highWater)
+    private int _freeList = -1;
+    private int _freeCount;
+
+    public KeyTable(int capacity = 4)
+    {
+        int size = Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)capacity));
+        _buckets = new int[size];
+        _entries = new Entry[size];
+    }
+
+    public int Count => _highWater - _freeCount;
+
+    /// <summary>Slots to visit in a full scan: [0, SlotCount).</summary>
+    public int SlotCount => _highWater;
+
+    public static int HashOf(ReadOnlySpan<byte> key)
+    {
+        var h = new HashCode();
+        h.AddBytes(key);
+        return h.ToHashCode() & int.MaxValue;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public ref Entry At(int slot) => ref _entries[slot];
+
+    public bool IsUsed(int slot) => (uint)slot < (uint)_highWater && _entries[slot].Next >= -1;
+
+    /// <summary>Slot of <paramref name="key"/>, or -1.</summary>
+    public int Find(ReadOnlySpan<byte> key)
+    {
+        int hash = HashOf(key);
+        var entries = _entries;
+        int i = _buckets[hash & (_buckets.Length - 1)] - 1;
+        while (i >= 0)
+        {
+            ref var e = ref entries[i];
+            if ((e.HashAndFlag & int.MaxValue) == hash && key.SequenceEqual(e.Key)) return i;
+            i = e.Next;
+        }
+        return -1;
+    }
+
+    /// <summary>Adds a key known to be absent; returns its slot.</summary>
+    public int Add(byte[] key, object value, long expireAt = 0)
+    {
+        int hash = HashOf(key);
+        int slot;
+        if (_freeCount > 0)
+        {
+            slot = _freeList;
+            _freeList = -3 - _entries[slot].Next;
+            _freeCount--;
+        }
+        else
+        {
+            if (_highWater == _entries.Length) Grow();
+            slot = _highWater++;
+        }
+        ref int bucket = ref _buckets[hash & (_buckets.Length - 1)];
+        ref var e = ref _entries[slot];
+        e.Key = key;
+        e.Value = value;
+        e.ExpireAt = expireAt;
+        e.HashAndFlag = hash;
+        e.Next = bucket - 1;
+        bucket = slot + 1;
+        return slot;
+    }
+
+    /// <summary>Removes the key in <paramref name="slot"/>.</summary>
+    public void RemoveAt(int slot)
+    {
+        ref var e = ref _entries[slot];
+        ref int bucket = ref _buckets[(e.HashAndFlag & int.MaxValue) & (_buckets.Length - 1)];
+        int i = bucket - 1, prev = -1;
+        while (i != slot)
+        {
+            prev = i;
+            i = _entries[i].Next;
+        }
+        if (prev < 0) bucket = e.Next + 1;
+        else _entries[prev].Next = e.Next;
+        e.Key = null!;
+        e.Value = null!;
+        e.ExpireAt = 0;
+        e.HashAndFlag = 0;
+        e.Next = -3 - _freeList;
+        _freeList = slot;
+        _freeCount++;
+        if (Count == 0) Clear();
+    }
+
+    /// <summary>Removes every key.</summary>
+    public void Clear()
+    {
+        if (_entries.Length > 64)
+        {
+            _buckets = new int[4];
+            _entries = new Entry[4];
+        }
+        else
+        {
+            Array.Clear(_buckets);
+            Array.Clear(_entries, 0, _highWater);
+        }
+        _highWater = 0;
+        _freeList = -1;
+        _freeCount = 0;
+    }
+
+    /// <summary>A random used slot, or -1 when empty.</summary>
+    public int RandomSlot(Random random)
+    {
+        if (Count == 0) return -1;
+        // Dense enough: rejection sampling. Sparse: walk from a random start.
+        if (Count * 8 >= _highWater)
+        {
+            while (true)
+            {
+                int s = random.Next(_highWater);
+                if (_entries[s].Next >= -1) return s;
+            }
+        }
+        int start = random.Next(_highWater);
+        for (int k = 0; k < _highWater; k++)
+        {
+            int s = start + k;
+            if (s >= _highWater) s -= _highWater;
+            if (_entries[s].Next >= -1) return s;
+        }
+        return -1;
+    }
+
+    private void Grow()
+    {
+        int size = _entries.Length * 2;
+        Array.Resize(ref _entries, size);
+        var buckets = new int[size];
+        for (int i = 0; i < _highWater; i++)
+        {
+            ref var e = ref _entries[i];
+            if (e.Next < -1) continue;
+            ref int bucket = ref buckets[(e.HashAndFlag & int.MaxValue) & (size - 1)];
+            e.Next = bucket - 1;
+            bucket = i + 1;
+        }
+        _buckets = buckets;
+    }
+}

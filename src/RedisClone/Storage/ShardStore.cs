@@ -1,0 +1,28 @@
+namespace RedisClone.Storage;
+
+/// <summary>
+/// All data one shard owns: its part of every numbered database, and the shard's counters.
+/// Counters are written under the shard's gate and read without it by INFO (a momentarily stale
+/// figure is fine there).
+/// </summary>
+internal sealed class ShardStore
+{
+    private readonly Database[] _databases;
+
+    public ShardStore(int databases)
+    {
+        _databases = new Database[databases];
+        for (int i = 0; i < databases; i++) _databases[i] = new Database(this);
+    }
+
+    public Database this[int index] => _databases[index];
+
+    public int DatabaseCount => _databases.Length;
+
+    public long KeyspaceHits;
+    public long KeyspaceMisses;
+    public long ExpiredKeys;
+
+    /// <summary>SWAPDB: the two numbers exchange their contents on this shard.</summary>
+    public void Swap(int a, int b) => _databases[a].SwapWith(_databases[b]);
+}

@@ -1,0 +1,43 @@
+using System.Net;
+using RedisClone.Server;
+
+namespace RedisClone.Tests.Infrastructure;
+
+/// <summary>
+/// A RedisClone server started in-process on 127.0.0.1 with an OS-chosen port. <see cref="Shared"/>
+/// is one server for every test that only touches its own keys (use <see cref="KeyPrefix"/>);
+/// tests that flush, swap databases or change configuration start their own with <see cref="Start"/>.
+/// </summary>
+public sealed class TestServer : IAsyncDisposable
+{
+    private static readonly Lazy<TestServer> SharedServer = new(() => Start(shards: 4));
+    private static int _prefixCounter;
+
+    private readonly RedisServer _server;
+
+    private TestServer(RedisServer server) => _server = server;
+
+    /// <summary>A server shared by all tests; 4 shards so multi-shard paths are exercised.</summary>
+    public static TestServer Shared => SharedServer.Value;
+
+    public int Port => _server.Port;
+
+    internal RedisServer Server => _server;
+
+    /// <summary>Starts a private server. <paramref name="extraArgs"/> are redis-server style options.</summary>
+    public static TestServer Start(int shards = 4, params string[] extraArgs)
+    {
+        var args = new List<string> { "--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString() };
+        args.AddRange(extraArgs);
+        var server = new RedisServer(ServerOptions.Parse(args.ToArray()));
+        server.Start();
+        return new TestServer(server);
+    }
+
+    /// <summary>A key prefix no other test uses, so tests can share <see cref="Shared"/>.</summary>
+    public static string KeyPrefix(string test) => $"{test}:{Interlocked.Increment(ref _prefixCounter)}:";
+
+    public RespClient Connect() => new(new IPEndPoint(IPAddress.Loopback, Port));
+
+    public async ValueTask DisposeAsync() => await _server.StopAsync();
+}
