@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.IO.Pipelines;
+using System.Net;
 using System.Net.Sockets;
 using System.Numerics;
 using System.Runtime.CompilerServices;
@@ -16,31 +17,18 @@ namespace RedisClone.Network;
 /// order, and flushes only when the input is drained.
 /// </summary>
 /// <remarks>
-/// Backpressure: the output pipe pauses the read loop's flush above <see cref="OutputPause"/> bytes,
+/// Backpressure: the output pipe pauses the read loop's flush above its threshold,
 /// so a client that does not read its replies stops being read from; the input pipe in turn pauses
 /// the socket receive loop, and TCP pushes back on the client. Memory per client stays bounded by
 /// the two thresholds plus the replies of one batch.
 /// </remarks>
 internal sealed class ClientConnection
 {
-    private const int InputPause = 1 << 20, InputResume = 1 << 19;
-    private const int OutputPause = 1 << 20, OutputResume = 1 << 19;
     private const int FlushThreshold = 64 * 1024;
 
-    private static readonly PipeOptions InputOptions = new(
-        pauseWriterThreshold: InputPause, resumeWriterThreshold: InputResume,
-        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
-        minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
-
-    private static readonly PipeOptions OutputOptions = new(
-        pauseWriterThreshold: OutputPause, resumeWriterThreshold: OutputResume,
-        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
-        minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
-
     private readonly RedisServer _server;
-    private readonly Socket _socket;
-    private readonly Pipe _input = new(InputOptions);
-    private readonly Pipe _output = new(OutputOptions);
+    private readonly PipeReader _inputReader;
+    private readonly PipeWriter _outputWriter;
     private readonly RespParser _parser = new();
     private readonly CommandBuffer _commands = new();
     private readonly ShardBatchWork?[] _work;
@@ -51,14 +39,15 @@ internal sealed class ClientConnection
     private int[] _replyStart = new int[64];
     private int[] _replyEnd = new int[64];
     private long _nowMs;
-    private int _closed;
 
-    public ClientConnection(RedisServer server, Socket socket)
+    /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
+    public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close)
     {
         _server = server;
-        _socket = socket;
+        _inputReader = transport.Input;
+        _outputWriter = transport.Output;
         _work = new ShardBatchWork?[server.Shards.Count];
-        Session = new ClientSession(server.NextClientId(), socket.RemoteEndPoint, socket.LocalEndPoint, Close);
+        Session = new ClientSession(server.NextClientId(), remote, local, close);
         _parser.MaxBulkLength = server.Config.ProtoMaxBulkLen;
     }
 
@@ -66,96 +55,34 @@ internal sealed class ClientConnection
 
     internal SegmentSignal Signal { get; } = new();
 
-    public async Task RunAsync()
+    /// <summary>Serves a TCP client until it disconnects or is killed.</summary>
+    public static async Task ServeAsync(RedisServer server, Socket socket)
     {
-        _server.Clients[Session.Id] = Session;
+        var transport = new SocketTransport(socket, server.Stats);
+        var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close);
+        server.Clients[connection.Session.Id] = connection.Session;
         try
         {
-            var receiving = ReceiveLoopAsync();
-            var sending = SendLoopAsync();
-            await ProcessLoopAsync();
-            await sending;
-            Close();
-            await receiving;
+            var io = transport.RunAsync();
+            await connection.ProcessLoopAsync();
+            await io;
         }
         catch (Exception)
         {
-            Close();
+            transport.Close();
         }
         finally
         {
-            _server.Clients.TryRemove(Session.Id, out _);
-            _socket.Dispose();
+            server.Clients.TryRemove(connection.Session.Id, out _);
+            socket.Dispose();
         }
     }
 
-    /// <summary>Closes the socket; every loop then winds down. Safe from any thread, more than once.</summary>
-    public void Close()
+    /// <summary>Reads, parses and runs commands until the input ends, the client quits or is killed.</summary>
+    public async Task ProcessLoopAsync()
     {
-        if (Interlocked.Exchange(ref _closed, 1) == 1) return;
-        try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
-        _input.Reader.CancelPendingRead();
-        _output.Writer.CancelPendingFlush();
-    }
-
-    private async Task ReceiveLoopAsync()
-    {
-        var writer = _input.Writer;
-        Exception? error = null;
-        try
-        {
-            while (true)
-            {
-                var memory = writer.GetMemory(8192);
-                int n = await _socket.ReceiveAsync(memory, SocketFlags.None);
-                if (n == 0) break;
-                writer.Advance(n);
-                Interlocked.Add(ref _server.Stats.NetInputBytes, n);
-                var flush = await writer.FlushAsync();
-                if (flush.IsCompleted || flush.IsCanceled) break;
-            }
-        }
-        catch (SocketException) { }
-        catch (ObjectDisposedException) { }
-        catch (Exception ex) { error = ex; }
-        await writer.CompleteAsync(error);
-    }
-
-    private async Task SendLoopAsync()
-    {
-        var reader = _output.Reader;
-        try
-        {
-            while (true)
-            {
-                var result = await reader.ReadAsync();
-                var buffer = result.Buffer;
-                if (!buffer.IsEmpty)
-                {
-                    foreach (var segment in buffer)
-                    {
-                        int sent = 0;
-                        while (sent < segment.Length)
-                            sent += await _socket.SendAsync(segment.Slice(sent), SocketFlags.None);
-                    }
-                    Interlocked.Add(ref _server.Stats.NetOutputBytes, buffer.Length);
-                }
-                reader.AdvanceTo(buffer.End);
-                if (result.IsCompleted || result.IsCanceled) break;
-            }
-            await reader.CompleteAsync();
-        }
-        catch (Exception ex)
-        {
-            await reader.CompleteAsync(ex);
-            Close();
-        }
-    }
-
-    private async Task ProcessLoopAsync()
-    {
-        var input = _input.Reader;
-        var output = _output.Writer;
+        var input = _inputReader;
+        var output = _outputWriter;
         try
         {
             while (true)
@@ -169,7 +96,7 @@ internal sealed class ClientConnection
                     }
                     result = await input.ReadAsync();
                 }
-                if (result.IsCanceled || Volatile.Read(ref _closed) == 1) break;
+                if (result.IsCanceled || Session.Killed) break;
 
                 var buffer = result.Buffer;
                 var status = Parse(buffer, out var consumed);
@@ -222,7 +149,7 @@ internal sealed class ClientConnection
     {
         int n = _commands.Count;
         EnsureCapacity(n);
-        var output = _output.Writer;
+        var output = _outputWriter;
         int segStart = 0, segCount = 0;
         ulong segMask = 0;
         for (int i = 0; i < n; i++)
@@ -335,7 +262,7 @@ internal sealed class ClientConnection
     {
         if (def != null) Interlocked.Increment(ref def.RejectedCalls);
         _server.Stats.CountError("ERR");
-        if (Session.ReplyMode == ReplyMode.On) new RespWriter(_output.Writer, Session.Protocol).Error(error);
+        if (Session.ReplyMode == ReplyMode.On) new RespWriter(_outputWriter, Session.Protocol).Error(error);
         if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
     }
 
@@ -346,7 +273,7 @@ internal sealed class ClientConnection
     private void RunDirect(int i)
     {
         var mode = Session.ReplyMode;
-        IBufferWriter<byte> sink = mode == ReplyMode.On ? _output.Writer : NullBufferWriter.Instance;
+        IBufferWriter<byte> sink = mode == ReplyMode.On ? _outputWriter : NullBufferWriter.Instance;
         Run(i, sink);
         if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
     }
@@ -391,7 +318,7 @@ internal sealed class ClientConnection
         {
             try
             {
-                for (int i = start; i < start + count; i++) Run(i, _output.Writer);
+                for (int i = start; i < start + count; i++) Run(i, _outputWriter);
             }
             finally
             {
@@ -421,7 +348,7 @@ internal sealed class ClientConnection
         }
         await done;
 
-        var writer = new RespWriter(_output.Writer, Session.Protocol);
+        var writer = new RespWriter(_outputWriter, Session.Protocol);
         for (int i = start; i < start + count; i++)
             writer.Raw(_work[_shardOf[i]]!.Replies.Slice(_replyStart[i], _replyEnd[i]));
     }

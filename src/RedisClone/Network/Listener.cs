@@ -66,8 +66,7 @@ internal sealed class Listener
                 continue;
             }
             client.NoDelay = true;
-            var connection = new ClientConnection(_server, client);
-            _ = connection.RunAsync();
+            _ = ClientConnection.ServeAsync(_server, client);
         }
     }
 }

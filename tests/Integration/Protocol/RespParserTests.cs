@@ -152,7 +152,7 @@ public class RespParserTests
     [InlineData("SET \"a b\" 'c d'\r\n", new[] { "SET", "a b", "c d" })]
     [InlineData("ECHO \"\\x41\\n\"\r\n", new[] { "ECHO", "A\n" })]
     [InlineData("ECHO 'it\\'s'\r\n", new[] { "ECHO", "it's" })]
-    [InlineData("ECHO a\"b c\"d\r\n", new[] { "ECHO", "ab cd" })]
+    [InlineData("ECHO a\"b c\" d\r\n", new[] { "ECHO", "ab c", "d" })]
     public void Parse_Inline_SplitsLikeRedis(string line, string[] expected)
     {
         var r = Parse(line);
@@ -176,6 +176,7 @@ public class RespParserTests
     [InlineData("ECHO \"abc\r\n", "Protocol error: unbalanced quotes in request")]
     [InlineData("ECHO \"abc\"def\r\n", "Protocol error: unbalanced quotes in request")]
     [InlineData("ECHO 'abc\r\n", "Protocol error: unbalanced quotes in request")]
+    [InlineData("ECHO a\"b c\"d\r\n", "Protocol error: unbalanced quotes in request")]
     public void Parse_MalformedInput_ReportsRedisError(string input, string error)
     {
         var r = Parse(input);

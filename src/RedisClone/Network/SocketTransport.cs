@@ -1,0 +1,105 @@
+using System.IO.Pipelines;
+using System.Net.Sockets;
+using RedisClone.Server;
+
+namespace RedisClone.Network;
+
+/// <summary>
+/// A socket between two pipes, Kestrel-style: a receive loop fills the input pipe, a send loop drains
+/// the output pipe. The pipes' thresholds give backpressure in both directions. This is the only code
+/// that touches client sockets.
+/// </summary>
+internal sealed class SocketTransport : IDuplexPipe
+{
+    private const int InputPause = 1 << 20, InputResume = 1 << 19;
+    private const int OutputPause = 1 << 20, OutputResume = 1 << 19;
+
+    // Inline schedulers: a receive completes, the parser runs, replies are written and sent, all on
+    // the one thread-pool thread that took the socket completion (no hop per read).
+    private static readonly PipeOptions InputOptions = new(
+        pauseWriterThreshold: InputPause, resumeWriterThreshold: InputResume,
+        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
+        minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
+
+    private static readonly PipeOptions OutputOptions = new(
+        pauseWriterThreshold: OutputPause, resumeWriterThreshold: OutputResume,
+        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
+        minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
+
+    private readonly Socket _socket;
+    private readonly ServerStats _stats;
+    private readonly Pipe _input = new(InputOptions);
+    private readonly Pipe _output = new(OutputOptions);
+    private int _closed;
+
+    public SocketTransport(Socket socket, ServerStats stats)
+    {
+        _socket = socket;
+        _stats = stats;
+    }
+
+    public PipeReader Input => _input.Reader;
+
+    public PipeWriter Output => _output.Writer;
+
+    /// <summary>Starts both loops; the task completes when both have ended.</summary>
+    public Task RunAsync() => Task.WhenAll(ReceiveLoopAsync(), SendLoopAsync());
+
+    /// <summary>Closes the socket; both loops then end. Safe from any thread, more than once.</summary>
+    public void Close()
+    {
+        if (Interlocked.Exchange(ref _closed, 1) == 1) return;
+        try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
+        _input.Reader.CancelPendingRead();
+        _output.Writer.CancelPendingFlush();
+    }
+
+    private async Task ReceiveLoopAsync()
+    {
+        var writer = _input.Writer;
+        try
+        {
+            while (true)
+            {
+                var memory = writer.GetMemory(8192);
+                int n = await _socket.ReceiveAsync(memory, SocketFlags.None);
+                if (n == 0) break;
+                writer.Advance(n);
+                Interlocked.Add(ref _stats.NetInputBytes, n);
+                var flush = await writer.FlushAsync();
+                if (flush.IsCompleted || flush.IsCanceled) break;
+            }
+        }
+        catch (SocketException) { }
+        catch (ObjectDisposedException) { }
+        await writer.CompleteAsync();
+    }
+
+    private async Task SendLoopAsync()
+    {
+        var reader = _output.Reader;
+        try
+        {
+            while (true)
+            {
+                var result = await reader.ReadAsync();
+                var buffer = result.Buffer;
+                foreach (var segment in buffer)
+                {
+                    int sent = 0;
+                    while (sent < segment.Length)
+                        sent += await _socket.SendAsync(segment.Slice(sent), SocketFlags.None);
+                }
+                if (!buffer.IsEmpty) Interlocked.Add(ref _stats.NetOutputBytes, buffer.Length);
+                reader.AdvanceTo(buffer.End);
+                if (result.IsCompleted || result.IsCanceled) break;
+            }
+            await reader.CompleteAsync();
+        }
+        catch (Exception ex)
+        {
+            await reader.CompleteAsync(ex);
+        }
+        Close();
+    }
+}

@@ -1,0 +1,27 @@
+using RedisClone.Server;
+
+namespace RedisClone.Tests.Server;
+
+public class ServerOptionsTests
+{
+    [Fact]
+    public void Parse_RedisStyleOptions_AreApplied()
+    {
+        var o = ServerOptions.Parse(["--port", "7000", "--bind", "127.0.0.1", "::1", "--databases", "4", "--shards", "3"]);
+        Assert.Equal(7000, o.Port);
+        Assert.Equal(new[] { "127.0.0.1", "::1" }, o.Bind);
+        Assert.Equal(4, o.Databases);
+        Assert.Equal(3, o.Shards);
+    }
+
+    [Theory]
+    [InlineData("--no-such-option", "1")]
+    [InlineData("--port", "notanumber")]
+    [InlineData("--shards", "0")]
+    [InlineData("--shards", "65")]
+    public void Parse_BadOptions_Throw(string name, string value)
+    {
+        var ex = Assert.Throws<ArgumentException>(() => ServerOptions.Parse([name, value]));
+        Assert.Contains(name.TrimStart('-'), ex.Message);
+    }
+}
