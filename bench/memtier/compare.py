@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Side-by-side load runs: RedisClone vs Debian's redis-server on loopback ports.
+
+Starts both servers, runs the same bounded load against each, alternating A/B (--rounds times),
+and prints the medians of ops/s, p50/p99/p99.9 latency and server CPU seconds per million ops
+(from /proc/<pid>/stat), with the ratio RedisClone/redis for each. Results go to
+bench/memtier/results/ as CSV and markdown, plus an SVG bar chart.
+
+Loads: memtier_benchmark (1 thread, 50 clients, --ratio=1:10, -d 32, --key-maximum=100000,
+--test-time) at pipeline 1 and 16 when memtier_benchmark is on PATH; otherwise redis-benchmark
+(-t set,get with and without -P 16).
+"""
+import argparse, csv, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listening on 127.0.0.1:{port}")
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def flush(port):
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(b"*1\r\n$8\r\nFLUSHALL\r\n")
+        s.recv(100)
+
+
+class Server:
+    def __init__(self, name, argv, port):
+        self.name, self.port = name, port
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_port(port)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def run_memtier(port, pipeline, seconds):
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
+        out = tmp.name
+    cmd = ["memtier_benchmark", "-s", "127.0.0.1", "-p", str(port), "-t", "1", "-c", "50",
+           "--ratio=1:10", "-d", "32", "--key-maximum=100000", f"--pipeline={pipeline}",
+           f"--test-time={seconds}", "--hide-histogram", "--print-percentiles", "50,99,99.9",
+           "--json-out-file", out]
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=seconds + 60)
+    with open(out) as f:
+        totals = json.load(f)["ALL STATS"]["Totals"]
+    os.unlink(out)
+    pct = totals["Percentile Latencies"]
+    return {"ops": totals["Ops/sec"], "count": totals["Count"], "p50": pct["p50.00"],
+            "p99": pct["p99.00"], "p999": pct["p99.90"]}
+
+
+def run_redis_benchmark(port, pipeline, seconds):
+    # redis-benchmark is bounded by request count; size it so a run takes about `seconds`.
+    n = 200_000 * max(1, seconds // 5) * (4 if pipeline > 1 else 1)
+    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-t", "set,get", "-n", str(n),
+           "-c", "50", "-d", "32", "-r", "100000", "-P", str(pipeline), "--csv"]
+    start = time.time()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=seconds * 20 + 120).stdout
+    rows = list(csv.reader(out.strip().splitlines()))
+    header, data = rows[0], rows[1:]
+    idx = {h: i for i, h in enumerate(header)}
+    ops = sum(float(r[idx["rps"]]) for r in data) / len(data)
+    p50 = statistics.mean(float(r[idx["p50_latency_ms"]]) for r in data)
+    p99 = statistics.mean(float(r[idx["p99_latency_ms"]]) for r in data)
+    return {"ops": ops, "count": n * len(data), "p50": p50, "p99": p99, "p999": float("nan")}
+
+
+def measure(server, load, pipeline, seconds):
+    flush(server.port)
+    before = cpu_seconds(server.proc.pid)
+    result = load(server.port, pipeline, seconds)
+    cpu = cpu_seconds(server.proc.pid) - before
+    result["cpu_per_mop"] = cpu / (result["count"] / 1e6) if result["count"] else float("nan")
+    return result
+
+
+def svg_chart(rows, path):
+    metrics = [("ops", "ops/s (higher is better)"), ("p99", "p99 ms (lower is better)"),
+               ("cpu_per_mop", "CPU s / M ops (lower is better)")]
+    width, bar_h, gap = 760, 16, 10
+    lines, y = [], 30
+    lines.append('<text x="10" y="18" font-size="14" font-family="sans-serif">RedisClone (blue) vs redis-server (grey), medians</text>')
+    for load in rows:
+        for key, label in metrics:
+            a, b = load["clone"][key], load["redis"][key]
+            top = max(a, b) or 1
+            lines.append(f'<text x="10" y="{y + 12}" font-size="11" font-family="sans-serif">{load["load"]}: {label}</text>')
+            y += 16
+            for value, color in ((a, "#2f6db5"), (b, "#999")):
+                w = int((width - 220) * value / top)
+                lines.append(f'<rect x="10" y="{y}" width="{w}" height="{bar_h}" fill="{color}"/>')
+                lines.append(f'<text x="{w + 16}" y="{y + 12}" font-size="11" font-family="sans-serif">{value:,.3f}</text>')
+                y += bar_h + 2
+            y += gap
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y + 10}">' + "".join(lines) + "</svg>"
+    with open(path, "w") as f:
+        f.write(svg)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3, help="A/B alternations per load (default 3)")
+    ap.add_argument("--seconds", type=int, default=15, help="length of each run (default 15)")
+    ap.add_argument("--shards", type=int, default=os.cpu_count(), help="RedisClone --shards (default: cores)")
+    ap.add_argument("--tool", choices=["auto", "memtier", "redis-benchmark"], default="auto")
+    ap.add_argument("--skip-build", action="store_true", help="reuse the last Release build")
+    args = ap.parse_args()
+
+    tool = args.tool
+    if tool == "auto":
+        tool = "memtier" if shutil.which("memtier_benchmark") else "redis-benchmark"
+    if not shutil.which("redis-server"):
+        sys.exit("redis-server is not installed (apt-get install -y redis-server redis-tools)")
+    load = run_memtier if tool == "memtier" else run_redis_benchmark
+
+    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
+    if not args.skip_build:
+        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
+                       check=True, stdout=subprocess.DEVNULL)
+    clone_port, redis_port = free_port(), free_port()
+    clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port),
+                             "--bind", "127.0.0.1", "--shards", str(args.shards)], clone_port)
+    redis = Server("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], redis_port)
+    rows = []
+    try:
+        for pipeline in (1, 16):
+            name = f"{tool} pipeline {pipeline}"
+            runs = {"clone": [], "redis": []}
+            measure(clone, load, pipeline, 3)  # warm-up: JIT tiering, key space
+            for r in range(args.rounds):
+                order = (clone, redis) if r % 2 == 0 else (redis, clone)
+                for server in order:
+                    runs[server.name].append(measure(server, load, pipeline, args.seconds))
+                    print(f"  {name} round {r + 1} {server.name}: {runs[server.name][-1]['ops']:,.0f} ops/s", flush=True)
+            med = {k: {m: statistics.median(x[m] for x in v) for m in v[0]} for k, v in runs.items()}
+            rows.append({"load": name, **med})
+    finally:
+        clone.stop()
+        redis.stop()
+
+    os.makedirs(RESULTS, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    metrics = [("ops", "ops/s"), ("p50", "p50 ms"), ("p99", "p99 ms"), ("p999", "p99.9 ms"), ("cpu_per_mop", "CPU s/M ops")]
+    md = [f"RedisClone ({args.shards} shards) vs redis-server, {tool}, medians of {args.rounds} alternating runs of {args.seconds}s",
+          "", "| load | metric | RedisClone | redis-server | ratio |", "|---|---|---|---|---|"]
+    with open(os.path.join(RESULTS, f"compare-{stamp}.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["load", "metric", "redisclone", "redis", "ratio"])
+        for row in rows:
+            for key, label in metrics:
+                a, b = row["clone"][key], row["redis"][key]
+                ratio = a / b if b else float("nan")
+                w.writerow([row["load"], label, f"{a:.4f}", f"{b:.4f}", f"{ratio:.3f}"])
+                md.append(f"| {row['load']} | {label} | {a:,.3f} | {b:,.3f} | {ratio:.2f}x |")
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(RESULTS, f"compare-{stamp}.md"), "w") as f:
+        f.write(text)
+    svg_chart(rows, os.path.join(RESULTS, f"compare-{stamp}.svg"))
+    print()
+    print(text)
+    print(f"results: {RESULTS}/compare-{stamp}.{{csv,md,svg}}")
+
+
+if __name__ == "__main__":
+    main()
