@@ -59,6 +59,7 @@ internal ref struct CommandContext
     public void Error(ReadOnlySpan<byte> line)
     {
         Failed = true;
+        Server.Stats.CountErrorReply(line);
         Reply.Raw(line);
     }
 
@@ -66,6 +67,9 @@ internal ref struct CommandContext
     public void Error(string text)
     {
         Failed = true;
+        Span<byte> head = stackalloc byte[Math.Min(text.Length, 32)];
+        for (int i = 0; i < head.Length; i++) head[i] = (byte)text[i];
+        Server.Stats.CountErrorReply(head);
         Reply.Error(text);
     }
 

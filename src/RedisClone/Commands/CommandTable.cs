@@ -146,8 +146,8 @@ internal sealed class CommandTable
             [
                 Sub("count",       2, LS, ServerCommands.CommandCount),
                 Sub("docs",       -2, LS, ServerCommands.CommandDocs),
-                Sub("getkeys",    -3, LS, ServerCommands.CommandGetKeys),
-                Sub("getkeysandflags", -3, LS, ServerCommands.CommandGetKeysAndFlags),
+                Sub("getkeys",    -4, LS, ServerCommands.CommandGetKeys),
+                Sub("getkeysandflags", -4, LS, ServerCommands.CommandGetKeysAndFlags),
                 Sub("info",       -2, LS, ServerCommands.CommandInfo),
                 Sub("list",       -2, LS, ServerCommands.CommandList),
                 Sub("help",        2, LS, ServerCommands.CommandHelp),
@@ -156,7 +156,38 @@ internal sealed class CommandTable
             new("lastsave",        1, LS | Fast,                           0,  0, 0, ServerCommands.LastSave, group: "server"),
             new("debug",          -2, Adm,                                 0,  0, 0, ServerCommands.Debug, AllShards, "server"),
             new("shutdown",       -1, Adm | NoMulti | AllowBusy,           0,  0, 0, ServerCommands.Shutdown, group: "server"),
-            new("cluster",        -2, None,                                0,  0, 0, ServerCommands.Cluster, group: "cluster"),
+            // Every subcommand goes to one handler (it answers that cluster support is disabled); the rows
+            // exist so arity checks, unknown-subcommand errors and COMMAND INFO match Redis.
+            new("cluster",        -2, None,                                0,  0, 0, ServerCommands.Cluster, group: "cluster", subcommands:
+            [
+                Sub("addslots",   -3, Clu, ServerCommands.Cluster),
+                Sub("addslotsrange", -4, Clu, ServerCommands.Cluster),
+                Sub("bumpepoch",   2, Clu, ServerCommands.Cluster),
+                Sub("count-failure-reports", 3, Admin | Stale, ServerCommands.Cluster),
+                Sub("countkeysinslot", 3, Stale, ServerCommands.Cluster),
+                Sub("delslots",   -3, Clu, ServerCommands.Cluster),
+                Sub("delslotsrange", -4, Clu, ServerCommands.Cluster),
+                Sub("failover",   -2, Clu, ServerCommands.Cluster),
+                Sub("flushslots",  2, Clu, ServerCommands.Cluster),
+                Sub("forget",      3, Clu, ServerCommands.Cluster),
+                Sub("getkeysinslot", 4, Stale, ServerCommands.Cluster),
+                Sub("help",        2, LS, ServerCommands.Cluster),
+                Sub("info",        2, Stale, ServerCommands.Cluster),
+                Sub("keyslot",     3, Stale, ServerCommands.Cluster),
+                Sub("links",       2, Stale, ServerCommands.Cluster),
+                Sub("meet",       -4, Clu, ServerCommands.Cluster),
+                Sub("myid",        2, Stale, ServerCommands.Cluster),
+                Sub("nodes",       2, Stale, ServerCommands.Cluster),
+                Sub("replicas",    3, Admin | Stale, ServerCommands.Cluster),
+                Sub("replicate",   3, Clu, ServerCommands.Cluster),
+                Sub("reset",      -2, Admin | NoScript | Stale, ServerCommands.Cluster),
+                Sub("saveconfig",  2, Clu, ServerCommands.Cluster),
+                Sub("set-config-epoch", 3, Clu, ServerCommands.Cluster),
+                Sub("setslot",    -4, Clu, ServerCommands.Cluster),
+                Sub("shards",      2, Stale, ServerCommands.Cluster),
+                Sub("slaves",      3, Admin | Stale, ServerCommands.Cluster),
+                Sub("slots",       2, Stale, ServerCommands.Cluster),
+            ]),
         ];
     }
 }

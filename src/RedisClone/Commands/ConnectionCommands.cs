@@ -1,47 +1,644 @@
+using System.Text;
+using RedisClone.Common;
+using RedisClone.Network;
+using RedisClone.Protocol;
+using RedisClone.Server;
+
 namespace RedisClone.Commands;
 
-/// <summary>Placeholder while the family is written.</summary>
+/// <summary>
+/// The connection family: PING, ECHO, SELECT, QUIT, RESET, HELLO, AUTH and CLIENT's subcommands.
+/// </summary>
+/// <remarks>
+/// Every handler here runs on the connection's own thread and touches no keyspace (Routing.Connection).
+/// CLIENT LIST, INFO and KILL read other clients' sessions racily, as Redis's single thread never
+/// has to; a field may be a moment stale, never torn (each is one word or an immutable string).
+/// There is one user, "default", with no password (Redis's out-of-the-box state): AUTH and HELLO AUTH
+/// accept any password for it and refuse every other user name.
+/// </remarks>
 internal static class ConnectionCommands
 {
-    public static void Ping(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private const string DefaultUser = "default";
 
-    public static void Echo(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static ReadOnlySpan<byte> ResetReply => "+RESET\r\n"u8;
+    private static ReadOnlySpan<byte> NoPasswordConfigured =>
+        "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"u8;
+    private static ReadOnlySpan<byte> WrongPass => "-WRONGPASS invalid username-password pair or user is disabled.\r\n"u8;
+    private static ReadOnlySpan<byte> NoProto => "-NOPROTO unsupported protocol version\r\n"u8;
+    private static ReadOnlySpan<byte> BadProtoVersion => "-ERR Protocol version is not an integer or out of range\r\n"u8;
+    private static ReadOnlySpan<byte> BadClientName => "-ERR Client names cannot contain spaces, newlines or special characters.\r\n"u8;
+    private static ReadOnlySpan<byte> NoSuchClient => "-ERR No such client\r\n"u8;
+    private static ReadOnlySpan<byte> BadClientId => "-ERR client-id should be greater than 0\r\n"u8;
+    private static ReadOnlySpan<byte> BadMaxAge => "-ERR maxage is not an integer or out of range\r\n"u8;
+    private static ReadOnlySpan<byte> MaxAgeNotPositive => "-ERR maxage should be greater than 0\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidClientId => "-ERR Invalid client ID\r\n"u8;
+    private static ReadOnlySpan<byte> BadPauseMode => "-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n"u8;
+    private static ReadOnlySpan<byte> BadTimeout => "-ERR timeout is not an integer or out of range\r\n"u8;
+    private static ReadOnlySpan<byte> NegativeTimeout => "-ERR timeout is negative\r\n"u8;
 
-    public static void Select(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static readonly string[] ClientHelpLines =
+    [
+        "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
+        "GETNAME",
+        "    Return the name of the current connection.",
+        "ID",
+        "    Return the ID of the current connection.",
+        "INFO",
+        "    Return information about the current client connection.",
+        "KILL <ip:port>",
+        "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "    * ID <client-id>",
+        "      Kill connections by client id.",
+        "    * MAXAGE <maxage>",
+        "      Kill connections older than the specified age.",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
+        "SETNAME <name>",
+        "    Assign the name <name> to the current connection.",
+        "SETINFO <option> <value>",
+        "    Set client meta attr. Options are:",
+        "    * LIB-NAME: the client lib name.",
+        "    * LIB-VER: the client lib version.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
+        "NO-TOUCH (ON|OFF)",
+        "    Will not touch LRU/LFU stats when this mode is on.",
+        "HELP",
+        "    Prints this help.",
+    ];
 
-    public static void Quit(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>Client types as CLIENT LIST TYPE / CLIENT KILL TYPE name them.</summary>
+    private enum ClientType { Normal, Replica, PubSub, Master }
 
-    public static void Reset(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- PING, ECHO, SELECT, QUIT, RESET
 
-    public static void Hello(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>PING [message] — PONG, or the message as a bulk string.</summary>
+    /// <remarks>Arity is -1 in the table (Redis's), so more than one argument is checked here.</remarks>
+    public static void Ping(ref CommandContext ctx)
+    {
+        if (ctx.ArgCount > 2)
+        {
+            ctx.Error(RespErrors.WrongArity("ping"));
+            return;
+        }
+        if (ctx.ArgCount == 1) ctx.Reply.Raw(Resp.Pong);
+        else ctx.Reply.Bulk(ctx.Arg(1));
+    }
 
-    public static void Auth(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>ECHO message — the message as a bulk string.</summary>
+    public static void Echo(ref CommandContext ctx) => ctx.Reply.Bulk(ctx.Arg(1));
 
-    public static void ClientId(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>SELECT index — switches the connection's database.</summary>
+    public static void Select(ref CommandContext ctx)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out long index) || index < int.MinValue || index > int.MaxValue)
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        if (index < 0 || index >= ctx.Server.Options.Databases)
+        {
+            ctx.Error(RespErrors.DbIndexOutOfRange);
+            return;
+        }
+        ctx.Client.Db = (int)index;
+        ctx.Reply.Ok();
+    }
 
-    public static void ClientSetName(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>QUIT — +OK, then the connection closes once the replies before it are written.</summary>
+    public static void Quit(ref CommandContext ctx)
+    {
+        ctx.Reply.Ok();
+        ctx.Client.CloseAfterReply = true;
+    }
 
-    public static void ClientGetName(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>
+    /// RESET — back to a fresh connection's state: database 0, RESP2, no name, replies on,
+    /// no-evict and no-touch off, authenticated as the default user. Replies +RESET.
+    /// </summary>
+    /// <remarks>The library name and version stay, as in Redis: they describe the client, not its state.</remarks>
+    public static void Reset(ref CommandContext ctx)
+    {
+        var client = ctx.Client;
+        client.Db = 0;
+        client.Protocol = 2;
+        client.Name = null;
+        client.ReplyMode = ReplyMode.On;
+        client.NoEvict = false;
+        client.NoTouch = false;
+        ctx.Reply.Raw(ResetReply);
+    }
 
-    public static void ClientSetInfo(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- HELLO, AUTH
 
-    public static void ClientList(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>
+    /// HELLO [protover [AUTH username password] [SETNAME clientname]] — switches the protocol and
+    /// replies with the server's handshake map (in the new protocol).
+    /// </summary>
+    public static void Hello(ref CommandContext ctx)
+    {
+        long version = 0;
+        int next = 1;
+        if (ctx.ArgCount >= 2)
+        {
+            if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out version))
+            {
+                ctx.Error(BadProtoVersion);
+                return;
+            }
+            if (version < 2 || version > 3)
+            {
+                ctx.Error(NoProto);
+                return;
+            }
+            next = 2;
+        }
 
-    public static void ClientInfo(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        int authAt = -1, nameAt = -1;
+        for (int j = next; j < ctx.ArgCount; j++)
+        {
+            int more = ctx.ArgCount - 1 - j;
+            if (ctx.ArgIs(j, "AUTH") && more >= 2)
+            {
+                authAt = j + 1;
+                j += 2;
+            }
+            else if (ctx.ArgIs(j, "SETNAME") && more >= 1)
+            {
+                nameAt = j + 1;
+                j++;
+            }
+            else
+            {
+                ctx.Error($"ERR Syntax error in HELLO option '{ctx.ArgString(j)}'");
+                return;
+            }
+        }
 
-    public static void ClientKill(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        if (authAt > 0 && !Authenticate(ctx.Arg(authAt)))
+        {
+            ctx.Error(WrongPass);
+            return;
+        }
+        if (nameAt > 0 && !TrySetName(ref ctx, ctx.Arg(nameAt))) return;
+        if (version != 0) ctx.Client.Protocol = (int)version;
 
-    public static void ClientNoEvict(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        var reply = new RespWriter(ctx.Reply.Output, ctx.Client.Protocol);
+        reply.MapHeader(7);
+        reply.Bulk("server"u8);
+        reply.Bulk("redis"u8);
+        reply.Bulk("version"u8);
+        reply.Bulk(ServerInfo.Version);
+        reply.Bulk("proto"u8);
+        reply.Integer(ctx.Client.Protocol);
+        reply.Bulk("id"u8);
+        reply.Integer(ctx.Client.Id);
+        reply.Bulk("mode"u8);
+        reply.Bulk(ServerInfo.Mode);
+        reply.Bulk("role"u8);
+        reply.Bulk("master"u8);
+        reply.Bulk("modules"u8);
+        reply.Raw(Resp.EmptyArray);
+    }
 
-    public static void ClientNoTouch(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>AUTH [username] password — the default user has no password, so only its name matters.</summary>
+    public static void Auth(ref CommandContext ctx)
+    {
+        if (ctx.ArgCount > 3)
+        {
+            ctx.Syntax();
+            return;
+        }
+        if (ctx.ArgCount == 2)
+        {
+            // Redis keeps the old error for the one-argument form when no password is configured.
+            ctx.Error(NoPasswordConfigured);
+            return;
+        }
+        if (!Authenticate(ctx.Arg(1)))
+        {
+            ctx.Error(WrongPass);
+            return;
+        }
+        ctx.Reply.Ok();
+    }
 
-    public static void ClientReply(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>The only user is "default", with no password: any password is accepted for it.</summary>
+    private static bool Authenticate(ReadOnlySpan<byte> user) => user.SequenceEqual("default"u8);
 
-    public static void ClientGetRedir(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- CLIENT
 
-    public static void ClientPause(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>CLIENT ID — the connection's id.</summary>
+    public static void ClientId(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Client.Id);
 
-    public static void ClientUnpause(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>CLIENT SETNAME connection-name — names the connection; an empty name removes it.</summary>
+    public static void ClientSetName(ref CommandContext ctx)
+    {
+        if (TrySetName(ref ctx, ctx.Arg(2))) ctx.Reply.Ok();
+    }
 
-    public static void ClientHelp(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>CLIENT GETNAME — the name, or nil.</summary>
+    public static void ClientGetName(ref CommandContext ctx)
+    {
+        string? name = ctx.Client.Name;
+        if (name == null) ctx.Reply.NullBulk();
+        else ctx.Reply.Bulk(Encoding.Latin1.GetBytes(name));
+    }
+
+    /// <summary>CLIENT SETINFO LIB-NAME|LIB-VER value — what library the client says it is; "" clears it.</summary>
+    public static void ClientSetInfo(ref CommandContext ctx)
+    {
+        bool libName = ctx.ArgIs(2, "LIB-NAME");
+        if (!libName && !ctx.ArgIs(2, "LIB-VER"))
+        {
+            ctx.Error($"ERR Unrecognized option '{ctx.ArgString(2)}'");
+            return;
+        }
+        var value = ctx.Arg(3);
+        if (!IsPrintableWord(value))
+        {
+            ctx.Error($"ERR {ctx.ArgString(2)} cannot contain spaces, newlines or special characters.");
+            return;
+        }
+        string? text = value.IsEmpty ? null : RespErrors.Latin(value);
+        if (libName) ctx.Client.LibName = text;
+        else ctx.Client.LibVersion = text;
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] | [ID client-id [client-id ...]] — one line per client.</summary>
+    public static void ClientList(ref CommandContext ctx)
+    {
+        var text = new StringBuilder();
+        long nowMs = ctx.NowMs;
+        if (ctx.ArgCount == 4 && ctx.ArgIs(2, "TYPE"))
+        {
+            if (!TryClientType(ref ctx, 3, out var type)) return;
+            foreach (var client in ClientsInOrder(ctx.Server))
+                if (TypeOf(client) == type) AppendClientInfo(text, ref ctx, client, nowMs);
+        }
+        else if (ctx.ArgCount > 3 && ctx.ArgIs(2, "ID"))
+        {
+            var ids = new long[ctx.ArgCount - 3];
+            for (int j = 3; j < ctx.ArgCount; j++)
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out ids[j - 3]))
+                {
+                    ctx.Error(InvalidClientId);
+                    return;
+                }
+            }
+            foreach (long id in ids)
+                if (ctx.Server.Clients.TryGetValue(id, out var client) && !client.Killed) AppendClientInfo(text, ref ctx, client, nowMs);
+        }
+        else if (ctx.ArgCount != 2)
+        {
+            ctx.Syntax();
+            return;
+        }
+        else
+        {
+            foreach (var client in ClientsInOrder(ctx.Server)) AppendClientInfo(text, ref ctx, client, nowMs);
+        }
+        ctx.Reply.Verbatim(Encoding.Latin1.GetBytes(text.ToString()));
+    }
+
+    /// <summary>CLIENT INFO — this connection's CLIENT LIST line.</summary>
+    public static void ClientInfo(ref CommandContext ctx)
+    {
+        var text = new StringBuilder();
+        AppendClientInfo(text, ref ctx, ctx.Client, ctx.NowMs);
+        ctx.Reply.Verbatim(Encoding.Latin1.GetBytes(text.ToString()));
+    }
+
+    /// <summary>
+    /// CLIENT KILL ip:port | CLIENT KILL [ID id] [TYPE type] [USER user] [ADDR ip:port] [LADDR ip:port]
+    /// [SKIPME yes|no] [MAXAGE seconds] — closes matching connections. The old form replies OK or
+    /// "No such client" and may close the caller; the filter form replies the count and skips the
+    /// caller unless SKIPME no. The caller itself is closed only after its reply is written.
+    /// </summary>
+    public static void ClientKill(ref CommandContext ctx)
+    {
+        string? addr = null, laddr = null;
+        ClientType? type = null;
+        long id = 0, maxAge = 0;
+        bool skipMe = true;
+
+        if (ctx.ArgCount == 3)
+        {
+            addr = ctx.ArgString(2);
+            skipMe = false; // with the old form a client may kill itself
+        }
+        else
+        {
+            for (int i = 2; i < ctx.ArgCount; i += 2)
+            {
+                bool more = ctx.ArgCount > i + 1;
+                if (more && ctx.ArgIs(i, "ID"))
+                {
+                    if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out id) || id < 1)
+                    {
+                        ctx.Error(BadClientId);
+                        return;
+                    }
+                }
+                else if (more && ctx.ArgIs(i, "MAXAGE"))
+                {
+                    if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out maxAge))
+                    {
+                        ctx.Error(BadMaxAge);
+                        return;
+                    }
+                    if (maxAge <= 0)
+                    {
+                        ctx.Error(MaxAgeNotPositive);
+                        return;
+                    }
+                }
+                else if (more && ctx.ArgIs(i, "TYPE"))
+                {
+                    if (!TryClientType(ref ctx, i + 1, out var t)) return;
+                    type = t;
+                }
+                else if (more && ctx.ArgIs(i, "ADDR"))
+                {
+                    addr = ctx.ArgString(i + 1);
+                }
+                else if (more && ctx.ArgIs(i, "LADDR"))
+                {
+                    laddr = ctx.ArgString(i + 1);
+                }
+                else if (more && ctx.ArgIs(i, "USER"))
+                {
+                    if (!ctx.Arg(i + 1).SequenceEqual("default"u8))
+                    {
+                        ctx.Error($"ERR No such user '{ctx.ArgString(i + 1)}'");
+                        return;
+                    }
+                }
+                else if (more && ctx.ArgIs(i, "SKIPME"))
+                {
+                    if (ctx.ArgIs(i + 1, "YES")) skipMe = true;
+                    else if (ctx.ArgIs(i + 1, "NO")) skipMe = false;
+                    else
+                    {
+                        ctx.Syntax();
+                        return;
+                    }
+                }
+                else
+                {
+                    ctx.Syntax();
+                    return;
+                }
+            }
+        }
+
+        long killed = 0;
+        bool closeSelf = false;
+        long nowSeconds = ctx.NowMs / 1000;
+        foreach (var client in ClientsInOrder(ctx.Server))
+        {
+            if (addr != null && client.Address != addr) continue;
+            if (laddr != null && client.LocalAddress != laddr) continue;
+            if (type != null && TypeOf(client) != type) continue;
+            if (id != 0 && client.Id != id) continue;
+            if (client == ctx.Client && skipMe) continue;
+            if (maxAge != 0 && nowSeconds - client.CreatedAtMs / 1000 < maxAge) continue;
+            if (client == ctx.Client) closeSelf = true;
+            else client.Kill();
+            killed++;
+        }
+
+        if (ctx.ArgCount == 3)
+        {
+            if (killed == 0) ctx.Error(NoSuchClient);
+            else ctx.Reply.Ok();
+        }
+        else
+        {
+            ctx.Reply.Integer(killed);
+        }
+        if (closeSelf) ctx.Client.CloseAfterReply = true;
+    }
+
+    /// <summary>CLIENT NO-EVICT ON|OFF — recorded (the flag shows in CLIENT LIST); there is no client eviction yet.</summary>
+    public static void ClientNoEvict(ref CommandContext ctx)
+    {
+        if (ctx.ArgIs(2, "ON")) ctx.Client.NoEvict = true;
+        else if (ctx.ArgIs(2, "OFF")) ctx.Client.NoEvict = false;
+        else
+        {
+            ctx.Syntax();
+            return;
+        }
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>CLIENT NO-TOUCH ON|OFF — while on, this client's reads do not refresh keys' access time.</summary>
+    public static void ClientNoTouch(ref CommandContext ctx)
+    {
+        if (ctx.ArgIs(2, "ON")) ctx.Client.NoTouch = true;
+        else if (ctx.ArgIs(2, "OFF")) ctx.Client.NoTouch = false;
+        else
+        {
+            ctx.Syntax();
+            return;
+        }
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>
+    /// CLIENT REPLY ON|OFF|SKIP — OFF drops every reply until ON; SKIP drops the next command's.
+    /// OFF and SKIP reply nothing themselves; ON replies +OK even when replies were off (the
+    /// dispatcher lets this command's reply through).
+    /// </summary>
+    public static void ClientReply(ref CommandContext ctx)
+    {
+        if (ctx.ArgIs(2, "ON"))
+        {
+            ctx.Client.ReplyMode = ReplyMode.On;
+            ctx.Reply.Ok();
+        }
+        else if (ctx.ArgIs(2, "OFF"))
+        {
+            ctx.Client.ReplyMode = ReplyMode.Off;
+        }
+        else if (ctx.ArgIs(2, "SKIP"))
+        {
+            // The dispatcher turns SkipNext into Skip once this command is done.
+            if (ctx.Client.ReplyMode != ReplyMode.Off) ctx.Client.ReplyMode = ReplyMode.SkipNext;
+        }
+        else
+        {
+            ctx.Syntax();
+        }
+    }
+
+    /// <summary>CLIENT GETREDIR — -1: client-side caching (tracking) is not supported, so nothing redirects.</summary>
+    public static void ClientGetRedir(ref CommandContext ctx) => ctx.Reply.Raw(Resp.MinusOne);
+
+    /// <summary>
+    /// CLIENT PAUSE timeout [WRITE|ALL] — validated and acknowledged like Redis, but clients are not
+    /// actually paused yet (the dispatcher has no pause gate).
+    /// </summary>
+    public static void ClientPause(ref CommandContext ctx)
+    {
+        if (ctx.ArgCount > 4)
+        {
+            SubcommandSyntaxError(ref ctx);
+            return;
+        }
+        if (ctx.ArgCount == 4 && !ctx.ArgIs(3, "WRITE") && !ctx.ArgIs(3, "ALL"))
+        {
+            ctx.Error(BadPauseMode);
+            return;
+        }
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long timeout))
+        {
+            ctx.Error(BadTimeout);
+            return;
+        }
+        if (timeout < 0)
+        {
+            ctx.Error(NegativeTimeout);
+            return;
+        }
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>CLIENT UNPAUSE — OK (see <see cref="ClientPause"/>).</summary>
+    public static void ClientUnpause(ref CommandContext ctx) => ctx.Reply.Ok();
+
+    /// <summary>CLIENT HELP — the subcommands this server implements, in Redis's wording.</summary>
+    public static void ClientHelp(ref CommandContext ctx)
+    {
+        ctx.Reply.ArrayHeader(ClientHelpLines.Length);
+        foreach (string line in ClientHelpLines) ctx.Reply.SimpleString(line);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /// <summary>Redis's "unknown subcommand or wrong number of arguments for 'x'. Try CLIENT HELP."</summary>
+    private static void SubcommandSyntaxError(ref CommandContext ctx)
+        => ctx.Error($"ERR unknown subcommand or wrong number of arguments for '{RespErrors.Truncate(ctx.Arg(1), 128)}'. Try {ctx.ArgString(0).ToUpperInvariant()} HELP.");
+
+    /// <summary>Sets the connection name (SETNAME, HELLO SETNAME), or replies the error and returns false.</summary>
+    private static bool TrySetName(ref CommandContext ctx, ReadOnlySpan<byte> name)
+    {
+        if (!IsPrintableWord(name))
+        {
+            ctx.Error(BadClientName);
+            return false;
+        }
+        ctx.Client.Name = name.IsEmpty ? null : RespErrors.Latin(name);
+        return true;
+    }
+
+    /// <summary>Only '!'..'~': CLIENT LIST must stay splittable on spaces.</summary>
+    private static bool IsPrintableWord(ReadOnlySpan<byte> value)
+    {
+        foreach (byte b in value)
+            if (b < (byte)'!' || b > (byte)'~') return false;
+        return true;
+    }
+
+    private static bool TryClientType(ref CommandContext ctx, int arg, out ClientType type)
+    {
+        if (ctx.ArgIs(arg, "NORMAL")) type = ClientType.Normal;
+        else if (ctx.ArgIs(arg, "SLAVE") || ctx.ArgIs(arg, "REPLICA")) type = ClientType.Replica;
+        else if (ctx.ArgIs(arg, "PUBSUB")) type = ClientType.PubSub;
+        else if (ctx.ArgIs(arg, "MASTER")) type = ClientType.Master;
+        else
+        {
+            type = default;
+            ctx.Error($"ERR Unknown client type '{ctx.ArgString(arg)}'");
+            return false;
+        }
+        return true;
+    }
+
+    /// <summary>Every client here is a normal one: there is no replication, and pub/sub comes later.</summary>
+    private static ClientType TypeOf(ClientSession client) => ClientType.Normal;
+
+    /// <summary>
+    /// Clients oldest first, as Redis's client list keeps them. A killed client leaves the registry
+    /// only once its connection has wound down; Redis frees it at once, so it is left out here.
+    /// </summary>
+    private static List<ClientSession> ClientsInOrder(RedisServer server)
+    {
+        var list = new List<ClientSession>(server.Clients.Count);
+        foreach (var client in server.Clients.Values)
+            if (!client.Killed) list.Add(client);
+        list.Sort((a, b) => a.Id.CompareTo(b.Id));
+        return list;
+    }
+
+    /// <summary>
+    /// One CLIENT LIST line in Redis 7.2's field order. Fields this server has no notion of are
+    /// reported as Redis reports an idle client without them: fd=-1 (connections are not file
+    /// descriptors here), rbs/rbp 0 (replies go straight to the output pipe), obl/oll 0.
+    /// argv-mem is known only for the client running the command.
+    /// </summary>
+    private static void AppendClientInfo(StringBuilder sb, ref CommandContext ctx, ClientSession c, long nowMs)
+    {
+        var flags = new StringBuilder(4);
+        if (c.CloseAfterReply) flags.Append('c');
+        if (c.NoEvict) flags.Append('e');
+        if (c.NoTouch) flags.Append('T');
+        if (flags.Length == 0) flags.Append('N');
+
+        long argvMem = 0;
+        if (c == ctx.Client)
+            for (int i = 0; i < ctx.ArgCount; i++) argvMem += ctx.Arg(i).Length;
+        long qbuf = c.QueryBufferBytes;
+        long omem = c.OutputBufferBytes;
+
+        sb.Append("id=").Append(c.Id)
+          .Append(" addr=").Append(c.Address)
+          .Append(" laddr=").Append(c.LocalAddress)
+          .Append(" fd=-1")
+          .Append(" name=").Append(c.Name)
+          .Append(" age=").Append(Math.Max(0, (nowMs - c.CreatedAtMs) / 1000))
+          .Append(" idle=").Append(Math.Max(0, (nowMs - c.LastInteractionMs) / 1000))
+          .Append(" flags=").Append(flags)
+          .Append(" db=").Append(c.Db)
+          .Append(" sub=0 psub=0 ssub=0 multi=-1")
+          .Append(" qbuf=").Append(qbuf)
+          .Append(" qbuf-free=0")
+          .Append(" argv-mem=").Append(argvMem)
+          .Append(" multi-mem=0 rbs=0 rbp=0 obl=0 oll=0")
+          .Append(" omem=").Append(omem)
+          .Append(" tot-mem=").Append(qbuf + argvMem + omem)
+          .Append(" events=r")
+          .Append(" cmd=").Append(c.LastCommand)
+          .Append(" user=").Append(DefaultUser)
+          .Append(" redir=-1")
+          .Append(" resp=").Append(c.Protocol)
+          .Append(" lib-name=").Append(c.LibName)
+          .Append(" lib-ver=").Append(c.LibVersion)
+          .Append('\n');
+    }
 }

@@ -1,63 +1,811 @@
+using RedisClone.Common;
+using RedisClone.Protocol;
+using RedisClone.Storage;
+
 namespace RedisClone.Commands;
 
-/// <summary>Placeholder while the family is written.</summary>
+/// <summary>
+/// The keyspace family: DEL, EXISTS, TYPE, RENAME, COPY, MOVE, KEYS, SCAN, RANDOMKEY, DBSIZE,
+/// FLUSHDB/FLUSHALL, SWAPDB, the EXPIRE and TTL commands, PERSIST and OBJECT.
+/// </summary>
+/// <remarks>
+/// Multi-key commands (DEL, EXISTS, RENAME, COPY...) may name keys on different shards: the
+/// dispatcher holds every gate they need, so each key is simply looked up in its own shard's
+/// database. Whole-keyspace commands (KEYS, SCAN, FLUSHDB...) run with every gate held and walk
+/// each shard's part of the selected database.
+/// <para>
+/// Lookups follow Redis's flags: read lookups (EXISTS, TYPE, TTL, OBJECT, TOUCH, COPY's source) count
+/// keyspace hits and misses, write lookups (DEL, RENAME, EXPIRE, PERSIST, MOVE) do not. Of the
+/// reads only TOUCH and COPY's source refresh the access time OBJECT IDLETIME reports (Redis's
+/// LOOKUP_NOTOUCH for the rest); write lookups go through <see cref="Database.FindLive"/>, which
+/// refreshes it as Redis's lookupKeyWrite does.
+/// </para>
+/// </remarks>
 internal static class KeyCommands
 {
-    public static void Del(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private const int ExpireNx = 1 << 0;
+    private const int ExpireXx = 1 << 1;
+    private const int ExpireGt = 1 << 2;
+    private const int ExpireLt = 1 << 3;
 
-    public static void Exists(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static ReadOnlySpan<byte> NxConflict => "-ERR NX and XX, GT or LT options at the same time are not compatible\r\n"u8;
+    private static ReadOnlySpan<byte> GtLtConflict => "-ERR GT and LT options at the same time are not compatible\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidExpireExpire => "-ERR invalid expire time in 'expire' command\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidExpirePExpire => "-ERR invalid expire time in 'pexpire' command\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidExpireExpireAt => "-ERR invalid expire time in 'expireat' command\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidExpirePExpireAt => "-ERR invalid expire time in 'pexpireat' command\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidFirstDb => "-ERR invalid first DB index\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidSecondDb => "-ERR invalid second DB index\r\n"u8;
+    private static ReadOnlySpan<byte> LfuSelected =>
+        "-ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"u8;
+    private static ReadOnlySpan<byte> LfuNotSelected =>
+        "-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"u8;
 
-    public static void Touch(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static readonly string[] ObjectHelpLines =
+    [
+        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+        "HELP",
+        "    Prints this help.",
+    ];
 
-    public static void Type(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- DEL, EXISTS, TOUCH, TYPE
 
-    public static void Rename(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>DEL key [key ...] (and UNLINK) — the number of keys removed; a repeated key counts once.</summary>
+    /// <remarks>UNLINK frees nothing in the background here: dropping the references is already O(1) for the shard.</remarks>
+    public static void Del(ref CommandContext ctx)
+    {
+        long deleted = 0;
+        for (int i = 1; i < ctx.ArgCount; i++)
+        {
+            var key = ctx.Arg(i);
+            if (ctx.Db(key).Delete(key, ctx.NowMs)) deleted++;
+        }
+        ctx.Reply.Integer(deleted);
+    }
 
-    public static void RenameNx(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>EXISTS key [key ...] — how many of the keys exist; a repeated key counts each time.</summary>
+    public static void Exists(ref CommandContext ctx)
+    {
+        long found = 0;
+        for (int i = 1; i < ctx.ArgCount; i++)
+        {
+            var key = ctx.Arg(i);
+            if (FindForRead(ctx.Db(key), key, ctx.NowMs) >= 0) found++;
+        }
+        ctx.Reply.Integer(found);
+    }
 
-    public static void Copy(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>TOUCH key [key ...] — refreshes each key's access time; the number found (repeats count).</summary>
+    public static void Touch(ref CommandContext ctx)
+    {
+        long found = 0;
+        for (int i = 1; i < ctx.ArgCount; i++)
+        {
+            var key = ctx.Arg(i);
+            if (ctx.Db(key).GetForRead(key, ctx.NowMs) != null) found++;
+        }
+        ctx.Reply.Integer(found);
+    }
 
-    public static void Move(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>TYPE key — "string", "list", ... as a simple string, or "none".</summary>
+    public static void Type(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (slot < 0) ctx.Reply.Raw("+none\r\n"u8);
+        else ctx.Reply.SimpleString(ValueTypes.TypeName(db.Table.At(slot).Value));
+    }
 
-    public static void Keys(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- RENAME, COPY, MOVE
 
-    public static void Scan(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>RENAME key newkey — OK; "ERR no such key" when key is missing. The TTL moves with the value.</summary>
+    public static void Rename(ref CommandContext ctx) => RenameGeneric(ref ctx, nx: false);
 
-    public static void RandomKey(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>RENAMENX key newkey — 1 if renamed, 0 if newkey exists; "ERR no such key" when key is missing.</summary>
+    public static void RenameNx(ref CommandContext ctx) => RenameGeneric(ref ctx, nx: true);
 
-    public static void DbSize(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static void RenameGeneric(ref CommandContext ctx, bool nx)
+    {
+        var src = ctx.Arg(1);
+        var dst = ctx.Arg(2);
+        var srcDb = ctx.Db(src);
+        int srcSlot = srcDb.FindLive(src, ctx.NowMs);
+        if (srcSlot < 0)
+        {
+            ctx.Error(RespErrors.NoSuchKey);
+            return;
+        }
+        if (src.SequenceEqual(dst))
+        {
+            // Redis checks existence first, then treats renaming a key onto itself as a no-op.
+            ctx.Reply.Raw(nx ? Resp.Zero : Resp.Ok);
+            return;
+        }
+        var dstDb = ctx.Db(dst);
+        int dstSlot = dstDb.FindLive(dst, ctx.NowMs);
+        if (dstSlot >= 0)
+        {
+            if (nx)
+            {
+                ctx.Reply.Raw(Resp.Zero);
+                return;
+            }
+            dstDb.RemoveAt(dstSlot);
+        }
+        // The value object itself moves (as in Redis), so its encoding and raw flag go with it.
+        ref var e = ref srcDb.Table.At(srcSlot);
+        object value = e.Value;
+        long expireAt = e.ExpireAt;
+        int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
+        srcDb.RemoveAt(srcSlot);
+        int slot = dstDb.Add(dst.ToArray(), value, expireAt);
+        dstDb.Table.At(slot).HashAndFlag |= rawFlag;
+        ctx.Reply.Raw(nx ? Resp.One : Resp.Ok);
+    }
 
-    public static void FlushDb(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>
+    /// COPY source destination [DB destination-db] [REPLACE] — 1 if copied, 0 if the source is
+    /// missing or the destination exists without REPLACE. The copy is deep and keeps the TTL.
+    /// </summary>
+    /// <remarks>The destination database lives on the destination key's shard, whose gate is held.</remarks>
+    public static void Copy(ref CommandContext ctx)
+    {
+        int dbIndex = ctx.DbIndex;
+        bool replace = false;
+        for (int j = 3; j < ctx.ArgCount; j++)
+        {
+            if (ctx.ArgIs(j, "REPLACE"))
+            {
+                replace = true;
+            }
+            else if (ctx.ArgIs(j, "DB") && j + 1 < ctx.ArgCount)
+            {
+                if (!TryParseInt32(ctx.Arg(j + 1), out dbIndex))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return;
+                }
+                if ((uint)dbIndex >= (uint)DatabaseCount(ref ctx))
+                {
+                    ctx.Error(RespErrors.DbIndexOutOfRange);
+                    return;
+                }
+                j++;
+            }
+            else
+            {
+                ctx.Syntax();
+                return;
+            }
+        }
 
-    public static void FlushAll(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        var src = ctx.Arg(1);
+        var dst = ctx.Arg(2);
+        if (dbIndex == ctx.DbIndex && src.SequenceEqual(dst))
+        {
+            ctx.Error(RespErrors.SameObject);
+            return;
+        }
+        var srcDb = ctx.Db(src);
+        int srcSlot = FindForRead(srcDb, src, ctx.NowMs, touch: true);
+        if (srcSlot < 0)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        var dstDb = ctx.Db(dst, dbIndex);
+        int dstSlot = dstDb.FindLive(dst, ctx.NowMs);
+        if (dstSlot >= 0 && !replace)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        // Copy before deleting the destination: a value that cannot be copied leaves both keys as they were.
+        ref var e = ref srcDb.Table.At(srcSlot);
+        object copy = ValueTypes.DeepCopy(e.Value);
+        long expireAt = e.ExpireAt;
+        int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
+        if (dstSlot >= 0) dstDb.RemoveAt(dstSlot);
+        int slot = dstDb.Add(dst.ToArray(), copy, expireAt);
+        dstDb.Table.At(slot).HashAndFlag |= rawFlag;
+        ctx.Reply.Raw(Resp.One);
+    }
 
-    public static void SwapDb(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>MOVE key db — 1 if moved to database db, 0 if missing here or present there.</summary>
+    /// <remarks>Database db of the same shard holds the key, so no other gate is needed.</remarks>
+    public static void Move(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        if (!TryParseInt32(ctx.Arg(2), out int dbIndex))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        if ((uint)dbIndex >= (uint)DatabaseCount(ref ctx))
+        {
+            ctx.Error(RespErrors.DbIndexOutOfRange);
+            return;
+        }
+        if (dbIndex == ctx.DbIndex)
+        {
+            ctx.Error(RespErrors.SameObject);
+            return;
+        }
+        var srcDb = ctx.Db(key);
+        int srcSlot = srcDb.FindLive(key, ctx.NowMs);
+        if (srcSlot < 0)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        var dstDb = ctx.Db(key, dbIndex);
+        if (dstDb.FindLive(key, ctx.NowMs) >= 0)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        // The key's array and value move as they are: the source entry lets go of both.
+        ref var e = ref srcDb.Table.At(srcSlot);
+        byte[] keyBytes = e.Key;
+        object value = e.Value;
+        long expireAt = e.ExpireAt;
+        int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
+        srcDb.RemoveAt(srcSlot);
+        int slot = dstDb.Add(keyBytes, value, expireAt);
+        dstDb.Table.At(slot).HashAndFlag |= rawFlag;
+        ctx.Reply.Raw(Resp.One);
+    }
 
-    public static void Expire(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- KEYS, SCAN, RANDOMKEY, DBSIZE
 
-    public static void PExpire(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>KEYS pattern — every live key matching the glob, shard by shard (order unspecified, as in Redis).</summary>
+    /// <remarks>Expired keys met on the way are deleted, not listed.</remarks>
+    public static void Keys(ref CommandContext ctx)
+    {
+        var pattern = ctx.Arg(1);
+        bool all = pattern.Length == 1 && pattern[0] == (byte)'*';
+        var found = new List<byte[]>();
+        var shards = ctx.Server.Shards;
+        for (int i = 0; i < shards.Count; i++)
+        {
+            var db = shards[i].Store[ctx.DbIndex];
+            var table = db.Table;
+            // SlotCount is read each round: deleting the last key empties the table.
+            for (int s = 0; s < table.SlotCount; s++)
+            {
+                if (!table.IsUsed(s)) continue;
+                ref var e = ref table.At(s);
+                if (!all && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
+                if (IsExpired(ref e, ctx.NowMs))
+                {
+                    db.FindLive(e.Key, ctx.NowMs); // deletes it and counts it as expired
+                    continue;
+                }
+                found.Add(e.Key);
+            }
+        }
+        ctx.Reply.ArrayHeader(found.Count);
+        foreach (var key in found) ctx.Reply.Bulk(key);
+    }
 
-    public static void ExpireAt(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>
+    /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] — the next cursor and a batch of keys.
+    /// </summary>
+    /// <remarks>
+    /// The cursor encodes a position (shard, slot) as <c>slot * shardCount + shard</c>, and the scan
+    /// walks shard 0's slots, then shard 1's, and so on. KeyTable slots never move (growing keeps
+    /// every entry at its index), so a key present for the whole scan sits at one fixed position
+    /// and is returned exactly once, whatever is added or deleted meanwhile; keys added or deleted
+    /// during the scan may or may not appear, as Redis promises. COUNT is the amount of work, as in
+    /// Redis: stop after COUNT used slots were seen or 10*COUNT slots were visited.
+    /// </remarks>
+    public static void Scan(ref CommandContext ctx)
+    {
+        if (!TryParseCursor(ctx.Arg(1), out ulong cursor))
+        {
+            ctx.Error(RespErrors.CursorInvalid);
+            return;
+        }
+        long count = 10;
+        int patternArg = -1, typeArg = -1;
+        for (int i = 2; i < ctx.ArgCount; i += 2)
+        {
+            bool hasValue = i + 1 < ctx.ArgCount;
+            if (ctx.ArgIs(i, "COUNT") && hasValue)
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out count))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return;
+                }
+                if (count < 1)
+                {
+                    ctx.Syntax();
+                    return;
+                }
+            }
+            else if (ctx.ArgIs(i, "MATCH") && hasValue)
+            {
+                patternArg = i + 1;
+            }
+            else if (ctx.ArgIs(i, "TYPE") && hasValue)
+            {
+                typeArg = i + 1;
+            }
+            else
+            {
+                ctx.Syntax();
+                return;
+            }
+        }
+        var pattern = patternArg > 0 ? ctx.Arg(patternArg) : default;
+        bool usePattern = patternArg > 0 && !(pattern.Length == 1 && pattern[0] == (byte)'*');
+        // An unknown TYPE name matches nothing (Redis 7.2 plans an error for it only in 8.0).
+        var typeName = typeArg > 0 ? ctx.Arg(typeArg) : default;
 
-    public static void PExpireAt(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        var shards = ctx.Server.Shards;
+        int shardCount = shards.Count;
+        int shard = (int)(cursor % (ulong)shardCount);
+        ulong slotFromCursor = cursor / (ulong)shardCount;
+        int slot = slotFromCursor > int.MaxValue ? int.MaxValue : (int)slotFromCursor;
+        long maxVisits = count > long.MaxValue / 10 ? long.MaxValue : count * 10;
+        long seen = 0, visits = 0;
+        var found = new List<byte[]>();
 
-    public static void Ttl(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        while (shard < shardCount && seen < count && visits < maxVisits)
+        {
+            var db = shards[shard].Store[ctx.DbIndex];
+            var table = db.Table;
+            if (slot >= table.SlotCount)
+            {
+                shard++;
+                slot = 0;
+                continue;
+            }
+            visits++;
+            int s = slot++;
+            if (!table.IsUsed(s)) continue;
+            seen++;
+            ref var e = ref table.At(s);
+            if (usePattern && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
+            if (typeArg > 0 && !System.Text.Ascii.EqualsIgnoreCase(typeName, ValueTypes.TypeName(e.Value))) continue;
+            if (IsExpired(ref e, ctx.NowMs))
+            {
+                db.FindLive(e.Key, ctx.NowMs); // deletes it and counts it as expired
+                continue;
+            }
+            found.Add(e.Key);
+        }
+        // Skip exhausted shards now, so the last batch already says cursor 0.
+        while (shard < shardCount && slot >= shards[shard].Store[ctx.DbIndex].Table.SlotCount)
+        {
+            shard++;
+            slot = 0;
+        }
+        long next = shard >= shardCount ? 0 : (long)slot * shardCount + shard;
 
-    public static void PTtl(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        ctx.Reply.ArrayHeader(2);
+        ctx.Reply.BulkInteger(next);
+        ctx.Reply.ArrayHeader(found.Count);
+        foreach (var key in found) ctx.Reply.Bulk(key);
+    }
 
-    public static void ExpireTime(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>RANDOMKEY — a random live key, or nil when the database is empty.</summary>
+    /// <remarks>A shard is picked in proportion to its key count; expired picks are deleted and the draw repeated.</remarks>
+    public static void RandomKey(ref CommandContext ctx)
+    {
+        var shards = ctx.Server.Shards;
+        long total = 0;
+        for (int i = 0; i < shards.Count; i++) total += shards[i].Store[ctx.DbIndex].Count;
+        var random = Random.Shared;
+        while (total > 0)
+        {
+            long pick = random.NextInt64(total);
+            int shard = 0;
+            for (; shard < shards.Count - 1; shard++)
+            {
+                long n = shards[shard].Store[ctx.DbIndex].Count;
+                if (pick < n) break;
+                pick -= n;
+            }
+            var db = shards[shard].Store[ctx.DbIndex];
+            int slot = db.Table.RandomSlot(random);
+            if (slot < 0)
+            {
+                total = RecountKeys(ref ctx);
+                continue;
+            }
+            ref var e = ref db.Table.At(slot);
+            if (IsExpired(ref e, ctx.NowMs))
+            {
+                db.FindLive(e.Key, ctx.NowMs); // deletes it; each round removes a key, so this ends
+                total--;
+                continue;
+            }
+            ctx.Reply.Bulk(e.Key);
+            return;
+        }
+        ctx.Reply.NullBulk();
+    }
 
-    public static void PExpireTime(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>DBSIZE — the number of keys in the selected database (keys expired but not yet deleted included, as in Redis).</summary>
+    public static void DbSize(ref CommandContext ctx) => ctx.Reply.Integer(RecountKeys(ref ctx));
 
-    public static void Persist(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- FLUSHDB, FLUSHALL, SWAPDB
 
-    public static void ObjectEncoding(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>FLUSHDB [ASYNC|SYNC] — removes every key of the selected database.</summary>
+    /// <remarks>Both modes are immediate: dropping a shard's table is O(1) and the GC frees it later.</remarks>
+    public static void FlushDb(ref CommandContext ctx)
+    {
+        if (!CheckFlushMode(ref ctx)) return;
+        var shards = ctx.Server.Shards;
+        for (int i = 0; i < shards.Count; i++) shards[i].Store[ctx.DbIndex].Clear();
+        ctx.Reply.Ok();
+    }
 
-    public static void ObjectFreq(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>FLUSHALL [ASYNC|SYNC] — removes every key of every database.</summary>
+    public static void FlushAll(ref CommandContext ctx)
+    {
+        if (!CheckFlushMode(ref ctx)) return;
+        var shards = ctx.Server.Shards;
+        for (int i = 0; i < shards.Count; i++)
+        {
+            var store = shards[i].Store;
+            for (int db = 0; db < store.DatabaseCount; db++) store[db].Clear();
+        }
+        ctx.Reply.Ok();
+    }
 
-    public static void ObjectIdleTime(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>SWAPDB index1 index2 — the two databases exchange their contents on every shard.</summary>
+    public static void SwapDb(ref CommandContext ctx)
+    {
+        if (!TryParseInt32(ctx.Arg(1), out int a))
+        {
+            ctx.Error(InvalidFirstDb);
+            return;
+        }
+        if (!TryParseInt32(ctx.Arg(2), out int b))
+        {
+            ctx.Error(InvalidSecondDb);
+            return;
+        }
+        int databases = DatabaseCount(ref ctx);
+        if ((uint)a >= (uint)databases || (uint)b >= (uint)databases)
+        {
+            ctx.Error(RespErrors.DbIndexOutOfRange);
+            return;
+        }
+        if (a != b)
+        {
+            var shards = ctx.Server.Shards;
+            for (int i = 0; i < shards.Count; i++) shards[i].Store.Swap(a, b);
+        }
+        ctx.Reply.Ok();
+    }
 
-    public static void ObjectRefCount(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- EXPIRE family
 
-    public static void ObjectHelp(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>EXPIRE key seconds [NX|XX|GT|LT] — 1 if the TTL was set (or the key deleted by a past time), else 0.</summary>
+    public static void Expire(ref CommandContext ctx) => ExpireGeneric(ref ctx, ctx.NowMs, seconds: true, InvalidExpireExpire);
+
+    /// <summary>PEXPIRE key milliseconds [NX|XX|GT|LT] — as EXPIRE, in milliseconds.</summary>
+    public static void PExpire(ref CommandContext ctx) => ExpireGeneric(ref ctx, ctx.NowMs, seconds: false, InvalidExpirePExpire);
+
+    /// <summary>EXPIREAT key unix-time-seconds [NX|XX|GT|LT] — as EXPIRE, at an absolute time.</summary>
+    public static void ExpireAt(ref CommandContext ctx) => ExpireGeneric(ref ctx, 0, seconds: true, InvalidExpireExpireAt);
+
+    /// <summary>PEXPIREAT key unix-time-milliseconds [NX|XX|GT|LT] — as EXPIREAT, in milliseconds.</summary>
+    public static void PExpireAt(ref CommandContext ctx) => ExpireGeneric(ref ctx, 0, seconds: false, InvalidExpirePExpireAt);
+
+    /// <summary>
+    /// Redis's expireGenericCommand: options first (unknown option, then conflicts), then the time
+    /// (not an integer; overflow converting seconds or adding the base time), then the key. GT treats
+    /// "no TTL" as infinite (never greater); LT treats it as infinite too (always less).
+    /// </summary>
+    private static void ExpireGeneric(ref CommandContext ctx, long baseTime, bool seconds, ReadOnlySpan<byte> invalidTime)
+    {
+        int flags = 0;
+        for (int j = 3; j < ctx.ArgCount; j++)
+        {
+            if (ctx.ArgIs(j, "NX")) flags |= ExpireNx;
+            else if (ctx.ArgIs(j, "XX")) flags |= ExpireXx;
+            else if (ctx.ArgIs(j, "GT")) flags |= ExpireGt;
+            else if (ctx.ArgIs(j, "LT")) flags |= ExpireLt;
+            else
+            {
+                ctx.Error("ERR Unsupported option " + ctx.ArgString(j));
+                return;
+            }
+        }
+        if ((flags & ExpireNx) != 0 && (flags & (ExpireXx | ExpireGt | ExpireLt)) != 0)
+        {
+            ctx.Error(NxConflict);
+            return;
+        }
+        if ((flags & ExpireGt) != 0 && (flags & ExpireLt) != 0)
+        {
+            ctx.Error(GtLtConflict);
+            return;
+        }
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long when))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        if (seconds)
+        {
+            if (when > long.MaxValue / 1000 || when < long.MinValue / 1000)
+            {
+                ctx.Error(invalidTime);
+                return;
+            }
+            when *= 1000;
+        }
+        if (when > long.MaxValue - baseTime)
+        {
+            ctx.Error(invalidTime);
+            return;
+        }
+        when += baseTime;
+
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        if (slot < 0)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        if (flags != 0)
+        {
+            long current = db.Table.At(slot).ExpireAt;
+            bool hasTtl = current != 0;
+            bool refused =
+                ((flags & ExpireNx) != 0 && hasTtl) ||
+                ((flags & ExpireXx) != 0 && !hasTtl) ||
+                ((flags & ExpireGt) != 0 && (!hasTtl || when <= current)) ||
+                ((flags & ExpireLt) != 0 && hasTtl && when >= current);
+            if (refused)
+            {
+                ctx.Reply.Raw(Resp.Zero);
+                return;
+            }
+        }
+        if (when <= ctx.NowMs)
+        {
+            // A time already past deletes the key (Redis replies 1: the "expire" happened).
+            db.RemoveAt(slot);
+        }
+        else
+        {
+            db.SetExpire(slot, when);
+        }
+        ctx.Reply.Raw(Resp.One);
+    }
+
+    /// <summary>TTL key — seconds to live (rounded), -1 without a TTL, -2 when missing.</summary>
+    public static void Ttl(ref CommandContext ctx) => TtlGeneric(ref ctx, milliseconds: false, absolute: false);
+
+    /// <summary>PTTL key — milliseconds to live, -1 without a TTL, -2 when missing.</summary>
+    public static void PTtl(ref CommandContext ctx) => TtlGeneric(ref ctx, milliseconds: true, absolute: false);
+
+    /// <summary>EXPIRETIME key — the expiry as unix seconds, -1 without a TTL, -2 when missing.</summary>
+    public static void ExpireTime(ref CommandContext ctx) => TtlGeneric(ref ctx, milliseconds: false, absolute: true);
+
+    /// <summary>PEXPIRETIME key — the expiry as unix milliseconds, -1 without a TTL, -2 when missing.</summary>
+    public static void PExpireTime(ref CommandContext ctx) => TtlGeneric(ref ctx, milliseconds: true, absolute: true);
+
+    private static void TtlGeneric(ref CommandContext ctx, bool milliseconds, bool absolute)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (slot < 0)
+        {
+            ctx.Reply.Raw(Resp.MinusTwo);
+            return;
+        }
+        long at = db.Table.At(slot).ExpireAt;
+        if (at == 0)
+        {
+            ctx.Reply.Raw(Resp.MinusOne);
+            return;
+        }
+        if (absolute)
+        {
+            ctx.Reply.Integer(milliseconds ? at : at / 1000);
+            return;
+        }
+        long ttl = Math.Max(0, at - ctx.NowMs);
+        ctx.Reply.Integer(milliseconds ? ttl : (ttl + 500) / 1000);
+    }
+
+    /// <summary>PERSIST key — 1 if a TTL was removed, 0 if the key is missing or has none.</summary>
+    public static void Persist(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        if (slot < 0 || db.Table.At(slot).ExpireAt == 0)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        db.SetExpire(slot, 0);
+        ctx.Reply.Raw(Resp.One);
+    }
+
+    // ---------------------------------------------------------------- OBJECT
+
+    /// <summary>OBJECT ENCODING key — the value's internal representation ("int", "embstr", "raw"...), or nil.</summary>
+    public static void ObjectEncoding(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(2);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (slot < 0)
+        {
+            ctx.Reply.NullBulk();
+            return;
+        }
+        ref var e = ref db.Table.At(slot);
+        ctx.Reply.Bulk(ValueTypes.EncodingName(e.Value, (e.HashAndFlag & KeyTable.RawFlag) != 0));
+    }
+
+    /// <summary>OBJECT FREQ key — nil when missing; Redis's error unless an LFU maxmemory-policy is selected.</summary>
+    /// <remarks>
+    /// Access frequency is not tracked (there is no eviction yet), so under an LFU policy every key
+    /// reports 0, the counter of a key with no recent accesses.
+    /// </remarks>
+    public static void ObjectFreq(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(2);
+        if (FindForRead(ctx.Db(key), key, ctx.NowMs) < 0)
+        {
+            ctx.Reply.NullBulk();
+            return;
+        }
+        if (!IsLfuPolicy(ref ctx))
+        {
+            ctx.Error(LfuNotSelected);
+            return;
+        }
+        ctx.Reply.Raw(Resp.Zero);
+    }
+
+    /// <summary>
+    /// OBJECT IDLETIME key — seconds since the key was last read, written or touched; nil when
+    /// missing; Redis's error under an LFU maxmemory-policy (which tracks frequency instead).
+    /// </summary>
+    public static void ObjectIdleTime(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(2);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (slot < 0)
+        {
+            ctx.Reply.NullBulk();
+            return;
+        }
+        if (IsLfuPolicy(ref ctx))
+        {
+            ctx.Error(LfuSelected);
+            return;
+        }
+        ctx.Reply.Integer(LruClock.SecondsSince(db.Table.LastAccess(slot)));
+    }
+
+    /// <summary>OBJECT REFCOUNT key — 2147483647 for Redis's shared integers 0..9999, else 1; nil when missing.</summary>
+    public static void ObjectRefCount(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(2);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (slot < 0)
+        {
+            ctx.Reply.NullBulk();
+            return;
+        }
+        ref var e = ref db.Table.At(slot);
+        ctx.Reply.Integer(ValueTypes.RefCount(e.Value, (e.HashAndFlag & KeyTable.RawFlag) != 0));
+    }
+
+    /// <summary>OBJECT HELP — the subcommands, one simple string per line.</summary>
+    public static void ObjectHelp(ref CommandContext ctx)
+    {
+        ctx.Reply.ArrayHeader(ObjectHelpLines.Length);
+        foreach (string line in ObjectHelpLines) ctx.Reply.SimpleString(line);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /// <summary>
+    /// Slot of a live key or -1, counting a keyspace hit or miss (Redis's lookupKeyRead);
+    /// <paramref name="touch"/> false leaves the access time alone (LOOKUP_NOTOUCH).
+    /// </summary>
+    private static int FindForRead(Database db, ReadOnlySpan<byte> key, long nowMs, bool touch = false)
+    {
+        int slot = touch ? db.FindLive(key, nowMs) : db.FindLiveNoTouch(key, nowMs);
+        if (slot < 0) db.Owner.KeyspaceMisses++;
+        else db.Owner.KeyspaceHits++;
+        return slot;
+    }
+
+    private static bool IsExpired(ref KeyTable.Entry e, long nowMs) => e.ExpireAt != 0 && e.ExpireAt <= nowMs;
+
+    /// <summary>allkeys-lfu and volatile-lfu: Redis then keeps a frequency counter instead of an access time.</summary>
+    private static bool IsLfuPolicy(ref CommandContext ctx) => ctx.Server.Config.MaxMemoryPolicy.EndsWith("-lfu", StringComparison.OrdinalIgnoreCase);
+
+    private static int DatabaseCount(ref CommandContext ctx) => ctx.Server.Options.Databases;
+
+    private static long RecountKeys(ref CommandContext ctx)
+    {
+        var shards = ctx.Server.Shards;
+        long total = 0;
+        for (int i = 0; i < shards.Count; i++) total += shards[i].Store[ctx.DbIndex].Count;
+        return total;
+    }
+
+    /// <summary>FLUSHDB/FLUSHALL take at most one argument, SYNC or ASYNC; anything else is a syntax error.</summary>
+    private static bool CheckFlushMode(ref CommandContext ctx)
+    {
+        if (ctx.ArgCount > 2 || (ctx.ArgCount == 2 && !ctx.ArgIs(1, "SYNC") && !ctx.ArgIs(1, "ASYNC")))
+        {
+            ctx.Syntax();
+            return false;
+        }
+        return true;
+    }
+
+    /// <summary>Redis's getIntFromObject: a string2ll integer that fits in 32 bits.</summary>
+    private static bool TryParseInt32(ReadOnlySpan<byte> text, out int value)
+    {
+        value = 0;
+        if (!RedisNumbers.TryParseInt64(text, out long v) || v < int.MinValue || v > int.MaxValue) return false;
+        value = (int)v;
+        return true;
+    }
+
+    /// <summary>
+    /// A SCAN cursor as C's strtoul reads it (Redis's parseScanCursorOrReply): an optional sign,
+    /// decimal digits, nothing after them, no leading space, no overflow. A minus sign wraps
+    /// ("-1" is 2^64-1) and the empty string is cursor 0, both quirks Redis shows.
+    /// </summary>
+    private static bool TryParseCursor(ReadOnlySpan<byte> text, out ulong cursor)
+    {
+        cursor = 0;
+        if (text.IsEmpty) return true;
+        int i = 0;
+        bool negative = false;
+        if (text[0] == (byte)'+' || text[0] == (byte)'-')
+        {
+            negative = text[0] == (byte)'-';
+            i++;
+        }
+        int digitsStart = i;
+        ulong value = 0;
+        for (; i < text.Length; i++)
+        {
+            uint digit = (uint)(text[i] - '0');
+            if (digit > 9) return false;
+            if (value > (ulong.MaxValue - digit) / 10) return false;
+            value = value * 10 + digit;
+        }
+        if (i == digitsStart) return false; // a lone sign: strtoul consumed nothing
+        cursor = negative ? 0 - value : value;
+        return true;
+    }
 }

@@ -1,47 +1,854 @@
+using RedisClone.Common;
+using RedisClone.Protocol;
+using RedisClone.Storage;
+
 namespace RedisClone.Commands;
 
-/// <summary>Placeholder while the family is written.</summary>
+/// <summary>
+/// The string family: GET, SET and its variants, the counters, APPEND, ranges and LCS.
+/// </summary>
+/// <remarks>
+/// A string value is a <c>byte[]</c> in <see cref="KeyTable.Entry.Value"/> whose length is the
+/// string's length. Overwriting a string with one of the same length copies into the existing array
+/// (and INCR rewrites its digits in place when their count does not change), so a steady stream of
+/// SET/INCR on existing keys allocates nothing. The price: a stored array may be mutated later, so
+/// code that shares a value between two keys (COPY, RESTORE...) must clone it.
+/// <para>
+/// The <see cref="KeyTable.RawFlag"/> mirrors Redis's encodings: commands that build a fresh object
+/// from the argument (SET, INCR...) clear it, so OBJECT ENCODING reports int or embstr from the
+/// bytes; APPEND to an existing string and SETRANGE edit a string in place and set it ("raw").
+/// </para>
+/// Keyspace hits and misses are counted where Redis uses lookupKeyRead (GET, MGET, STRLEN, GETRANGE,
+/// the GET of SET/GETSET/GETDEL/GETEX, LCS), not where it uses lookupKeyWrite (INCR, APPEND...).
+/// </remarks>
 internal static class StringCommands
 {
-    public static void Get(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // Option bits shared by SET and GETEX, checked for conflicts in Redis's order.
+    private const int OptNx = 1 << 0;
+    private const int OptXx = 1 << 1;
+    private const int OptGet = 1 << 2;
+    private const int OptKeepTtl = 1 << 3;
+    private const int OptPersist = 1 << 4;
+    private const int OptEx = 1 << 5;
+    private const int OptPx = 1 << 6;
+    private const int OptExAt = 1 << 7;
+    private const int OptPxAt = 1 << 8;
+    private const int OptAnyExpire = OptEx | OptPx | OptExAt | OptPxAt;
 
-    public static void Set(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static ReadOnlySpan<byte> InvalidExpireSetEx => "-ERR invalid expire time in 'setex' command\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidExpirePSetEx => "-ERR invalid expire time in 'psetex' command\r\n"u8;
+    private static ReadOnlySpan<byte> InvalidExpireGetEx => "-ERR invalid expire time in 'getex' command\r\n"u8;
+    private static ReadOnlySpan<byte> DecrementOverflow => "-ERR decrement would overflow\r\n"u8;
+    private static ReadOnlySpan<byte> MSetArity => "-ERR wrong number of arguments for 'mset' command\r\n"u8;
+    private static ReadOnlySpan<byte> MSetNxArity => "-ERR wrong number of arguments for 'msetnx' command\r\n"u8;
+    private static ReadOnlySpan<byte> LcsNotStrings => "-ERR The specified keys must contain string values\r\n"u8;
+    private static ReadOnlySpan<byte> LcsLenAndIdx => "-ERR If you want both the length and indexes, please just use IDX.\r\n"u8;
+    private static ReadOnlySpan<byte> LcsOverLimit => "-ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len\r\n"u8;
+    private static ReadOnlySpan<byte> LcsNoMemory => "-ERR Insufficient memory, failed allocating transient memory for LCS\r\n"u8;
 
-    public static void SetNx(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- GET / SET and variants
 
-    public static void SetEx(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>GET key — the value, or nil; WRONGTYPE if the key holds another type.</summary>
+    public static void Get(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
+        if (value is byte[] s) ctx.Reply.Bulk(s);
+        else if (value is null) ctx.Reply.NullBulk();
+        else ctx.WrongType();
+    }
 
-    public static void PSetEx(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>
+    /// SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds |
+    /// PXAT unix-time-milliseconds | KEEPTTL] — OK, or nil when NX/XX stopped it; with GET, the old
+    /// value (or nil) instead.
+    /// </summary>
+    /// <remarks>
+    /// Order of checks as Redis: option syntax, then the expire value, then (GET) the old value's
+    /// type, then NX/XX. A value of another type is overwritten. An absolute time in the past
+    /// leaves no key behind.
+    /// </remarks>
+    public static void Set(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (ctx.ArgCount == 3)
+        {
+            // The hot path: no options.
+            StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(2), 0, keepTtl: false);
+            ctx.Reply.Ok();
+            return;
+        }
 
-    public static void GetSet(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        if (!TryParseOptions(ref ctx, 3, forSet: true, out int flags, out int expireArg)) return;
+        long expireAt = 0;
+        if (expireArg > 0 && !TryParseExpire(ref ctx, expireArg, flags, RespErrors.InvalidExpire, out expireAt)) return;
 
-    public static void GetDel(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        int slot;
+        if ((flags & OptGet) != 0)
+        {
+            slot = FindForRead(db, key, ctx.NowMs);
+            if (slot < 0)
+            {
+                ctx.Reply.NullBulk();
+            }
+            else if (db.Table.At(slot).Value is byte[] old)
+            {
+                ctx.Reply.Bulk(old);
+            }
+            else
+            {
+                ctx.WrongType();
+                return;
+            }
+        }
+        else
+        {
+            slot = db.FindLive(key, ctx.NowMs);
+        }
 
-    public static void GetEx(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        if (((flags & OptNx) != 0 && slot >= 0) || ((flags & OptXx) != 0 && slot < 0))
+        {
+            if ((flags & OptGet) == 0) ctx.Reply.NullBulk();
+            return;
+        }
 
-    public static void MGet(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+        if (expireArg > 0 && expireAt <= ctx.NowMs)
+        {
+            // EXAT/PXAT in the past: the key would be born expired, so it is simply gone.
+            if (slot >= 0) db.RemoveAt(slot);
+        }
+        else
+        {
+            StoreString(db, slot, key, ctx.Arg(2), expireAt, keepTtl: (flags & OptKeepTtl) != 0);
+        }
+        if ((flags & OptGet) == 0) ctx.Reply.Ok();
+    }
 
-    public static void MSet(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>SETNX key value — 1 if the key was set, 0 if it already existed.</summary>
+    public static void SetNx(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (db.FindLive(key, ctx.NowMs) >= 0)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        db.Add(key.ToArray(), ctx.Arg(2).ToArray());
+        ctx.Reply.Raw(Resp.One);
+    }
 
-    public static void MSetNx(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>SETEX key seconds value — OK; the key expires after the given seconds.</summary>
+    public static void SetEx(ref CommandContext ctx) => SetWithTtl(ref ctx, OptEx, InvalidExpireSetEx);
 
-    public static void Incr(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>PSETEX key milliseconds value — OK; the key expires after the given milliseconds.</summary>
+    public static void PSetEx(ref CommandContext ctx) => SetWithTtl(ref ctx, OptPx, InvalidExpirePSetEx);
 
-    public static void IncrBy(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static void SetWithTtl(ref CommandContext ctx, int unit, ReadOnlySpan<byte> invalidExpire)
+    {
+        if (!TryParseExpire(ref ctx, 2, unit, invalidExpire, out long expireAt)) return;
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(3), expireAt, keepTtl: false);
+        ctx.Reply.Ok();
+    }
 
-    public static void Decr(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>GETSET key value — the old value or nil; sets the new one and clears any TTL.</summary>
+    public static void GetSet(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (!ReplyStringOrNull(ref ctx, db, slot)) return;
+        StoreString(db, slot, key, ctx.Arg(2), 0, keepTtl: false);
+    }
 
-    public static void DecrBy(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>GETDEL key — the value or nil; deletes the key when it held a string.</summary>
+    public static void GetDel(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (!ReplyStringOrNull(ref ctx, db, slot)) return;
+        if (slot >= 0) db.RemoveAt(slot);
+    }
 
-    public static void IncrByFloat(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>
+    /// GETEX key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds
+    /// | PERSIST] — the value or nil, changing the key's TTL as asked.
+    /// </summary>
+    /// <remarks>
+    /// Redis checks the option syntax first, then looks the key up (a missing key is nil even with
+    /// an invalid expire value), then the type, and only then the expire value.
+    /// </remarks>
+    public static void GetEx(ref CommandContext ctx)
+    {
+        if (!TryParseOptions(ref ctx, 2, forSet: false, out int flags, out int expireArg)) return;
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = FindForRead(db, key, ctx.NowMs);
+        if (slot < 0)
+        {
+            ctx.Reply.NullBulk();
+            return;
+        }
+        if (db.Table.At(slot).Value is not byte[] value)
+        {
+            ctx.WrongType();
+            return;
+        }
+        long expireAt = 0;
+        if (expireArg > 0 && !TryParseExpire(ref ctx, expireArg, flags, InvalidExpireGetEx, out expireAt)) return;
+        ctx.Reply.Bulk(value);
+        if (expireArg > 0)
+        {
+            if (expireAt <= ctx.NowMs) db.RemoveAt(slot);
+            else db.SetExpire(slot, expireAt);
+        }
+        else if ((flags & OptPersist) != 0)
+        {
+            db.SetExpire(slot, 0);
+        }
+    }
 
-    public static void Append(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>MGET key [key ...] — an array with each value, nil for missing keys and other types.</summary>
+    public static void MGet(ref CommandContext ctx)
+    {
+        int count = ctx.ArgCount - 1;
+        ctx.Reply.ArrayHeader(count);
+        for (int i = 1; i <= count; i++)
+        {
+            var key = ctx.Arg(i);
+            if (ctx.Db(key).GetForRead(key, ctx.NowMs) is byte[] s) ctx.Reply.Bulk(s);
+            else ctx.Reply.NullBulk();
+        }
+    }
 
-    public static void StrLen(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>MSET key value [key value ...] — OK; sets every key (clearing TTLs) atomically.</summary>
+    public static void MSet(ref CommandContext ctx)
+    {
+        if ((ctx.ArgCount & 1) == 0)
+        {
+            ctx.Error(MSetArity);
+            return;
+        }
+        SetPairs(ref ctx);
+        ctx.Reply.Ok();
+    }
 
-    public static void GetRange(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    /// <summary>MSETNX key value [key value ...] — 1 if every key was set, 0 (and nothing set) if any existed.</summary>
+    public static void MSetNx(ref CommandContext ctx)
+    {
+        if ((ctx.ArgCount & 1) == 0)
+        {
+            ctx.Error(MSetNxArity);
+            return;
+        }
+        for (int i = 1; i < ctx.ArgCount; i += 2)
+        {
+            var key = ctx.Arg(i);
+            if (ctx.Db(key).FindLive(key, ctx.NowMs) >= 0)
+            {
+                ctx.Reply.Raw(Resp.Zero);
+                return;
+            }
+        }
+        SetPairs(ref ctx);
+        ctx.Reply.Raw(Resp.One);
+    }
 
-    public static void SetRange(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    private static void SetPairs(ref CommandContext ctx)
+    {
+        for (int i = 1; i < ctx.ArgCount; i += 2)
+        {
+            var key = ctx.Arg(i);
+            var db = ctx.Db(key);
+            StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(i + 1), 0, keepTtl: false);
+        }
+    }
 
-    public static void Lcs(ref CommandContext ctx) => ctx.Error("ERR not implemented yet");
+    // ---------------------------------------------------------------- counters
+
+    /// <summary>INCR key — the value plus one; a missing key counts as 0. The TTL is kept.</summary>
+    public static void Incr(ref CommandContext ctx) => IncrDecr(ref ctx, 1);
+
+    /// <summary>DECR key — the value minus one; a missing key counts as 0.</summary>
+    public static void Decr(ref CommandContext ctx) => IncrDecr(ref ctx, -1);
+
+    /// <summary>INCRBY key increment — the value plus the increment.</summary>
+    public static void IncrBy(ref CommandContext ctx)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long increment))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        IncrDecr(ref ctx, increment);
+    }
+
+    /// <summary>DECRBY key decrement — the value minus the decrement.</summary>
+    public static void DecrBy(ref CommandContext ctx)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long decrement))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        if (decrement == long.MinValue)
+        {
+            // Its negation does not exist; Redis reports this before looking at the key.
+            ctx.Error(DecrementOverflow);
+            return;
+        }
+        IncrDecr(ref ctx, -decrement);
+    }
+
+    private static void IncrDecr(ref CommandContext ctx, long increment)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        long value = 0;
+        byte[]? old = null;
+        if (slot >= 0)
+        {
+            old = db.Table.At(slot).Value as byte[];
+            if (old == null)
+            {
+                ctx.WrongType();
+                return;
+            }
+            if (!RedisNumbers.TryParseInt64(old, out value))
+            {
+                ctx.Error(RespErrors.NotInteger);
+                return;
+            }
+        }
+        if ((increment < 0 && value < 0 && increment < long.MinValue - value) ||
+            (increment > 0 && value > 0 && increment > long.MaxValue - value))
+        {
+            ctx.Error(RespErrors.Overflow);
+            return;
+        }
+        value += increment;
+
+        Span<byte> digits = stackalloc byte[RedisNumbers.MaxInt64Length];
+        digits = digits.Slice(0, RedisNumbers.FormatInt64(value, digits));
+        if (slot < 0)
+        {
+            db.Add(key.ToArray(), digits.ToArray());
+        }
+        else
+        {
+            ref var e = ref db.Table.At(slot);
+            if (old!.Length == digits.Length) digits.CopyTo(old);
+            else e.Value = digits.ToArray();
+            e.HashAndFlag &= int.MaxValue;
+        }
+        ctx.Reply.Integer(value);
+    }
+
+    /// <summary>
+    /// INCRBYFLOAT key increment — the new value as a bulk string, computed in x87 long double
+    /// precision and printed as Redis prints it (so replies match redis-server byte for byte).
+    /// </summary>
+    public static void IncrByFloat(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        ExtendedDouble value = ExtendedDouble.Zero;
+        byte[]? old = null;
+        if (slot >= 0)
+        {
+            old = db.Table.At(slot).Value as byte[];
+            if (old == null)
+            {
+                ctx.WrongType();
+                return;
+            }
+            if (!RedisNumbers.TryParseLongDouble(old, out value))
+            {
+                ctx.Error(RespErrors.NotFloat);
+                return;
+            }
+        }
+        if (!RedisNumbers.TryParseLongDouble(ctx.Arg(2), out var increment))
+        {
+            ctx.Error(RespErrors.NotFloat);
+            return;
+        }
+        if (!RedisNumbers.TryAdd(value, increment, out var sum))
+        {
+            ctx.Error(RespErrors.NanOrInfinity);
+            return;
+        }
+
+        Span<byte> text = stackalloc byte[RedisNumbers.MaxLongDoubleHumanLength];
+        text = text.Slice(0, RedisNumbers.FormatLongDoubleHuman(sum, text));
+        if (slot < 0)
+        {
+            db.Add(key.ToArray(), text.ToArray());
+        }
+        else
+        {
+            ref var e = ref db.Table.At(slot);
+            if (old!.Length == text.Length) text.CopyTo(old);
+            else e.Value = text.ToArray();
+            e.HashAndFlag &= int.MaxValue;
+        }
+        ctx.Reply.Bulk(text);
+    }
+
+    // ---------------------------------------------------------------- APPEND, STRLEN, ranges
+
+    /// <summary>APPEND key value — the string's length after appending; creates the key when missing.</summary>
+    public static void Append(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var suffix = ctx.Arg(2);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        if (slot < 0)
+        {
+            // A new key is a plain SET of the argument: int/embstr encoding, not raw.
+            db.Add(key.ToArray(), suffix.ToArray());
+            ctx.Reply.Integer(suffix.Length);
+            return;
+        }
+        ref var e = ref db.Table.At(slot);
+        if (e.Value is not byte[] old)
+        {
+            ctx.WrongType();
+            return;
+        }
+        if (!CheckStringLength(ref ctx, old.Length, suffix.Length)) return;
+        if (suffix.Length > 0)
+        {
+            var grown = GC.AllocateUninitializedArray<byte>(old.Length + suffix.Length);
+            old.CopyTo(grown, 0);
+            suffix.CopyTo(grown.AsSpan(old.Length));
+            e.Value = grown;
+        }
+        // Redis unshares the value for editing even when nothing is appended: it becomes raw.
+        e.HashAndFlag |= KeyTable.RawFlag;
+        ctx.Reply.Integer(old.Length + suffix.Length);
+    }
+
+    /// <summary>STRLEN key — the string's length, 0 for a missing key.</summary>
+    public static void StrLen(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
+        if (value is byte[] s) ctx.Reply.Integer(s.Length);
+        else if (value is null) ctx.Reply.Raw(Resp.Zero);
+        else ctx.WrongType();
+    }
+
+    /// <summary>
+    /// GETRANGE key start end (also SUBSTR) — the bytes from start to end inclusive; negative
+    /// indexes count from the end; an empty string when the range is empty or the key missing.
+    /// </summary>
+    public static void GetRange(ref CommandContext ctx)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long start) ||
+            !RedisNumbers.TryParseInt64(ctx.Arg(3), out long end))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        var key = ctx.Arg(1);
+        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
+        if (value is null)
+        {
+            ctx.Reply.Raw(Resp.EmptyBulk);
+            return;
+        }
+        if (value is not byte[] s)
+        {
+            ctx.WrongType();
+            return;
+        }
+
+        // Redis 7.0's rules, quirks included: both negative and start past end is empty up front;
+        // otherwise negatives count from the end, clamp at 0, and end clamps to the last byte.
+        long length = s.Length;
+        if (start < 0 && end < 0 && start > end)
+        {
+            ctx.Reply.Raw(Resp.EmptyBulk);
+            return;
+        }
+        if (start < 0) start += length;
+        if (end < 0) end += length;
+        if (start < 0) start = 0;
+        if (end < 0) end = 0;
+        if (end >= length) end = length - 1;
+        if (start > end || length == 0)
+        {
+            ctx.Reply.Raw(Resp.EmptyBulk);
+            return;
+        }
+        ctx.Reply.Bulk(s.AsSpan((int)start, (int)(end - start + 1)));
+    }
+
+    /// <summary>
+    /// SETRANGE key offset value — the string's length after writing value at offset, padding
+    /// with zero bytes; an empty value changes nothing (and creates no key).
+    /// </summary>
+    public static void SetRange(ref CommandContext ctx)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long offset))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        if (offset < 0)
+        {
+            ctx.Error(RespErrors.OffsetOutOfRange);
+            return;
+        }
+        var key = ctx.Arg(1);
+        var patch = ctx.Arg(3);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        if (slot < 0)
+        {
+            if (patch.Length == 0)
+            {
+                ctx.Reply.Raw(Resp.Zero);
+                return;
+            }
+            if (!CheckStringLength(ref ctx, offset, patch.Length)) return;
+            var created = new byte[offset + patch.Length];
+            patch.CopyTo(created.AsSpan((int)offset));
+            slot = db.Add(key.ToArray(), created);
+            db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
+            ctx.Reply.Integer(created.Length);
+            return;
+        }
+
+        ref var e = ref db.Table.At(slot);
+        if (e.Value is not byte[] old)
+        {
+            ctx.WrongType();
+            return;
+        }
+        if (patch.Length == 0)
+        {
+            ctx.Reply.Integer(old.Length);
+            return;
+        }
+        if (!CheckStringLength(ref ctx, offset, patch.Length)) return;
+        long needed = offset + patch.Length;
+        var target = old;
+        if (needed > old.Length)
+        {
+            target = new byte[needed];
+            old.CopyTo(target, 0);
+            e.Value = target;
+        }
+        patch.CopyTo(target.AsSpan((int)offset));
+        e.HashAndFlag |= KeyTable.RawFlag;
+        ctx.Reply.Integer(target.Length);
+    }
+
+    // ---------------------------------------------------------------- LCS
+
+    /// <summary>
+    /// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN] — the longest common
+    /// subsequence of two strings; LEN gives its length; IDX gives the matching ranges, last first,
+    /// as a map {matches: [[[a1, a2], [b1, b2](, len)], ...], len: n}.
+    /// </summary>
+    /// <remarks>
+    /// Missing keys count as empty strings. The ranges come from walking Redis's dynamic-programming
+    /// table back from the end with the same tie-break (move in the first string only when that
+    /// keeps a strictly longer LCS), so they are the ranges Redis reports. The table is
+    /// (len1+1)×(len2+1) 32-bit cells, refused above proto-max-bulk-len bytes as Redis does.
+    /// The two keys may live on different shards; the dispatcher holds both gates.
+    /// </remarks>
+    public static void Lcs(ref CommandContext ctx)
+    {
+        var key1 = ctx.Arg(1);
+        var key2 = ctx.Arg(2);
+        object? o1 = ctx.Db(key1).GetForRead(key1, ctx.NowMs);
+        object? o2 = ctx.Db(key2).GetForRead(key2, ctx.NowMs);
+        if ((o1 != null && o1 is not byte[]) || (o2 != null && o2 is not byte[]))
+        {
+            ctx.Error(LcsNotStrings);
+            return;
+        }
+        var a = o1 as byte[] ?? [];
+        var b = o2 as byte[] ?? [];
+
+        bool getLen = false, getIdx = false, withMatchLen = false;
+        long minMatchLen = 0;
+        for (int j = 3; j < ctx.ArgCount; j++)
+        {
+            bool more = j < ctx.ArgCount - 1;
+            if (ctx.ArgIs(j, "IDX")) getIdx = true;
+            else if (ctx.ArgIs(j, "LEN")) getLen = true;
+            else if (ctx.ArgIs(j, "WITHMATCHLEN")) withMatchLen = true;
+            else if (ctx.ArgIs(j, "MINMATCHLEN") && more)
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(j + 1), out minMatchLen))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return;
+                }
+                if (minMatchLen < 0) minMatchLen = 0;
+                j++;
+            }
+            else
+            {
+                ctx.Syntax();
+                return;
+            }
+        }
+        if (getIdx && getLen)
+        {
+            ctx.Error(LcsLenAndIdx);
+            return;
+        }
+
+        // (Redis also refuses strings of 4 GB and more here; a byte[] cannot be that long.)
+        int alen = a.Length, blen = b.Length, width = blen + 1;
+        long cells = (long)(alen + 1) * width;
+        if (cells > ctx.Server.Config.ProtoMaxBulkLen / sizeof(uint))
+        {
+            ctx.Error(LcsOverLimit);
+            return;
+        }
+        uint[] table;
+        try
+        {
+            if (cells > Array.MaxLength) throw new OutOfMemoryException();
+            table = GC.AllocateUninitializedArray<uint>((int)cells);
+        }
+        catch (OutOfMemoryException)
+        {
+            ctx.Error(LcsNoMemory);
+            return;
+        }
+
+        // table[i * width + j] = length of the LCS of a[..i] and b[..j].
+        Array.Clear(table, 0, width);
+        for (int i = 1; i <= alen; i++)
+        {
+            int row = i * width, up = row - width;
+            table[row] = 0;
+            byte ai = a[i - 1];
+            for (int j = 1; j <= blen; j++)
+            {
+                if (ai == b[j - 1]) table[row + j] = table[up + j - 1] + 1;
+                else
+                {
+                    uint fromUp = table[up + j], fromLeft = table[row + j - 1];
+                    table[row + j] = fromUp > fromLeft ? fromUp : fromLeft;
+                }
+            }
+        }
+        int total = (int)table[alen * width + blen];
+
+        if (getLen)
+        {
+            ctx.Reply.Integer(total);
+            return;
+        }
+
+        // Walk back from the end, collecting the LCS and (for IDX) the contiguous ranges.
+        var result = new byte[total];
+        var ranges = getIdx ? new List<(int A0, int A1, int B0, int B1)>() : null;
+        int idx = total, ii = alen, jj = blen;
+        int aStart = -1, aEnd = 0, bStart = 0, bEnd = 0;
+        while (ii > 0 && jj > 0)
+        {
+            bool emit = false;
+            if (a[ii - 1] == b[jj - 1])
+            {
+                result[--idx] = a[ii - 1];
+                if (aStart < 0)
+                {
+                    aStart = aEnd = ii - 1;
+                    bStart = bEnd = jj - 1;
+                }
+                else
+                {
+                    // A match right after a match always extends the current range backwards.
+                    aStart--;
+                    bStart--;
+                }
+                if (aStart == 0 || bStart == 0) emit = true;
+                ii--;
+                jj--;
+            }
+            else
+            {
+                if (table[(ii - 1) * width + jj] > table[ii * width + jj - 1]) ii--;
+                else jj--;
+                if (aStart >= 0) emit = true;
+            }
+            if (emit)
+            {
+                int matchLen = aEnd - aStart + 1;
+                if (ranges != null && (minMatchLen == 0 || matchLen >= minMatchLen))
+                    ranges.Add((aStart, aEnd, bStart, bEnd));
+                aStart = -1;
+            }
+        }
+
+        if (ranges == null)
+        {
+            ctx.Reply.Bulk(result);
+            return;
+        }
+        ctx.Reply.MapHeader(2);
+        ctx.Reply.Bulk("matches"u8);
+        ctx.Reply.ArrayHeader(ranges.Count);
+        foreach (var (a0, a1, b0, b1) in ranges)
+        {
+            ctx.Reply.ArrayHeader(withMatchLen ? 3 : 2);
+            ctx.Reply.ArrayHeader(2);
+            ctx.Reply.Integer(a0);
+            ctx.Reply.Integer(a1);
+            ctx.Reply.ArrayHeader(2);
+            ctx.Reply.Integer(b0);
+            ctx.Reply.Integer(b1);
+            if (withMatchLen) ctx.Reply.Integer(a1 - a0 + 1);
+        }
+        ctx.Reply.Bulk("len"u8);
+        ctx.Reply.Integer(total);
+    }
+
+    // ---------------------------------------------------------------- shared steps
+
+    /// <summary>
+    /// Stores <paramref name="value"/> as the string at <paramref name="slot"/> (a live slot, or -1
+    /// to add the key), reusing the old array when the length matches. <paramref name="expireAt"/>
+    /// 0 clears the TTL unless <paramref name="keepTtl"/>.
+    /// </summary>
+    private static void StoreString(Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
+        long expireAt, bool keepTtl)
+    {
+        if (slot < 0)
+        {
+            db.Add(key.ToArray(), value.ToArray(), expireAt);
+            return;
+        }
+        ref var e = ref db.Table.At(slot);
+        if (e.Value is byte[] old && old.Length == value.Length) value.CopyTo(old);
+        else e.Value = value.ToArray();
+        e.HashAndFlag &= int.MaxValue;
+        if (!keepTtl) db.SetExpire(slot, expireAt);
+    }
+
+    /// <summary>Slot of a live key or -1, counting a keyspace hit or miss (Redis's lookupKeyRead).</summary>
+    private static int FindForRead(Database db, ReadOnlySpan<byte> key, long nowMs)
+    {
+        int slot = db.FindLive(key, nowMs);
+        if (slot < 0) db.Owner.KeyspaceMisses++;
+        else db.Owner.KeyspaceHits++;
+        return slot;
+    }
+
+    /// <summary>Replies the string at <paramref name="slot"/> or nil; false (after WRONGTYPE) for other types.</summary>
+    private static bool ReplyStringOrNull(ref CommandContext ctx, Database db, int slot)
+    {
+        if (slot < 0)
+        {
+            ctx.Reply.NullBulk();
+            return true;
+        }
+        if (db.Table.At(slot).Value is byte[] s)
+        {
+            ctx.Reply.Bulk(s);
+            return true;
+        }
+        ctx.WrongType();
+        return false;
+    }
+
+    /// <summary>
+    /// Redis's checkStringLength: a string may not grow past proto-max-bulk-len (nor, here, past
+    /// the longest array .NET can allocate).
+    /// </summary>
+    private static bool CheckStringLength(ref CommandContext ctx, long size, long append)
+    {
+        long limit = Math.Min(ctx.Server.Config.ProtoMaxBulkLen, Array.MaxLength);
+        if (size > limit - append)
+        {
+            ctx.Error(RespErrors.StringTooLong);
+            return false;
+        }
+        return true;
+    }
+
+    /// <summary>
+    /// Parses SET's options (from argument 3) or GETEX's (from argument 2) with Redis's conflict
+    /// rules: a conflicting or unknown option, or an expire option without a value, is a syntax
+    /// error. Repeating a compatible option is allowed (the last expire value wins).
+    /// </summary>
+    private static bool TryParseOptions(ref CommandContext ctx, int start, bool forSet, out int flags, out int expireArg)
+    {
+        flags = 0;
+        expireArg = 0;
+        for (int j = start; j < ctx.ArgCount; j++)
+        {
+            bool hasValue = j < ctx.ArgCount - 1;
+            int expireFlag = 0;
+            if (forSet && ctx.ArgIs(j, "NX") && (flags & OptXx) == 0) flags |= OptNx;
+            else if (forSet && ctx.ArgIs(j, "XX") && (flags & OptNx) == 0) flags |= OptXx;
+            else if (forSet && ctx.ArgIs(j, "GET")) flags |= OptGet;
+            else if (forSet && ctx.ArgIs(j, "KEEPTTL") && (flags & (OptPersist | OptAnyExpire)) == 0) flags |= OptKeepTtl;
+            else if (!forSet && ctx.ArgIs(j, "PERSIST") && (flags & (OptKeepTtl | OptAnyExpire)) == 0) flags |= OptPersist;
+            else if (ctx.ArgIs(j, "EX")) expireFlag = OptEx;
+            else if (ctx.ArgIs(j, "PX")) expireFlag = OptPx;
+            else if (ctx.ArgIs(j, "EXAT")) expireFlag = OptExAt;
+            else if (ctx.ArgIs(j, "PXAT")) expireFlag = OptPxAt;
+            else
+            {
+                ctx.Syntax();
+                return false;
+            }
+            if (expireFlag == 0) continue;
+            // An expire option conflicts with KEEPTTL, PERSIST and the other expire options.
+            if (!hasValue || (flags & (OptKeepTtl | OptPersist | (OptAnyExpire & ~expireFlag))) != 0)
+            {
+                ctx.Syntax();
+                return false;
+            }
+            flags |= expireFlag;
+            expireArg = ++j;
+        }
+        return true;
+    }
+
+    /// <summary>
+    /// Turns the expire argument into an absolute unix time in ms, with Redis's checks: not an
+    /// integer → "value is not an integer"; zero, negative, or overflowing (seconds × 1000, or
+    /// relative time + now) → <paramref name="invalidExpire"/>.
+    /// </summary>
+    private static bool TryParseExpire(ref CommandContext ctx, int arg, int unitFlags, ReadOnlySpan<byte> invalidExpire,
+        out long expireAt)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(arg), out expireAt))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return false;
+        }
+        bool seconds = (unitFlags & (OptEx | OptExAt)) != 0;
+        if (expireAt <= 0 || (seconds && expireAt > long.MaxValue / 1000))
+        {
+            ctx.Error(invalidExpire);
+            return false;
+        }
+        if (seconds) expireAt *= 1000;
+        if ((unitFlags & (OptEx | OptPx)) != 0) expireAt = unchecked(expireAt + ctx.NowMs);
+        if (expireAt <= 0)
+        {
+            ctx.Error(invalidExpire);
+            return false;
+        }
+        return true;
+    }
 }

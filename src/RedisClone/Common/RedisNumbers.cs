@@ -53,7 +53,8 @@ internal static class RedisNumbers
     /// <summary>Exponent magnitudes past this are saturated: the value is 0 or infinite long before.</summary>
     private const long ExponentLimit = 1_000_000_000_000;
 
-    private static ReadOnlySpan<ulong> PowersOf10 =>
+    // Static arrays, not span-returning properties: those allocate in Debug builds for non-byte types.
+    private static readonly ulong[] PowersOf10 =
     [
         1UL, 10UL, 100UL, 1_000UL, 10_000UL, 100_000UL, 1_000_000UL, 10_000_000UL, 100_000_000UL,
         1_000_000_000UL, 10_000_000_000UL, 100_000_000_000UL, 1_000_000_000_000UL, 10_000_000_000_000UL,
@@ -62,7 +63,7 @@ internal static class RedisNumbers
     ];
 
     /// <summary>Powers of ten that doubles hold exactly, for the one-rounding fast path.</summary>
-    private static ReadOnlySpan<double> ExactDoublePowersOf10 =>
+    private static readonly double[] ExactDoublePowersOf10 =
     [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
@@ -184,7 +185,8 @@ internal static class RedisNumbers
         // log10 estimate from the bit length, corrected by one comparison.
         int bits = 64 - BitOperations.LeadingZeroCount(value | 1);
         int estimate = (bits * 1233) >> 12;
-        return estimate + (value >= PowersOf10[estimate] ? 1 : 0);
+        // (value | 1): zero has one digit; setting the low bit never crosses a power of ten.
+        return estimate + ((value | 1) >= PowersOf10[estimate] ? 1 : 0);
     }
 
     /// <summary>Fills <paramref name="dest"/> right-aligned with the digits of <paramref name="value"/>.</summary>
@@ -508,7 +510,8 @@ internal static class RedisNumbers
             }
         }
 
-        if (exponent10 < -22 || exponent10 > 22)
+        // 16 digits can exceed 2^53, and converting those to double would round twice.
+        if (digits > 1UL << 53 || exponent10 < -22 || exponent10 > 22)
         {
             return false;
         }

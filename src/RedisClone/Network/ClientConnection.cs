@@ -273,9 +273,15 @@ internal sealed class ClientConnection
     private void RunDirect(int i)
     {
         var mode = Session.ReplyMode;
-        IBufferWriter<byte> sink = mode == ReplyMode.On ? _outputWriter : NullBufferWriter.Instance;
+        // CLIENT REPLY and RESET turn replies back on before answering, so Redis sends their +OK/+RESET
+        // even in OFF/SKIP mode; they write nothing themselves when they leave replies off.
+        IBufferWriter<byte> sink = mode == ReplyMode.On || _defs[i]!.Handler == ConnectionCommands.ClientReply ||
+                                   _defs[i]!.Handler == ConnectionCommands.Reset
+            ? _outputWriter : NullBufferWriter.Instance;
         Run(i, sink);
-        if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+        // SKIP drops the reply of the command after CLIENT REPLY SKIP, not its own (there is none).
+        if (Session.ReplyMode == ReplyMode.SkipNext) Session.ReplyMode = ReplyMode.Skip;
+        else if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
     }
 
     /// <summary>Called by <see cref="ShardBatchWork"/> on a shard thread.</summary>

@@ -22,6 +22,27 @@ internal sealed class ServerStats
         }
     }
 
+    /// <summary>
+    /// Counts an error reply by its code, as Redis's errorstats does: the first word of the line
+    /// (looked for within its first 32 bytes, the leading '-' included), or ERR when there is none.
+    /// At most 128 distinct codes are tracked, as in Redis.
+    /// </summary>
+    public void CountErrorReply(ReadOnlySpan<byte> line)
+    {
+        if (line.Length > 0 && line[0] == (byte)'-') line = line.Slice(1);
+        int space = line.Slice(0, Math.Min(line.Length, 31)).IndexOf((byte)' ');
+        Span<char> code = stackalloc char[space < 0 ? 3 : space];
+        if (space < 0) "ERR".CopyTo(code);
+        else for (int i = 0; i < space; i++) code[i] = (char)line[i];
+        Interlocked.Increment(ref TotalErrorReplies);
+        lock (ErrorCounts)
+        {
+            var lookup = ErrorCounts.GetAlternateLookup<ReadOnlySpan<char>>();
+            if (lookup.TryGetValue(code, out long n)) lookup[code] = n + 1;
+            else if (ErrorCounts.Count < 128) ErrorCounts[new string(code)] = 1;
+        }
+    }
+
     public void Reset()
     {
         TotalConnectionsReceived = 0;

@@ -30,8 +30,19 @@ internal sealed class Database
 
     public int ExpiresCount => _expiresCount;
 
-    /// <summary>Slot of a live key (an expired one is deleted on the way), or -1.</summary>
+    /// <summary>Slot of a live key (an expired one is deleted on the way), or -1; stamps the key as accessed.</summary>
     public int FindLive(ReadOnlySpan<byte> key, long nowMs)
+    {
+        int slot = FindLiveNoTouch(key, nowMs);
+        if (slot >= 0) _table.Touch(slot);
+        return slot;
+    }
+
+    /// <summary>
+    /// <see cref="FindLive"/> without refreshing the access time OBJECT IDLETIME reports: Redis's
+    /// LOOKUP_NOTOUCH, for commands that only inspect a key (TYPE, EXISTS, TTL, OBJECT).
+    /// </summary>
+    public int FindLiveNoTouch(ReadOnlySpan<byte> key, long nowMs)
     {
         int slot = _table.Find(key);
         if (slot < 0) return -1;

@@ -33,6 +33,9 @@ internal sealed class KeyTable
 
     private int[] _buckets;   // 1-based slot index of each chain head; 0 = empty
     private Entry[] _entries;
+    // LruClock stamp of each slot's last access (OBJECT IDLETIME). A parallel array rather than an
+    // Entry field: Entry is exactly 32 bytes and a 4-byte field would pad it to 40.
+    private uint[] _access;
     private int _highWater;    // slots ever used: [0, _highWater)
     private int _freeList = -1;
     private int _freeCount;
@@ -42,6 +45,7 @@ internal sealed class KeyTable
         int size = Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)capacity));
         _buckets = new int[size];
         _entries = new Entry[size];
+        _access = new uint[size];
     }
 
     public int Count => _highWater - _freeCount;
@@ -58,6 +62,12 @@ internal sealed class KeyTable
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public ref Entry At(int slot) => ref _entries[slot];
+
+    /// <summary>Stamps <paramref name="slot"/> as accessed now (see <see cref="LruClock"/>).</summary>
+    public void Touch(int slot) => _access[slot] = LruClock.Now;
+
+    /// <summary>The <see cref="LruClock"/> stamp of the slot's last access.</summary>
+    public uint LastAccess(int slot) => _access[slot];
 
     public bool IsUsed(int slot) => (uint)slot < (uint)_highWater && _entries[slot].Next >= -1;
 
@@ -100,6 +110,7 @@ internal sealed class KeyTable
         e.HashAndFlag = hash;
         e.Next = bucket - 1;
         bucket = slot + 1;
+        _access[slot] = LruClock.Now;
         return slot;
     }
 
@@ -133,6 +144,7 @@ internal sealed class KeyTable
         {
             _buckets = new int[4];
             _entries = new Entry[4];
+            _access = new uint[4];
         }
         else
         {
@@ -171,6 +183,7 @@ internal sealed class KeyTable
     {
         int size = _entries.Length * 2;
         Array.Resize(ref _entries, size);
+        Array.Resize(ref _access, size);
         var buckets = new int[size];
         for (int i = 0; i < _highWater; i++)
         {

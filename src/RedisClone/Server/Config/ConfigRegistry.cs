@@ -1,20 +1,896 @@
+using System.Text;
+using RedisClone.Common;
+
 namespace RedisClone.Server.Config;
 
 /// <summary>
-/// The configuration parameters CONFIG GET/SET and the command line know, with their current values.
+/// The configuration parameters CONFIG GET/SET and the command line know, with Redis 7.2's names,
+/// aliases, defaults, value formats, bounds and error texts. One row per parameter (see
+/// <see cref="Build"/>); values are kept as the text CONFIG GET prints, plus the number for numeric
+/// parameters so the server can read them cheaply (<see cref="ProtoMaxBulkLen"/>, <see cref="Hz"/>...).
 /// </summary>
+/// <remarks>
+/// <para>
+/// Two ways in. The command line (<see cref="Set"/>) may set anything, immutable parameters included,
+/// as redis.conf may. CONFIG SET (<see cref="SetFromClient"/>) refuses immutable and protected
+/// parameters and is all-or-nothing: every value is parsed and checked before any is stored, which
+/// gives the same outcome as Redis's set-then-roll-back.
+/// </para>
+/// <para>
+/// Many parameters are accepted and reported but have no effect here (replication, cluster, AOF/RDB
+/// tuning, defrag, lazyfree...): clients and tools read them, and a value that was set reads back.
+/// <c>port</c> and <c>bind</c> cannot be changed at run time (the listeners are not rebound), and
+/// <c>requirepass</c> is deliberately absent until authentication is enforced.
+/// </para>
+/// Thread safety: GET and SET take a lock; the typed properties read one array slot without it.
+/// </remarks>
 internal sealed class ConfigRegistry
 {
-    private static readonly string[] Known = ["proto-max-bulk-len", "save", "appendonly", "databases", "port", "bind", "maxclients"];
+    /// <summary>How CONFIG SET may treat a parameter.</summary>
+    [Flags]
+    private enum ParamFlags
+    {
+        None = 0,
+        /// <summary>Only the command line may set it ("can't set immutable config").</summary>
+        Immutable = 1,
+        /// <summary>CONFIG SET needs enable-protected-configs ("can't set protected config").</summary>
+        Protected = 2,
+        /// <summary>CONFIG SET splits the value on single spaces into several arguments.</summary>
+        MultiArg = 4,
+    }
+
+    /// <summary>A parameter's value type, as Redis's config.c types them (special = own parser).</summary>
+    private enum Kind { Bool, Number, Enum, Text, Special }
+
+    /// <summary>What a numeric parameter accepts besides plain integers, and how it prints.</summary>
+    [Flags]
+    private enum NumberFormat
+    {
+        Integer = 0,
+        /// <summary>Accepts "1gb", "64kb"... (memtoull); prints bytes.</summary>
+        Memory = 1,
+        /// <summary>Also accepts "10%" (stored negated, as Redis does); prints "10%".</summary>
+        Percent = 2,
+        Octal = 4,
+    }
+
+    /// <summary>Parses the arguments of a special parameter into its canonical text, or returns an error.</summary>
+    private delegate string? SpecialParser(ConfigRegistry registry, string[] args, out string canonical, out long number);
+
+    /// <summary>One parameter's definition (shared by every server).</summary>
+    private sealed class Param
+    {
+        public required string Name;
+        public string? Alias;
+        public Kind Kind;
+        public ParamFlags Flags;
+        public string Default = "";
+        // Numbers: bounds as Redis declares them; Unsigned compares as unsigned (uint, size_t, ull).
+        public long Min, Max;
+        public bool Unsigned;
+        public NumberFormat Format;
+        public string[]? Choices;
+        /// <summary>Enum choices that read back as another (oom-score-adj: relative → yes).</summary>
+        public Dictionary<string, string>? ChoiceAliases;
+        /// <summary>Extra check on a parsed value (number as text, bool as "yes"/"no", text): error or null.</summary>
+        public Func<string, string?>? Validate;
+        public SpecialParser? Special;
+        /// <summary>Values owned elsewhere (port, bind, databases, maxclients, dir).</summary>
+        public Func<ConfigRegistry, string?>? Getter;
+        public Action<ConfigRegistry, string, long>? Apply;
+        public int Index;
+    }
+
+    private static readonly Param[] Params = Build();
+    private static readonly Dictionary<string, (Param Param, string Name)> ByName = Index();
+
+    private static readonly int ProtoMaxBulkLenIndex = IndexOf("proto-max-bulk-len");
+    private static readonly int HzIndex = IndexOf("hz");
+    private static readonly int MaxMemoryIndex = IndexOf("maxmemory");
+    private static readonly int TimeoutIndex = IndexOf("timeout");
+    private static readonly int NotifyIndex = IndexOf("notify-keyspace-events");
+    private static readonly int DebugCommandIndex = IndexOf("enable-debug-command");
+    private static readonly int ProtectedConfigsIndex = IndexOf("enable-protected-configs");
+    private static readonly int ReplBacklogSizeIndex = IndexOf("repl-backlog-size");
+    private static readonly int AppendOnlyIndex = IndexOf("appendonly");
+    private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
 
     private readonly RedisServer? _server;
+    private readonly object _gate = new();
+    private readonly string[] _values;
+    private readonly long[] _numbers;
 
-    public ConfigRegistry(RedisServer? server) => _server = server;
+    public ConfigRegistry(RedisServer? server)
+    {
+        _server = server;
+        _values = new string[Params.Length];
+        _numbers = new long[Params.Length];
+        foreach (var p in Params)
+        {
+            string? error = Parse(p, SplitStartup(p, p.Default), out string canonical, out long number);
+            if (error != null) throw new InvalidOperationException($"bad default for {p.Name}: {error}");
+            _values[p.Index] = canonical;
+            _numbers[p.Index] = number;
+        }
+    }
 
-    public long ProtoMaxBulkLen { get; private set; } = 512L * 1024 * 1024;
+    /// <summary>proto-max-bulk-len: the longest bulk string a client may send.</summary>
+    public long ProtoMaxBulkLen => Volatile.Read(ref _numbers[ProtoMaxBulkLenIndex]);
 
-    public static bool IsKnown(string name) => Known.Contains(name, StringComparer.OrdinalIgnoreCase);
+    /// <summary>hz, clamped to 1..500 as Redis does.</summary>
+    public int Hz => (int)Volatile.Read(ref _numbers[HzIndex]);
 
-    /// <summary>Sets a parameter; returns null or an error text.</summary>
-    public string? Set(string name, string value) => null;
+    /// <summary>maxmemory in bytes; 0 = no limit (not enforced yet).</summary>
+    public ulong MaxMemory => (ulong)Volatile.Read(ref _numbers[MaxMemoryIndex]);
+
+    public string MaxMemoryPolicy => Volatile.Read(ref _values[MaxMemoryPolicyIndex]);
+
+    /// <summary>timeout: seconds a client may idle before being closed; 0 = never (not enforced yet).</summary>
+    public long Timeout => Volatile.Read(ref _numbers[TimeoutIndex]);
+
+    /// <summary>notify-keyspace-events as Redis's flag bits (see <see cref="KeyspaceEvents"/>).</summary>
+    public int NotifyKeyspaceEvents => (int)Volatile.Read(ref _numbers[NotifyIndex]);
+
+    public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
+
+    public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
+
+    /// <summary>enable-debug-command: "no", "yes" or "local".</summary>
+    public string EnableDebugCommand => Volatile.Read(ref _values[DebugCommandIndex]);
+
+    /// <summary>True when a protected action (DEBUG, protected configs) is allowed for a client.</summary>
+    public static bool ProtectedActionAllowed(string setting, bool localClient)
+        => setting == "yes" || (setting == "local" && localClient);
+
+    /// <summary>The number a numeric or boolean parameter holds (1/0 for booleans); throws for unknown names.</summary>
+    public long Number(string name) => Volatile.Read(ref _numbers[ByName[name].Param.Index]);
+
+    /// <summary>The text CONFIG GET prints for <paramref name="name"/>, or null when unknown.</summary>
+    public string? Get(string name)
+    {
+        if (!ByName.TryGetValue(name, out var hit)) return null;
+        lock (_gate) return Current(hit.Param);
+    }
+
+    /// <summary>True when <paramref name="name"/> (or an alias) is a parameter the command line may set.</summary>
+    public static bool IsKnown(string name) => ByName.ContainsKey(name);
+
+    /// <summary>
+    /// Sets a parameter from the command line or a config file: immutable ones too. Multi-word
+    /// values are split on runs of spaces. Returns null or an error text.
+    /// </summary>
+    public string? Set(string name, string value)
+    {
+        if (!ByName.TryGetValue(name, out var hit)) return $"Bad directive or wrong number of arguments";
+        var p = hit.Param;
+        lock (_gate)
+        {
+            string? error = StartupCheck(p, value);
+            if (error != null) return error;
+            error = Parse(p, SplitStartup(p, value), out string canonical, out long number);
+            if (error != null) return error;
+            Commit(p, canonical, number);
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// CONFIG SET name value [name value ...]: checks every pair, then stores them all or none.
+    /// Returns null on success, else the whole error text ("ERR ...") in Redis's order of precedence:
+    /// an unknown name first, then immutable/protected/duplicate, then the first bad value.
+    /// </summary>
+    public string? SetFromClient(IReadOnlyList<string> names, IReadOnlyList<string> values, bool localClient)
+    {
+        var found = new Param[names.Count];
+        string? unknown = null, errorName = null, error = null;
+        bool invalid = false;
+        for (int i = 0; i < names.Count; i++)
+        {
+            if (!ByName.TryGetValue(names[i], out var hit))
+            {
+                if (!invalid)
+                {
+                    unknown = names[i];
+                    invalid = true;
+                }
+                continue;
+            }
+            if (invalid) continue;
+            var p = hit.Param;
+            if ((p.Flags & ParamFlags.Immutable) != 0 ||
+                ((p.Flags & ParamFlags.Protected) != 0 && !ProtectedActionAllowed(_values[ProtectedConfigsIndex], localClient)))
+            {
+                error = (p.Flags & ParamFlags.Immutable) != 0 ? "can't set immutable config" : "can't set protected config";
+                errorName = names[i];
+                invalid = true;
+                continue;
+            }
+            // An alias is a parameter of its own here, as in Redis: "replica-read-only x slave-read-only y" is no duplicate.
+            for (int j = 0; j < i; j++)
+            {
+                if (found[j] == p && string.Equals(ByName[names[j]].Name, hit.Name, StringComparison.Ordinal))
+                {
+                    error = "duplicate parameter";
+                    errorName = names[i];
+                    invalid = true;
+                    break;
+                }
+            }
+            found[i] = p;
+        }
+        if (unknown != null) return $"ERR Unknown option or number of arguments for CONFIG SET - '{unknown}'";
+        if (invalid) return $"ERR CONFIG SET failed (possibly related to argument '{errorName}') - {error}";
+
+        lock (_gate)
+        {
+            var canonical = new string[names.Count];
+            var numbers = new long[names.Count];
+            for (int i = 0; i < names.Count; i++)
+            {
+                var p = found[i];
+                string[] args = (p.Flags & ParamFlags.MultiArg) != 0 ? SplitClient(values[i]) : [values[i]];
+                error = Parse(p, args, out canonical[i], out numbers[i]);
+                if (error != null)
+                    return $"ERR CONFIG SET failed (possibly related to argument '{ByName[names[i]].Name}') - {error}";
+            }
+            for (int i = 0; i < names.Count; i++) Commit(found[i], canonical[i], numbers[i]);
+        }
+        return null;
+    }
+
+    /// <summary>
+    /// CONFIG GET pattern [pattern ...]: (name, value) pairs in the order found. A pattern without
+    /// glob characters is a direct (case-insensitive) lookup and the reply echoes it as typed;
+    /// patterns match every name and alias case-insensitively. A name is reported once.
+    /// </summary>
+    public List<(string Name, string Value)> Match(IReadOnlyList<byte[]> patterns)
+    {
+        var result = new List<(string, string)>();
+        var seen = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        lock (_gate)
+        {
+            foreach (var pattern in patterns)
+            {
+                if (pattern.AsSpan().IndexOfAny("[*?"u8) < 0)
+                {
+                    string name = Encoding.Latin1.GetString(pattern);
+                    if (seen.Contains(name) || !ByName.TryGetValue(name, out var hit)) continue;
+                    seen.Add(name);
+                    result.Add((name, Current(hit.Param)));
+                    continue;
+                }
+                foreach (var p in Params)
+                {
+                    foreach (string? name in (ReadOnlySpan<string?>)[p.Name, p.Alias])
+                    {
+                        if (name == null || seen.Contains(name)) continue;
+                        if (!GlobMatcher.IsMatch(pattern, Encoding.ASCII.GetBytes(name), nocase: true)) continue;
+                        seen.Add(name);
+                        result.Add((name, Current(p)));
+                    }
+                }
+            }
+        }
+        return result;
+    }
+
+    private string Current(Param p) => p.Getter?.Invoke(this) ?? _values[p.Index];
+
+    private void Commit(Param p, string canonical, long number)
+    {
+        Volatile.Write(ref _values[p.Index], canonical);
+        Volatile.Write(ref _numbers[p.Index], number);
+        p.Apply?.Invoke(this, canonical, number);
+    }
+
+    /// <summary>Command-line-only refusals: things this server cannot be (a cluster node, a replica).</summary>
+    private static string? StartupCheck(Param p, string value)
+    {
+        if (p.Name == "cluster-enabled" && value.Equals("yes", StringComparison.OrdinalIgnoreCase))
+            return "cluster mode is not supported";
+        if (p.Name == "replicaof" && value.Length > 0)
+            return "replication is not supported";
+        return null;
+    }
+
+    /// <summary>Redis's sdssplitlen(value, " "): single spaces separate, so "a  b" has an empty middle argument.</summary>
+    private static string[] SplitClient(string value) => value.Length == 0 ? [] : value.Split(' ');
+
+    /// <summary>Config-file style: runs of spaces separate; an empty value is no arguments.</summary>
+    private static string[] SplitStartup(Param p, string value)
+        => (p.Flags & ParamFlags.MultiArg) != 0 ? value.Split(' ', StringSplitOptions.RemoveEmptyEntries) : [value];
+
+    // ------------------------------------------------------------------ parsing
+
+    private string? Parse(Param p, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (p.Kind == Kind.Special) return p.Special!(this, args, out canonical, out number);
+        string value = args.Length == 1 ? args[0] : string.Join(' ', args);
+        switch (p.Kind)
+        {
+            case Kind.Bool:
+                if (value.Equals("yes", StringComparison.OrdinalIgnoreCase)) number = 1;
+                else if (!value.Equals("no", StringComparison.OrdinalIgnoreCase)) return "argument must be 'yes' or 'no'";
+                canonical = number == 1 ? "yes" : "no";
+                return p.Validate?.Invoke(canonical);
+
+            case Kind.Enum:
+                foreach (string choice in p.Choices!)
+                {
+                    if (!choice.Equals(value, StringComparison.OrdinalIgnoreCase)) continue;
+                    canonical = p.ChoiceAliases != null && p.ChoiceAliases.TryGetValue(choice, out string? shown) ? shown : choice;
+                    return p.Validate?.Invoke(canonical);
+                }
+                return "argument(s) must be one of the following: " + string.Join(", ", p.Choices);
+
+            case Kind.Text:
+                canonical = value;
+                return p.Validate?.Invoke(value);
+
+            default:
+                return ParseNumber(p, value, out canonical, out number);
+        }
+    }
+
+    private static string? ParseNumber(Param p, string value, out string canonical, out long number)
+    {
+        canonical = "";
+        if (!TryParseNumberText(p, value, out number))
+        {
+            if ((p.Format & NumberFormat.Memory) != 0 && (p.Format & NumberFormat.Percent) != 0)
+                return "argument must be a memory or percent value";
+            if ((p.Format & NumberFormat.Memory) != 0) return "argument must be a memory value";
+            if ((p.Format & NumberFormat.Octal) != 0) return "argument couldn't be parsed as an octal number";
+            return "argument couldn't be parsed into an integer";
+        }
+        if (p.Unsigned)
+        {
+            if ((ulong)number > (ulong)p.Max || (ulong)number < (ulong)p.Min)
+            {
+                return (p.Format & NumberFormat.Octal) != 0
+                    ? $"argument must be between {Convert.ToString(p.Min, 8)} and {Convert.ToString(p.Max, 8)} inclusive"
+                    : $"argument must be between {(ulong)p.Min} and {(ulong)p.Max} inclusive";
+            }
+        }
+        else if ((p.Format & NumberFormat.Percent) != 0 && number < 0)
+        {
+            if (number < p.Min) return $"percentage argument must be less or equal to {-p.Min}";
+        }
+        else if (number > p.Max || number < p.Min)
+        {
+            return $"argument must be between {p.Min} and {p.Max} inclusive";
+        }
+        if (p.Name == "hz") number = Math.Clamp(number, 1, 500); // Redis caps hz silently
+        canonical = FormatNumber(p, number);
+        return p.Validate?.Invoke(canonical);
+    }
+
+    private static bool TryParseNumberText(Param p, string value, out long number)
+    {
+        if ((p.Format & NumberFormat.Memory) != 0 && TryParseMemory(value, out ulong bytes))
+        {
+            number = (long)bytes;
+            return true;
+        }
+        if ((p.Format & NumberFormat.Percent) != 0 && value.Length > 1 && value[^1] == '%' &&
+            RedisNumbers.TryParseInt64(Encoding.Latin1.GetBytes(value[..^1]), out number) && number >= 0)
+        {
+            number = -number;
+            return true;
+        }
+        if ((p.Format & NumberFormat.Octal) != 0)
+        {
+            try
+            {
+                number = value.Length == 0 ? 0 : Convert.ToInt64(value, 8);
+                return true;
+            }
+            catch (Exception ex) when (ex is FormatException or OverflowException or ArgumentException)
+            {
+            }
+        }
+        number = 0;
+        return p.Format == NumberFormat.Integer && RedisNumbers.TryParseInt64(Encoding.Latin1.GetBytes(value), out number);
+    }
+
+    /// <summary>
+    /// Redis's memtoull: digits with an optional unit b, k (1000), kb (1024), m, mb, g, gb in any
+    /// case. No sign, no fraction. Like strtoull, digits beyond the range saturate, and the unit
+    /// multiplication then wraps, exactly as Redis does.
+    /// </summary>
+    public static bool TryParseMemory(string text, out ulong bytes)
+    {
+        bytes = 0;
+        if (text.StartsWith('-')) return false;
+        int digits = 0;
+        while (digits < text.Length && text[digits] >= '0' && text[digits] <= '9') digits++;
+        if (digits >= 128) return false;
+        ulong mul;
+        switch (text[digits..].ToLowerInvariant())
+        {
+            case "": case "b": mul = 1; break;
+            case "k": mul = 1000; break;
+            case "kb": mul = 1024; break;
+            case "m": mul = 1000 * 1000; break;
+            case "mb": mul = 1024 * 1024; break;
+            case "g": mul = 1000UL * 1000 * 1000; break;
+            case "gb": mul = 1024UL * 1024 * 1024; break;
+            default: return false;
+        }
+        ulong value = 0;
+        for (int i = 0; i < digits; i++)
+        {
+            ulong d = (ulong)(text[i] - '0');
+            if (value > (ulong.MaxValue - d) / 10)
+            {
+                value = ulong.MaxValue;
+                break;
+            }
+            value = value * 10 + d;
+        }
+        bytes = unchecked(value * mul);
+        return true;
+    }
+
+    private static string FormatNumber(Param p, long number)
+    {
+        if ((p.Format & NumberFormat.Percent) != 0 && number < 0) return (-number).ToString() + "%";
+        if ((p.Format & NumberFormat.Memory) != 0 || p.Unsigned) return ((ulong)number).ToString();
+        if ((p.Format & NumberFormat.Octal) != 0) return Convert.ToString(number, 8);
+        return number.ToString();
+    }
+
+    // ------------------------------------------------------------------ special parameters
+
+    /// <summary>save "seconds changes [seconds changes ...]": seconds ≥ 1, changes ≥ 0; "" clears.</summary>
+    private static string? ParseSave(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (args.Length == 1 && args[0].Length == 0) args = [];
+        if ((args.Length & 1) != 0) return "Invalid save parameters";
+        var parts = new long[args.Length];
+        for (int i = 0; i < args.Length; i++)
+        {
+            if (!TryStrtoll(args[i], out parts[i]) || (i % 2 == 0 ? parts[i] < 1 : parts[i] < 0))
+                return "Invalid save parameters";
+        }
+        canonical = string.Join(' ', parts);
+        return null;
+    }
+
+    /// <summary>strtoll with the whole text consumed: optional leading spaces and sign; "" is 0.</summary>
+    private static bool TryStrtoll(string text, out long value)
+    {
+        value = 0;
+        string t = text.TrimStart(' ', '\t', '\n', '\r', '\f', '\v');
+        if (t.Length == 0) return true;
+        bool negative = t[0] == '-';
+        int i = t[0] is '-' or '+' ? 1 : 0;
+        if (i == t.Length) return text.Trim().Length == 0;
+        for (; i < t.Length; i++)
+        {
+            if (t[i] < '0' || t[i] > '9') return false;
+            value = value > (long.MaxValue - 9) / 10 ? long.MaxValue : value * 10 + (t[i] - '0');
+        }
+        if (negative) value = -value;
+        return true;
+    }
+
+    private static readonly string[] BufferClasses = ["normal", "slave", "pubsub"];
+
+    /// <summary>
+    /// client-output-buffer-limit "class hard soft seconds [...]": classes normal, replica (slave),
+    /// pubsub; sizes are memory values. Classes not named keep their limits.
+    /// </summary>
+    private static string? ParseOutputBufferLimits(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (args.Length % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+        // Start from the current limits (or the defaults while the registry is being built).
+        string current = registry._values[IndexOf("client-output-buffer-limit")] ??
+                         "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60";
+        var limits = current.Split(' ');
+        for (int i = 0; i < args.Length; i += 4)
+        {
+            string cls = args[i].ToLowerInvariant();
+            int index = cls switch { "normal" => 0, "slave" or "replica" => 1, "pubsub" => 2, _ => -1 };
+            if (index < 0) return "Invalid client class specified in buffer limit configuration.";
+            if (!TryParseMemory(args[i + 1], out ulong hard) || !TryParseMemory(args[i + 2], out ulong soft) ||
+                !TryStrtoll(args[i + 3], out long seconds) || seconds < 0)
+                return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+            limits[index * 4 + 1] = hard.ToString();
+            limits[index * 4 + 2] = soft.ToString();
+            limits[index * 4 + 3] = ((int)seconds).ToString();
+        }
+        for (int c = 0; c < 3; c++) limits[c * 4] = BufferClasses[c];
+        canonical = string.Join(' ', limits);
+        return null;
+    }
+
+    /// <summary>oom-score-adj-values: three integers in -2000..2000.</summary>
+    private static string? ParseOomScoreAdjValues(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (args.Length != 3) return "wrong number of arguments";
+        var values = new long[3];
+        for (int i = 0; i < 3; i++)
+        {
+            if (!TryStrtoll(args[i], out values[i]) || values[i] < -2000 || values[i] > 2000)
+                return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+        }
+        canonical = string.Join(' ', values);
+        return null;
+    }
+
+    /// <summary>Redis's keyspace notification classes, as the bits it uses internally.</summary>
+    internal static class KeyspaceEvents
+    {
+        public const int Keyspace = 1 << 0;  // K
+        public const int Keyevent = 1 << 1;  // E
+        public const int Generic = 1 << 2;   // g
+        public const int String = 1 << 3;    // $
+        public const int List = 1 << 4;      // l
+        public const int Set = 1 << 5;       // s
+        public const int Hash = 1 << 6;      // h
+        public const int ZSet = 1 << 7;      // z
+        public const int Expired = 1 << 8;   // x
+        public const int Evicted = 1 << 9;   // e
+        public const int Stream = 1 << 10;   // t
+        public const int KeyMiss = 1 << 11;  // m (not part of A)
+        public const int Module = 1 << 13;   // d
+        public const int New = 1 << 14;      // n (not part of A)
+        public const int All = Generic | String | List | Set | Hash | ZSet | Expired | Evicted | Stream | Module;
+    }
+
+    private static string? ParseNotifyKeyspaceEvents(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        string text = args.Length == 1 ? args[0] : string.Join(' ', args);
+        int flags = 0;
+        foreach (char c in text)
+        {
+            int bit = c switch
+            {
+                'A' => KeyspaceEvents.All,
+                'g' => KeyspaceEvents.Generic,
+                '$' => KeyspaceEvents.String,
+                'l' => KeyspaceEvents.List,
+                's' => KeyspaceEvents.Set,
+                'h' => KeyspaceEvents.Hash,
+                'z' => KeyspaceEvents.ZSet,
+                'x' => KeyspaceEvents.Expired,
+                'e' => KeyspaceEvents.Evicted,
+                'K' => KeyspaceEvents.Keyspace,
+                'E' => KeyspaceEvents.Keyevent,
+                't' => KeyspaceEvents.Stream,
+                'm' => KeyspaceEvents.KeyMiss,
+                'd' => KeyspaceEvents.Module,
+                'n' => KeyspaceEvents.New,
+                _ => 0,
+            };
+            if (bit == 0) return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+            flags |= bit;
+        }
+        canonical = NotifyFlagsToString(flags);
+        number = flags;
+        return null;
+    }
+
+    private static string NotifyFlagsToString(int flags)
+    {
+        var sb = new StringBuilder();
+        if ((flags & KeyspaceEvents.All) == KeyspaceEvents.All)
+        {
+            sb.Append('A');
+        }
+        else
+        {
+            if ((flags & KeyspaceEvents.Generic) != 0) sb.Append('g');
+            if ((flags & KeyspaceEvents.String) != 0) sb.Append('$');
+            if ((flags & KeyspaceEvents.List) != 0) sb.Append('l');
+            if ((flags & KeyspaceEvents.Set) != 0) sb.Append('s');
+            if ((flags & KeyspaceEvents.Hash) != 0) sb.Append('h');
+            if ((flags & KeyspaceEvents.ZSet) != 0) sb.Append('z');
+            if ((flags & KeyspaceEvents.Expired) != 0) sb.Append('x');
+            if ((flags & KeyspaceEvents.Evicted) != 0) sb.Append('e');
+            if ((flags & KeyspaceEvents.Stream) != 0) sb.Append('t');
+            if ((flags & KeyspaceEvents.Module) != 0) sb.Append('d');
+            if ((flags & KeyspaceEvents.New) != 0) sb.Append('n');
+        }
+        if ((flags & KeyspaceEvents.Keyspace) != 0) sb.Append('K');
+        if ((flags & KeyspaceEvents.Keyevent) != 0) sb.Append('E');
+        if ((flags & KeyspaceEvents.KeyMiss) != 0) sb.Append('m');
+        return sb.ToString();
+    }
+
+    /// <summary>dir: must be an existing directory; setting it changes the working directory, as in Redis.</summary>
+    private static string? ParseDir(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (args.Length != 1) return "wrong number of arguments";
+        if (!Directory.Exists(args[0])) return "No such file or directory";
+        canonical = args[0];
+        return null;
+    }
+
+    /// <summary>bind (read only at run time here): the addresses given, space separated.</summary>
+    private static string? ParseBind(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        number = 0;
+        canonical = string.Join(' ', args);
+        return args.Length > 16 ? "Too many bind addresses specified." : null;
+    }
+
+    private static string? ParseReplicaOf(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        number = 0;
+        canonical = string.Join(' ', args);
+        return null;
+    }
+
+    private static string? BaseName(string what, string value)
+        => value.Contains('/') || value.Contains('\\') ? $"{what} can't be a path, just a filename" : null;
+
+    // ------------------------------------------------------------------ the table
+
+    private const long IntMax = int.MaxValue, IntMin = int.MinValue, UIntMax = uint.MaxValue;
+    private const long LongMax = long.MaxValue, ULongLongMax = -1; // ULLONG_MAX as its bit pattern
+
+    private static Param B(string name, bool value, ParamFlags flags = ParamFlags.None, string? alias = null,
+        Func<string, string?>? validate = null)
+        => new() { Name = name, Alias = alias, Kind = Kind.Bool, Flags = flags, Default = value ? "yes" : "no", Validate = validate };
+
+    private static Param N(string name, long min, long max, string value, ParamFlags flags = ParamFlags.None,
+        string? alias = null, NumberFormat format = NumberFormat.Integer, bool unsigned = false)
+        => new()
+        {
+            Name = name, Alias = alias, Kind = Kind.Number, Flags = flags, Min = min, Max = max, Default = value,
+            Format = format, Unsigned = unsigned,
+        };
+
+    /// <summary>A memory-sized number (accepts "1gb"); <paramref name="unsigned"/> for size_t and unsigned long long.</summary>
+    private static Param M(string name, long min, long max, string value, bool unsigned = false, string? alias = null)
+        => N(name, min, max, value, alias: alias, format: NumberFormat.Memory, unsigned: unsigned);
+
+    private static Param E(string name, string value, string[] choices, ParamFlags flags = ParamFlags.None)
+        => new() { Name = name, Kind = Kind.Enum, Flags = flags, Default = value, Choices = choices };
+
+    private static Param T(string name, string value = "", ParamFlags flags = ParamFlags.None, string? alias = null,
+        Func<string, string?>? validate = null)
+        => new() { Name = name, Alias = alias, Kind = Kind.Text, Flags = flags, Default = value, Validate = validate };
+
+    private static Param S(string name, string value, SpecialParser parser, ParamFlags flags = ParamFlags.None, string? alias = null)
+        => new() { Name = name, Alias = alias, Kind = Kind.Special, Flags = flags, Default = value, Special = parser };
+
+    private static Param[] Build()
+    {
+        const ParamFlags Imm = ParamFlags.Immutable;
+        const ParamFlags Multi = ParamFlags.MultiArg;
+        string[] protectedAction = ["no", "yes", "local"];
+        Param[] table =
+        [
+            // --- booleans
+            B("rdbchecksum", true, Imm),
+            B("daemonize", false, Imm),
+            B("io-threads-do-reads", false, Imm),
+            B("always-show-logo", false, Imm),
+            B("protected-mode", true),
+            B("rdbcompression", true),
+            B("rdb-del-sync-files", false),
+            B("activerehashing", true),
+            B("stop-writes-on-bgsave-error", true),
+            B("set-proc-title", true, Imm),
+            B("dynamic-hz", true),
+            B("lazyfree-lazy-eviction", false),
+            B("lazyfree-lazy-expire", false),
+            B("lazyfree-lazy-server-del", false),
+            B("lazyfree-lazy-user-del", false),
+            B("lazyfree-lazy-user-flush", false),
+            B("repl-disable-tcp-nodelay", false),
+            B("repl-diskless-sync", true),
+            B("aof-rewrite-incremental-fsync", true),
+            B("no-appendfsync-on-rewrite", false),
+            B("cluster-require-full-coverage", true),
+            B("rdb-save-incremental-fsync", true),
+            B("aof-load-truncated", true),
+            B("aof-use-rdb-preamble", true),
+            B("aof-timestamp-enabled", false),
+            B("cluster-replica-no-failover", false, alias: "cluster-slave-no-failover"),
+            B("replica-lazy-flush", false, alias: "slave-lazy-flush"),
+            B("replica-serve-stale-data", true, alias: "slave-serve-stale-data"),
+            B("replica-read-only", true, alias: "slave-read-only"),
+            B("replica-ignore-maxmemory", true, alias: "slave-ignore-maxmemory"),
+            B("jemalloc-bg-thread", true),
+            B("activedefrag", false, validate: v => v == "yes"
+                ? "Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution"
+                : null),
+            B("syslog-enabled", false, Imm),
+            B("cluster-enabled", false, Imm),
+            B("appendonly", false),
+            B("cluster-allow-reads-when-down", false),
+            B("cluster-allow-pubsubshard-when-down", true),
+            B("crash-log-enabled", true),
+            B("crash-memcheck-enabled", true),
+            B("disable-thp", true, Imm),
+            B("cluster-allow-replica-migration", true),
+            B("replica-announced", true),
+            B("latency-tracking", true),
+            B("replica-ignore-disk-write-errors", false),
+
+            // --- strings
+            T("aclfile", flags: Imm),
+            T("unixsocket", flags: Imm),
+            T("pidfile", flags: Imm),
+            T("replica-announce-ip", alias: "slave-announce-ip"),
+            T("masteruser"),
+            T("masterauth"),
+            T("cluster-announce-ip"),
+            T("cluster-config-file", "nodes.conf", Imm),
+            T("cluster-announce-hostname"),
+            T("cluster-announce-human-nodename"),
+            T("syslog-ident", "redis", Imm),
+            T("dbfilename", "dump.rdb", ParamFlags.Protected, validate: v => BaseName("dbfilename", v)),
+            T("appendfilename", "appendonly.aof", Imm,
+                validate: v => v.Length == 0 ? "appendfilename can't be empty" : BaseName("appendfilename", v)),
+            T("appenddirname", "appendonlydir", Imm,
+                validate: v => v.Length == 0 ? "appenddirname can't be empty"
+                    : v.Contains('/') || v.Contains('\\') ? "appenddirname can't be a path, just a dirname" : null),
+            T("server_cpulist", flags: Imm),
+            T("bio_cpulist", flags: Imm),
+            T("aof_rewrite_cpulist", flags: Imm),
+            T("bgsave_cpulist", flags: Imm),
+            T("ignore-warnings"),
+            T("bind-source-addr"),
+            T("logfile", flags: Imm),
+            T("locale-collate"),
+
+            // --- enums
+            E("supervised", "no", ["upstart", "systemd", "auto", "no"], Imm),
+            E("syslog-facility", "local0", ["user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"], Imm),
+            E("repl-diskless-load", "disabled", ["disabled", "on-empty-db", "swapdb"]),
+            E("loglevel", "notice", ["debug", "verbose", "notice", "warning", "nothing"]),
+            E("maxmemory-policy", "noeviction",
+                ["volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"]),
+            E("appendfsync", "everysec", ["everysec", "always", "no"]),
+            new Param
+            {
+                Name = "oom-score-adj", Kind = Kind.Enum, Default = "no", Choices = ["no", "yes", "relative", "absolute"],
+                ChoiceAliases = new() { ["relative"] = "yes" },
+            },
+            E("acl-pubsub-default", "resetchannels", ["allchannels", "resetchannels"]),
+            E("sanitize-dump-payload", "no", ["no", "yes", "clients"]),
+            E("enable-protected-configs", "no", protectedAction, Imm),
+            E("enable-debug-command", "no", protectedAction, Imm),
+            E("enable-module-command", "no", protectedAction, Imm),
+            E("cluster-preferred-endpoint-type", "ip", ["ip", "hostname", "unknown-endpoint"]),
+            E("propagation-error-behavior", "ignore", ["ignore", "panic", "panic-on-replicas"]),
+
+            // --- integers (int / unsigned int / long / long long)
+            new Param
+            {
+                Name = "databases", Kind = Kind.Number, Flags = Imm, Min = 1, Max = IntMax, Default = "16",
+                Getter = r => r._server?.Options.Databases.ToString(),
+            },
+            new Param
+            {
+                // Run-time changes would need the listeners rebound: immutable here (Redis allows it).
+                Name = "port", Kind = Kind.Number, Flags = Imm, Min = 0, Max = 65535, Default = "6379",
+                Getter = r => r._server?.Port.ToString(),
+            },
+            N("io-threads", 1, 128, "1", Imm),
+            N("auto-aof-rewrite-percentage", 0, IntMax, "100"),
+            N("cluster-replica-validity-factor", 0, IntMax, "10", alias: "cluster-slave-validity-factor"),
+            N("list-max-listpack-size", IntMin, IntMax, "-2", alias: "list-max-ziplist-size"),
+            N("tcp-keepalive", 0, IntMax, "300"),
+            N("cluster-migration-barrier", 0, IntMax, "1"),
+            N("active-defrag-cycle-min", 1, 99, "1"),
+            N("active-defrag-cycle-max", 1, 99, "25"),
+            N("active-defrag-threshold-lower", 0, 1000, "10"),
+            N("active-defrag-threshold-upper", 0, 1000, "100"),
+            N("lfu-log-factor", 0, IntMax, "10"),
+            N("lfu-decay-time", 0, IntMax, "1"),
+            N("replica-priority", 0, IntMax, "100", alias: "slave-priority"),
+            N("repl-diskless-sync-delay", 0, IntMax, "5"),
+            N("maxmemory-samples", 1, IntMax, "5"),
+            N("maxmemory-eviction-tenacity", 0, 100, "10"),
+            N("timeout", 0, IntMax, "0"),
+            N("replica-announce-port", 0, 65535, "0", alias: "slave-announce-port"),
+            N("tcp-backlog", 0, IntMax, "511", Imm),
+            N("cluster-port", 0, 65535, "0", Imm),
+            N("cluster-announce-bus-port", 0, 65535, "0"),
+            N("cluster-announce-port", 0, 65535, "0"),
+            N("cluster-announce-tls-port", 0, 65535, "0"),
+            N("repl-timeout", 1, IntMax, "60"),
+            N("repl-ping-replica-period", 1, IntMax, "10", alias: "repl-ping-slave-period"),
+            N("list-compress-depth", 0, IntMax, "0"),
+            N("active-expire-effort", 1, 10, "1"),
+            N("hz", 0, IntMax, "10"),
+            N("min-replicas-to-write", 0, IntMax, "0", alias: "min-slaves-to-write"),
+            N("min-replicas-max-lag", 0, IntMax, "10", alias: "min-slaves-max-lag"),
+            N("shutdown-timeout", 0, IntMax, "10"),
+            N("repl-diskless-sync-max-replicas", 0, IntMax, "0"),
+            new Param
+            {
+                Name = "maxclients", Kind = Kind.Number, Min = 1, Max = UIntMax, Unsigned = true, Default = "10000",
+                Getter = r => r._server?.Options.MaxClients.ToString(),
+                Apply = (r, _, n) => { if (r._server != null) r._server.Options.MaxClients = n; },
+            },
+            N("unixsocketperm", 0, Convert.ToInt64("777", 8), "0", Imm, format: NumberFormat.Octal, unsigned: true),
+            N("socket-mark-id", 0, UIntMax, "0", Imm, unsigned: true),
+            N("active-defrag-max-scan-fields", 1, LongMax, "1000"),
+            N("slowlog-max-len", 0, LongMax, "128"),
+            N("acllog-max-len", 0, LongMax, "128"),
+            N("busy-reply-threshold", 0, LongMax, "5000", alias: "lua-time-limit"),
+            N("cluster-node-timeout", 0, LongMax, "15000"),
+            N("slowlog-log-slower-than", -1, LongMax, "10000"),
+            N("latency-monitor-threshold", 0, LongMax, "0"),
+            M("proto-max-bulk-len", 1024 * 1024, LongMax, "536870912"),
+            N("stream-node-max-entries", 0, LongMax, "100"),
+            M("repl-backlog-size", 1, LongMax, "1048576"),
+            M("maxmemory", 0, ULongLongMax, "0", unsigned: true),
+            M("cluster-link-sendbuf-limit", 0, ULongLongMax, "0", unsigned: true),
+            N("hash-max-listpack-entries", 0, LongMax, "512", alias: "hash-max-ziplist-entries", unsigned: true),
+            N("set-max-intset-entries", 0, LongMax, "512", unsigned: true),
+            N("set-max-listpack-entries", 0, LongMax, "128", unsigned: true),
+            N("set-max-listpack-value", 0, LongMax, "64", unsigned: true),
+            N("zset-max-listpack-entries", 0, LongMax, "128", alias: "zset-max-ziplist-entries", unsigned: true),
+            M("active-defrag-ignore-bytes", 1, LongMax, "104857600", unsigned: true),
+            M("hash-max-listpack-value", 0, LongMax, "64", unsigned: true, alias: "hash-max-ziplist-value"),
+            M("stream-node-max-bytes", 0, LongMax, "4096", unsigned: true),
+            M("zset-max-listpack-value", 0, LongMax, "64", unsigned: true, alias: "zset-max-ziplist-value"),
+            M("hll-sparse-max-bytes", 0, LongMax, "3000", unsigned: true),
+            N("tracking-table-max-keys", 0, LongMax, "1000000", unsigned: true),
+            M("client-query-buffer-limit", 1024 * 1024, LongMax, "1073741824", unsigned: true),
+            N("maxmemory-clients", -100, LongMax, "0", format: NumberFormat.Memory | NumberFormat.Percent),
+            N("repl-backlog-ttl", 0, LongMax, "3600"),
+            M("auto-aof-rewrite-min-size", 0, LongMax, "67108864"),
+
+            // --- special
+            new Param
+            {
+                Name = "dir", Kind = Kind.Special, Flags = ParamFlags.Protected, Default = ".", Special = ParseDir,
+                Getter = _ => Directory.GetCurrentDirectory(),
+                Apply = (_, dir, _) => { if (dir.Length > 0) Directory.SetCurrentDirectory(dir); },
+            },
+            S("save", "3600 1 300 100 60 10000", ParseSave, Multi),
+            S("client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
+                ParseOutputBufferLimits, Multi),
+            S("oom-score-adj-values", "0 200 800", ParseOomScoreAdjValues, Multi),
+            S("notify-keyspace-events", "", ParseNotifyKeyspaceEvents),
+            new Param
+            {
+                // The listeners are not rebound at run time: immutable here (Redis allows it).
+                Name = "bind", Kind = Kind.Special, Flags = Imm | Multi, Default = "* -::*", Special = ParseBind,
+                Getter = r => r._server == null ? null : string.Join(' ', r._server.Options.Bind),
+            },
+            S("replicaof", "", ParseReplicaOf, Imm | Multi, alias: "slaveof"),
+        ];
+        for (int i = 0; i < table.Length; i++) table[i].Index = i;
+        return table;
+    }
+
+    private static Dictionary<string, (Param, string)> Index()
+    {
+        var map = new Dictionary<string, (Param, string)>(StringComparer.OrdinalIgnoreCase);
+        foreach (var p in Params)
+        {
+            map.Add(p.Name, (p, p.Name));
+            if (p.Alias != null) map.Add(p.Alias, (p, p.Alias));
+        }
+        return map;
+    }
+
+    private static int IndexOf(string name)
+    {
+        foreach (var p in Params)
+            if (p.Name == name) return p.Index;
+        throw new InvalidOperationException("no config parameter " + name);
+    }
 }

@@ -1,0 +1,493 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using System.Text;
+using RedisClone.Commands;
+
+namespace RedisClone.Server;
+
+/// <summary>
+/// Builds INFO's text: "# Section" blocks of "key:value" lines separated by blank lines, sections in
+/// Redis 7.2's order and fields in its order within each section.
+/// </summary>
+/// <remarks>
+/// <para>
+/// Every value is true for this server. Counters come from <see cref="ServerStats"/>, the command
+/// table and each shard's <see cref="Storage.ShardStore"/>, read without the shards' gates (a figure
+/// may be a moment stale). Memory is the .NET GC's view (used_memory = live managed bytes) and the
+/// process's resident set. Fields about machinery this server does not have (replication links,
+/// forks, Lua, defrag, client tracking) report the idle state Redis reports when that machinery is
+/// idle, which is the truth here.
+/// </para>
+/// Sections: server, clients, memory, persistence, stats, replication, cpu, modules, commandstats,
+/// errorstats, latencystats, cluster, keyspace. No argument (or "default") gives Redis's default set;
+/// "all" and "everything" give every section; names are case-insensitive and unknown ones are ignored.
+/// </remarks>
+internal static class InfoBuilder
+{
+    private static readonly string[] DefaultSections =
+        ["server", "clients", "memory", "persistence", "stats", "replication", "cpu", "module_list", "errorstats", "cluster", "keyspace"];
+
+    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
+
+    /// <summary>The INFO text for the sections named in <paramref name="args"/> (INFO's arguments).</summary>
+    public static string Build(RedisServer server, IReadOnlyList<string> args, long nowMs)
+    {
+        var wanted = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        bool all = false;
+        if (args.Count == 0) wanted.UnionWith(DefaultSections);
+        foreach (string a in args)
+        {
+            if (a.Equals("default", StringComparison.OrdinalIgnoreCase)) wanted.UnionWith(DefaultSections);
+            else if (a.Equals("all", StringComparison.OrdinalIgnoreCase) || a.Equals("everything", StringComparison.OrdinalIgnoreCase)) all = true;
+            else wanted.Add(a);
+        }
+        bool Has(string name) => all || wanted.Contains(name);
+
+        var runtime = RuntimeStats.For(server);
+        var sb = new StringBuilder(4096);
+        int sections = 0;
+        void Header(string title)
+        {
+            if (sections++ > 0) sb.Append("\r\n");
+            sb.Append("# ").Append(title).Append("\r\n");
+        }
+
+        if (Has("server"))
+        {
+            Header("Server");
+            AppendServer(sb, server, nowMs);
+        }
+        if (Has("clients"))
+        {
+            Header("Clients");
+            AppendClients(sb, server);
+        }
+        if (Has("memory"))
+        {
+            Header("Memory");
+            AppendMemory(sb, server, runtime);
+        }
+        if (Has("persistence"))
+        {
+            Header("Persistence");
+            AppendPersistence(sb, server);
+        }
+        if (Has("stats"))
+        {
+            Header("Stats");
+            AppendStats(sb, server, runtime);
+        }
+        if (Has("replication"))
+        {
+            Header("Replication");
+            AppendReplication(sb, server, runtime);
+        }
+        if (Has("cpu"))
+        {
+            Header("CPU");
+            AppendCpu(sb);
+        }
+        if (Has("module_list") || Has("modules")) Header("Modules");
+        if (Has("commandstats"))
+        {
+            Header("Commandstats");
+            AppendCommandStats(sb, server);
+        }
+        if (Has("errorstats"))
+        {
+            Header("Errorstats");
+            AppendErrorStats(sb, server);
+        }
+        // No latency histograms are kept per command yet: the section is there, empty.
+        if (Has("latencystats")) Header("Latencystats");
+        if (Has("cluster"))
+        {
+            Header("Cluster");
+            Line(sb, "cluster_enabled", 0);
+        }
+        if (Has("keyspace"))
+        {
+            Header("Keyspace");
+            AppendKeyspace(sb, server, nowMs);
+        }
+        return sb.ToString();
+    }
+
+    private static void AppendServer(StringBuilder sb, RedisServer server, long nowMs)
+    {
+        long uptime = Math.Max(0, (nowMs - server.StartedAtMs) / 1000);
+        Line(sb, "redis_version", ServerInfo.Version);
+        Line(sb, "redis_git_sha1", "00000000");
+        Line(sb, "redis_git_dirty", 0);
+        Line(sb, "redis_build_id", BuildId);
+        Line(sb, "redis_mode", ServerInfo.Mode);
+        Line(sb, "os", OsName);
+        Line(sb, "arch_bits", IntPtr.Size * 8);
+        Line(sb, "monotonic_clock", "POSIX clock_gettime");
+        Line(sb, "multiplexing_api", OperatingSystem.IsLinux() ? "epoll" : OperatingSystem.IsWindows() ? "iocp" : "kqueue");
+        Line(sb, "atomicvar_api", "dotnet-interlocked");
+        Line(sb, "gcc_version", "0.0.0");
+        Line(sb, "process_id", Environment.ProcessId);
+        Line(sb, "process_supervised", "no");
+        Line(sb, "run_id", server.RunId);
+        Line(sb, "tcp_port", server.Port);
+        Line(sb, "server_time_usec", (DateTime.UtcNow - DateTime.UnixEpoch).Ticks / 10);
+        Line(sb, "uptime_in_seconds", uptime);
+        Line(sb, "uptime_in_days", uptime / 86400);
+        Line(sb, "hz", server.Config.Hz);
+        Line(sb, "configured_hz", server.Config.Hz);
+        Line(sb, "lru_clock", (DateTimeOffset.UtcNow.ToUnixTimeSeconds()) & ((1 << 24) - 1));
+        Line(sb, "executable", Environment.ProcessPath ?? "");
+        Line(sb, "config_file", server.Options.ConfigFile == null ? "" : Path.GetFullPath(server.Options.ConfigFile));
+        Line(sb, "io_threads_active", 0);
+        sb.Append("listener0:name=tcp");
+        foreach (string bind in server.Options.Bind) sb.Append(",bind=").Append(bind);
+        sb.Append(",port=").Append(server.Port).Append("\r\n");
+    }
+
+    private static void AppendClients(StringBuilder sb, RedisServer server)
+    {
+        long maxIn = 0, maxOut = 0;
+        foreach (var c in server.Clients.Values)
+        {
+            maxIn = Math.Max(maxIn, c.QueryBufferBytes);
+            maxOut = Math.Max(maxOut, c.OutputBufferBytes);
+        }
+        Line(sb, "connected_clients", server.Clients.Count);
+        Line(sb, "cluster_connections", 0);
+        Line(sb, "maxclients", server.Options.MaxClients);
+        Line(sb, "client_recent_max_input_buffer", maxIn);
+        Line(sb, "client_recent_max_output_buffer", maxOut);
+        Line(sb, "blocked_clients", 0);
+        Line(sb, "tracking_clients", 0);
+        Line(sb, "clients_in_timeout_table", 0);
+        Line(sb, "total_blocking_keys", 0);
+        Line(sb, "total_blocking_keys_on_nokey", 0);
+    }
+
+    private static void AppendMemory(StringBuilder sb, RedisServer server, RuntimeStats runtime)
+    {
+        long used = GC.GetTotalMemory(false);
+        long rss = Environment.WorkingSet;
+        var gc = GC.GetGCMemoryInfo(); // as of the last collection: zeros before the first one
+        long heap = Math.Max(used, 1);
+        long committed = Math.Max(gc.TotalCommittedBytes, heap);
+        long peak = runtime.PeakMemory(used);
+        long clientsMem = 0;
+        foreach (var c in server.Clients.Values) clientsMem += c.QueryBufferBytes + c.OutputBufferBytes;
+        ulong maxMemory = server.Config.MaxMemory;
+
+        Line(sb, "used_memory", used);
+        Line(sb, "used_memory_human", Human(used));
+        Line(sb, "used_memory_rss", rss);
+        Line(sb, "used_memory_rss_human", Human(rss));
+        Line(sb, "used_memory_peak", peak);
+        Line(sb, "used_memory_peak_human", Human(peak));
+        Line(sb, "used_memory_peak_perc", F2(peak == 0 ? 0 : used * 100.0 / peak) + "%");
+        Line(sb, "allocator_allocated", heap);
+        Line(sb, "allocator_active", committed);
+        Line(sb, "allocator_resident", rss);
+        Line(sb, "total_system_memory", gc.TotalAvailableMemoryBytes);
+        Line(sb, "total_system_memory_human", Human(gc.TotalAvailableMemoryBytes));
+        // No scripting engine yet: nothing is used by Lua or functions.
+        Line(sb, "used_memory_lua", 0);
+        Line(sb, "used_memory_vm_eval", 0);
+        Line(sb, "used_memory_lua_human", "0B");
+        Line(sb, "used_memory_scripts_eval", 0);
+        Line(sb, "number_of_cached_scripts", 0);
+        Line(sb, "number_of_functions", 0);
+        Line(sb, "number_of_libraries", 0);
+        Line(sb, "used_memory_vm_functions", 0);
+        Line(sb, "used_memory_vm_total", 0);
+        Line(sb, "used_memory_vm_total_human", "0B");
+        Line(sb, "used_memory_functions", 0);
+        Line(sb, "used_memory_scripts", 0);
+        Line(sb, "used_memory_scripts_human", "0B");
+        Line(sb, "maxmemory", maxMemory.ToString(Inv));
+        Line(sb, "maxmemory_human", Human((long)Math.Min(maxMemory, long.MaxValue)));
+        Line(sb, "maxmemory_policy", server.Config.MaxMemoryPolicy);
+        Line(sb, "allocator_frag_ratio", F2((double)committed / heap));
+        Line(sb, "allocator_frag_bytes", committed - heap);
+        Line(sb, "allocator_rss_ratio", F2((double)rss / committed));
+        Line(sb, "allocator_rss_bytes", rss - committed);
+        Line(sb, "rss_overhead_ratio", F2(1.0));
+        Line(sb, "rss_overhead_bytes", 0);
+        Line(sb, "mem_fragmentation_ratio", F2(used == 0 ? 0 : (double)rss / used));
+        Line(sb, "mem_fragmentation_bytes", rss - used);
+        Line(sb, "mem_not_counted_for_evict", 0);
+        Line(sb, "mem_replication_backlog", 0);
+        Line(sb, "mem_total_replication_buffers", 0);
+        Line(sb, "mem_clients_slaves", 0);
+        Line(sb, "mem_clients_normal", clientsMem);
+        Line(sb, "mem_cluster_links", 0);
+        Line(sb, "mem_aof_buffer", 0);
+        Line(sb, "mem_allocator", "dotnet-gc");
+        Line(sb, "active_defrag_running", 0);
+        Line(sb, "lazyfree_pending_objects", 0);
+        Line(sb, "lazyfreed_objects", 0);
+    }
+
+    /// <summary>Nothing is persisted yet: no save has run, no AOF is written, nothing is loading.</summary>
+    private static void AppendPersistence(StringBuilder sb, RedisServer server)
+    {
+        Line(sb, "loading", 0);
+        Line(sb, "async_loading", 0);
+        Line(sb, "current_cow_peak", 0);
+        Line(sb, "current_cow_size", 0);
+        Line(sb, "current_cow_size_age", 0);
+        Line(sb, "current_fork_perc", "0.00");
+        Line(sb, "current_save_keys_processed", 0);
+        Line(sb, "current_save_keys_total", 0);
+        Line(sb, "rdb_changes_since_last_save", 0);
+        Line(sb, "rdb_bgsave_in_progress", 0);
+        Line(sb, "rdb_last_save_time", server.LastSaveUnix);
+        Line(sb, "rdb_last_bgsave_status", "ok");
+        Line(sb, "rdb_last_bgsave_time_sec", -1);
+        Line(sb, "rdb_current_bgsave_time_sec", -1);
+        Line(sb, "rdb_saves", 0);
+        Line(sb, "rdb_last_cow_size", 0);
+        Line(sb, "rdb_last_load_keys_expired", 0);
+        Line(sb, "rdb_last_load_keys_loaded", 0);
+        Line(sb, "aof_enabled", 0);
+        Line(sb, "aof_rewrite_in_progress", 0);
+        Line(sb, "aof_rewrite_scheduled", 0);
+        Line(sb, "aof_last_rewrite_time_sec", -1);
+        Line(sb, "aof_current_rewrite_time_sec", -1);
+        Line(sb, "aof_last_bgrewrite_status", "ok");
+        Line(sb, "aof_rewrites", 0);
+        Line(sb, "aof_rewrites_consecutive_failures", 0);
+        Line(sb, "aof_last_write_status", "ok");
+        Line(sb, "aof_last_cow_size", 0);
+        Line(sb, "module_fork_in_progress", 0);
+        Line(sb, "module_fork_last_cow_size", 0);
+    }
+
+    private static void AppendStats(StringBuilder sb, RedisServer server, RuntimeStats runtime)
+    {
+        var stats = server.Stats;
+        long hits = 0, misses = 0, expired = 0;
+        for (int i = 0; i < server.Shards.Count; i++)
+        {
+            var store = server.Shards[i].Store;
+            hits += Volatile.Read(ref store.KeyspaceHits);
+            misses += Volatile.Read(ref store.KeyspaceMisses);
+            expired += Volatile.Read(ref store.ExpiredKeys);
+        }
+        Line(sb, "total_connections_received", Volatile.Read(ref stats.TotalConnectionsReceived));
+        Line(sb, "total_commands_processed", Volatile.Read(ref stats.TotalCommandsProcessed));
+        Line(sb, "instantaneous_ops_per_sec", runtime.OpsPerSecond);
+        Line(sb, "total_net_input_bytes", Volatile.Read(ref stats.NetInputBytes));
+        Line(sb, "total_net_output_bytes", Volatile.Read(ref stats.NetOutputBytes));
+        Line(sb, "total_net_repl_input_bytes", 0);
+        Line(sb, "total_net_repl_output_bytes", 0);
+        Line(sb, "instantaneous_input_kbps", F2(runtime.InputKbps));
+        Line(sb, "instantaneous_output_kbps", F2(runtime.OutputKbps));
+        Line(sb, "instantaneous_input_repl_kbps", "0.00");
+        Line(sb, "instantaneous_output_repl_kbps", "0.00");
+        Line(sb, "rejected_connections", Volatile.Read(ref stats.RejectedConnections));
+        Line(sb, "sync_full", 0);
+        Line(sb, "sync_partial_ok", 0);
+        Line(sb, "sync_partial_err", 0);
+        Line(sb, "expired_keys", expired);
+        Line(sb, "expired_stale_perc", "0.00");
+        Line(sb, "expired_time_cap_reached_count", 0);
+        Line(sb, "expire_cycle_cpu_milliseconds", 0);
+        Line(sb, "evicted_keys", 0);
+        Line(sb, "evicted_clients", 0);
+        Line(sb, "total_eviction_exceeded_time", 0);
+        Line(sb, "current_eviction_exceeded_time", 0);
+        Line(sb, "keyspace_hits", hits);
+        Line(sb, "keyspace_misses", misses);
+        Line(sb, "pubsub_channels", 0);
+        Line(sb, "pubsub_patterns", 0);
+        Line(sb, "pubsubshard_channels", 0);
+        Line(sb, "latest_fork_usec", 0);
+        Line(sb, "total_forks", 0);
+        Line(sb, "migrate_cached_sockets", 0);
+        Line(sb, "slave_expires_tracked_keys", 0);
+        Line(sb, "active_defrag_hits", 0);
+        Line(sb, "active_defrag_misses", 0);
+        Line(sb, "active_defrag_key_hits", 0);
+        Line(sb, "active_defrag_key_misses", 0);
+        Line(sb, "total_active_defrag_time", 0);
+        Line(sb, "current_active_defrag_time", 0);
+        Line(sb, "tracking_total_keys", 0);
+        Line(sb, "tracking_total_items", 0);
+        Line(sb, "tracking_total_prefixes", 0);
+        Line(sb, "unexpected_error_replies", Volatile.Read(ref stats.UnexpectedErrorReplies));
+        Line(sb, "total_error_replies", Volatile.Read(ref stats.TotalErrorReplies));
+        Line(sb, "dump_payload_sanitizations", 0);
+        Line(sb, "total_reads_processed", 0);
+        Line(sb, "total_writes_processed", 0);
+        Line(sb, "io_threaded_reads_processed", 0);
+        Line(sb, "io_threaded_writes_processed", 0);
+        Line(sb, "reply_buffer_shrinks", 0);
+        Line(sb, "reply_buffer_expands", 0);
+        Line(sb, "eventloop_cycles", 0);
+        Line(sb, "eventloop_duration_sum", 0);
+        Line(sb, "eventloop_duration_cmd_sum", 0);
+        Line(sb, "instantaneous_eventloop_cycles_per_sec", 0);
+        Line(sb, "instantaneous_eventloop_duration_usec", 0);
+        Line(sb, "acl_access_denied_auth", 0);
+        Line(sb, "acl_access_denied_cmd", 0);
+        Line(sb, "acl_access_denied_key", 0);
+        Line(sb, "acl_access_denied_channel", 0);
+    }
+
+    private static void AppendReplication(StringBuilder sb, RedisServer server, RuntimeStats runtime)
+    {
+        Line(sb, "role", "master");
+        Line(sb, "connected_slaves", 0);
+        Line(sb, "master_failover_state", "no-failover");
+        Line(sb, "master_replid", runtime.ReplicationId);
+        Line(sb, "master_replid2", new string('0', 40));
+        Line(sb, "master_repl_offset", 0);
+        Line(sb, "second_repl_offset", -1);
+        Line(sb, "repl_backlog_active", 0);
+        Line(sb, "repl_backlog_size", server.Config.ReplBacklogSize);
+        Line(sb, "repl_backlog_first_byte_offset", 0);
+        Line(sb, "repl_backlog_histlen", 0);
+    }
+
+    private static void AppendCpu(StringBuilder sb)
+    {
+        using var process = Process.GetCurrentProcess();
+        Line(sb, "used_cpu_sys", Seconds(process.PrivilegedProcessorTime));
+        Line(sb, "used_cpu_user", Seconds(process.UserProcessorTime));
+        Line(sb, "used_cpu_sys_children", "0.000000");
+        Line(sb, "used_cpu_user_children", "0.000000");
+    }
+
+    /// <summary>cmdstat_name:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=.. for every command used.</summary>
+    private static void AppendCommandStats(StringBuilder sb, RedisServer server)
+    {
+        foreach (var def in server.Commands.All)
+        {
+            AppendCommandStat(sb, def);
+            if (def.Subcommands == null) continue;
+            foreach (var sub in def.Subcommands) AppendCommandStat(sb, sub);
+        }
+    }
+
+    private static void AppendCommandStat(StringBuilder sb, CommandDef def)
+    {
+        long calls = Volatile.Read(ref def.Calls), usec = Volatile.Read(ref def.Microseconds);
+        long rejected = Volatile.Read(ref def.RejectedCalls), failed = Volatile.Read(ref def.FailedCalls);
+        if (calls == 0 && rejected == 0 && failed == 0) return;
+        // Redis divides in single precision: the same rounding shows in the two decimals.
+        double perCall = calls == 0 ? 0 : (float)usec / calls;
+        sb.Append("cmdstat_").Append(Safe(def.FullName))
+          .Append(":calls=").Append(calls)
+          .Append(",usec=").Append(usec)
+          .Append(",usec_per_call=").Append(F2(perCall))
+          .Append(",rejected_calls=").Append(rejected)
+          .Append(",failed_calls=").Append(failed)
+          .Append("\r\n");
+    }
+
+    private static void AppendErrorStats(StringBuilder sb, RedisServer server)
+    {
+        KeyValuePair<string, long>[] errors;
+        lock (server.Stats.ErrorCounts) errors = server.Stats.ErrorCounts.ToArray();
+        Array.Sort(errors, (a, b) => string.CompareOrdinal(a.Key, b.Key));
+        foreach (var (code, count) in errors)
+            sb.Append("errorstat_").Append(Safe(code)).Append(":count=").Append(count).Append("\r\n");
+    }
+
+    /// <summary>
+    /// dbN:keys=..,expires=..,avg_ttl=.. for every database holding keys, summed over the shards.
+    /// avg_ttl needs each shard's TTL sample, so each gate is taken briefly, one at a time; a shard
+    /// that stays busy for 5 ms is left out of the average rather than waited for.
+    /// </summary>
+    private static void AppendKeyspace(StringBuilder sb, RedisServer server, long nowMs)
+    {
+        int databases = server.Options.Databases;
+        for (int db = 0; db < databases; db++)
+        {
+            long keys = 0, expires = 0, ttlSum = 0, ttlWeight = 0;
+            for (int s = 0; s < server.Shards.Count; s++)
+            {
+                var shard = server.Shards[s];
+                var d = shard.Store[db];
+                keys += d.Count;
+                int withTtl = d.ExpiresCount;
+                expires += withTtl;
+                if (withTtl == 0 || !shard.Gate.TryEnter(5)) continue;
+                try
+                {
+                    ttlSum += d.AverageTtl(nowMs) * d.ExpiresCount;
+                    ttlWeight += d.ExpiresCount;
+                }
+                finally
+                {
+                    shard.Gate.Exit();
+                }
+            }
+            if (keys == 0 && expires == 0) continue;
+            long avgTtl = ttlWeight == 0 ? 0 : ttlSum / ttlWeight;
+            sb.Append("db").Append(db).Append(":keys=").Append(keys).Append(",expires=").Append(expires)
+              .Append(",avg_ttl=").Append(avgTtl).Append("\r\n");
+        }
+    }
+
+    // ---------------------------------------------------------------- formatting
+
+    private static void Line(StringBuilder sb, string key, string value) => sb.Append(key).Append(':').Append(value).Append("\r\n");
+
+    private static void Line(StringBuilder sb, string key, long value) => sb.Append(key).Append(':').Append(value).Append("\r\n");
+
+    private static string F2(double value) => value.ToString("F2", Inv);
+
+    private static string Seconds(TimeSpan t)
+    {
+        long micros = t.Ticks / 10;
+        return $"{micros / 1_000_000}.{micros % 1_000_000:D6}";
+    }
+
+    /// <summary>Redis's bytesToHuman: B below 1K, then K/M/G/T/P with two decimals.</summary>
+    public static string Human(long n)
+    {
+        if (n < 1024) return n.ToString(Inv) + "B";
+        string[] units = ["K", "M", "G", "T", "P"];
+        double d = n;
+        for (int i = 0; i < units.Length; i++)
+        {
+            d /= 1024;
+            if (d < 1024 || i == units.Length - 1) return F2(d) + units[i];
+        }
+        return n.ToString(Inv) + "B";
+    }
+
+    /// <summary>INFO keys and values cannot carry '#', ':', CR or LF: Redis replaces them with '_'.</summary>
+    private static string Safe(string s)
+        => s.IndexOfAny(['#', ':', '\r', '\n']) < 0 ? s : s.Replace('#', '_').Replace(':', '_').Replace('\r', '_').Replace('\n', '_');
+
+    private static readonly string BuildId = Convert.ToHexString(
+        System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(typeof(InfoBuilder).Assembly.ManifestModule.ModuleVersionId.ToString())))
+        .Substring(0, 16).ToLowerInvariant();
+
+    /// <summary>uname's "sysname release machine", as Redis prints it.</summary>
+    private static readonly string OsName = ComputeOsName();
+
+    private static string ComputeOsName()
+    {
+        string machine = RuntimeInformation.OSArchitecture switch
+        {
+            Architecture.X64 => "x86_64",
+            Architecture.Arm64 => "aarch64",
+            Architecture.X86 => "i686",
+            Architecture.Arm => "armv7l",
+            var other => other.ToString().ToLowerInvariant(),
+        };
+        if (OperatingSystem.IsLinux())
+        {
+            string release = "";
+            try { release = File.ReadAllText("/proc/sys/kernel/osrelease").Trim(); }
+            catch (IOException) { }
+            catch (UnauthorizedAccessException) { }
+            return $"Linux {release} {machine}";
+        }
+        return $"{RuntimeInformation.OSDescription} {machine}";
+    }
+}

@@ -1,0 +1,127 @@
+using System.Runtime.CompilerServices;
+
+namespace RedisClone.Server;
+
+/// <summary>
+/// Figures INFO reports that are not plain counters: the instantaneous rates (ops/sec, network
+/// kbps), sampled every 100 ms over the last 16 samples as Redis's serverCron does, the memory
+/// peak, and the replication id. One per server, created by the first INFO (or CONFIG RESETSTAT),
+/// so a server nobody asks about runs no timer; it stops with the server.
+/// </summary>
+internal sealed class RuntimeStats
+{
+    private const int IntervalMs = 100;
+    private const int SampleCount = 16; // Redis's STATS_METRIC_SAMPLES
+
+    private static readonly ConditionalWeakTable<RedisServer, RuntimeStats> PerServer = new();
+
+    private readonly RedisServer _server;
+    private readonly Timer _timer;
+    private readonly Metric _commands = new(), _netInput = new(), _netOutput = new();
+    private long _peakMemory;
+
+    private RuntimeStats(RedisServer server)
+    {
+        _server = server;
+        ReplicationId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
+        Sample();
+        _timer = new Timer(_ => Tick(), null, IntervalMs, IntervalMs);
+    }
+
+    public static RuntimeStats For(RedisServer server) => PerServer.GetValue(server, s => new RuntimeStats(s));
+
+    /// <summary>master_replid: random per server run, as Redis's.</summary>
+    public string ReplicationId { get; }
+
+    public long OpsPerSecond => _commands.Average;
+    public double InputKbps => _netInput.Average / 1024.0;
+    public double OutputKbps => _netOutput.Average / 1024.0;
+
+    /// <summary>The largest used_memory seen so far, <paramref name="current"/> included.</summary>
+    public long PeakMemory(long current)
+    {
+        long peak = Volatile.Read(ref _peakMemory);
+        while (current > peak)
+        {
+            long seen = Interlocked.CompareExchange(ref _peakMemory, current, peak);
+            if (seen == peak) return current;
+            peak = seen;
+        }
+        return peak;
+    }
+
+    /// <summary>CONFIG RESETSTAT: rates start over, and so does the memory peak.</summary>
+    public void Reset()
+    {
+        lock (_commands)
+        {
+            _commands.Reset();
+            _netInput.Reset();
+            _netOutput.Reset();
+        }
+        Volatile.Write(ref _peakMemory, 0);
+    }
+
+    private void Tick()
+    {
+        if (_server.StoppingToken.IsCancellationRequested)
+        {
+            _timer.Dispose();
+            return;
+        }
+        Sample();
+    }
+
+    private void Sample()
+    {
+        long now = Environment.TickCount64;
+        var stats = _server.Stats;
+        lock (_commands)
+        {
+            _commands.Add(now, Volatile.Read(ref stats.TotalCommandsProcessed));
+            _netInput.Add(now, Volatile.Read(ref stats.NetInputBytes));
+            _netOutput.Add(now, Volatile.Read(ref stats.NetOutputBytes));
+        }
+    }
+
+    /// <summary>A counter's per-second rate over the last <see cref="SampleCount"/> intervals.</summary>
+    private sealed class Metric
+    {
+        private readonly long[] _rates = new long[SampleCount];
+        private int _next, _filled;
+        private long _lastTime = -1, _lastValue;
+
+        public void Add(long nowMs, long value)
+        {
+            if (_lastTime >= 0 && nowMs > _lastTime)
+            {
+                // A counter reset (CONFIG RESETSTAT) would give a negative delta: count it as zero.
+                long delta = Math.Max(0, value - _lastValue);
+                _rates[_next] = delta * 1000 / (nowMs - _lastTime);
+                _next = (_next + 1) % SampleCount;
+                _filled = Math.Min(_filled + 1, SampleCount);
+            }
+            _lastTime = nowMs;
+            _lastValue = value;
+        }
+
+        public void Reset()
+        {
+            Array.Clear(_rates);
+            _next = _filled = 0;
+        }
+
+        /// <summary>Mean of the samples taken so far (Redis averages all 16 slots, zeros included).</summary>
+        public long Average
+        {
+            get
+            {
+                int n = Volatile.Read(ref _filled);
+                if (n == 0) return 0;
+                long sum = 0;
+                for (int i = 0; i < n; i++) sum += Volatile.Read(ref _rates[i]);
+                return sum / n;
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+namespace RedisClone.Storage;
+
+/// <summary>
+/// What a value class other than a string (list, hash, set, sorted set...) tells the keyspace
+/// commands about itself: TYPE, SCAN's TYPE filter, OBJECT ENCODING and COPY go through this, so
+/// adding a data type needs no change to the keyspace family.
+/// </summary>
+internal interface IRedisValue
+{
+    /// <summary>TYPE's reply, lower case: "list", "hash", "set", "zset", "stream".</summary>
+    string TypeName { get; }
+
+    /// <summary>OBJECT ENCODING's reply for the value as it is now: "listpack", "quicklist", "hashtable"...</summary>
+    string Encoding { get; }
+
+    /// <summary>An independent copy: COPY must leave two keys that share no mutable state.</summary>
+    IRedisValue DeepCopy();
+}

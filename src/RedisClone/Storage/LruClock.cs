@@ -1,0 +1,15 @@
+namespace RedisClone.Storage;
+
+/// <summary>
+/// The clock behind OBJECT IDLETIME: whole seconds of the monotonic tick count, so a wall-clock
+/// step never makes a key look idle for years or negative. Redis keeps a 24-bit seconds clock in
+/// every object; here a key's stamp lives in <see cref="KeyTable"/>'s side array.
+/// </summary>
+internal static class LruClock
+{
+    /// <summary>The current stamp; 32 bits of seconds wrap after 136 years of uptime.</summary>
+    public static uint Now => (uint)(Environment.TickCount64 / 1000);
+
+    /// <summary>Seconds since <paramref name="stamp"/> (unsigned subtraction stays right across a wrap).</summary>
+    public static long SecondsSince(uint stamp) => Now - stamp;
+}

@@ -1,0 +1,230 @@
+using System.Text;
+using RedisClone.Commands;
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.CommandInfo;
+
+/// <summary>
+/// COMMAND INFO, DOCS, LIST and GETKEYS against Debian's redis-server 7.0, for every command and
+/// subcommand in our table. Redis lists subcommands in hash-table order (it changes between runs),
+/// so container replies are compared subcommand by subcommand.
+/// </summary>
+public class CommandDifferentialTests
+{
+    /// <summary>Ours, not in 7.0: Redis 7.2 added them.</summary>
+    private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch"];
+
+    /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
+    private static readonly HashSet<string> OnlyTheirs = ["client|caching", "client|tracking", "client|trackinginfo", "client|unblock"];
+
+    private static IEnumerable<CommandDef> AllDefs()
+    {
+        foreach (var def in CommandTable.Instance.All)
+        {
+            yield return def;
+            if (def.Subcommands != null)
+                foreach (var sub in def.Subcommands) yield return sub;
+        }
+    }
+
+    private static RespClient Reference(int protocol)
+    {
+        var c = ReferenceRedis.Shared!.Connect();
+        if (protocol == 3) c.Call("HELLO", "3");
+        return c;
+    }
+
+    [RedisFact]
+    public void CommandInfo_EveryCommandResp2_MatchesRedis() => CompareInfo(2);
+
+    [RedisFact]
+    public void CommandInfo_EveryCommandResp3_MatchesRedis() => CompareInfo(3);
+
+    private static void CompareInfo(int protocol)
+    {
+        using var theirs = Reference(protocol);
+        var failures = new StringBuilder();
+        foreach (var def in AllDefs())
+        {
+            if (OnlyOurs.Contains(def.FullName)) continue;
+            var expected = RespTree.Parse(theirs.Call("COMMAND", "INFO", def.FullName)).Children[0];
+            var actual = RespTree.Parse(InProcess.Call(protocol, "COMMAND", "INFO", def.FullName)).Children[0];
+            if (expected.IsNull)
+            {
+                failures.AppendLine($"{def.FullName}: redis-server does not know it");
+                continue;
+            }
+            if (expected.Children.Count != 10 || actual.Children.Count != 10)
+            {
+                if (expected.Raw != actual.Raw) failures.AppendLine($"{def.FullName}:\n  redis: {Show(expected.Raw)}\n  ours:  {Show(actual.Raw)}");
+                continue;
+            }
+            for (int i = 0; i < 9; i++)
+                if (expected.Children[i].Raw != actual.Children[i].Raw)
+                    failures.AppendLine($"{def.FullName} field {i + 1}:\n  redis: {Show(expected.Children[i].Raw)}\n  ours:  {Show(actual.Children[i].Raw)}");
+            CompareSubcommands(def.FullName, expected.Children[9], actual.Children[9], n => n.Children[0].Text!,
+                (name, e, a) =>
+                {
+                    if (e.Raw != a.Raw) failures.AppendLine($"{name}:\n  redis: {Show(e.Raw)}\n  ours:  {Show(a.Raw)}");
+                }, failures);
+        }
+        Assert.True(failures.Length == 0, "COMMAND INFO differs from redis-server:\n" + failures);
+    }
+
+    private static void CompareSubcommands(string container, RespTree expected, RespTree actual,
+        Func<RespTree, string> nameOf, Action<string, RespTree, RespTree> compare, StringBuilder failures, bool isMap = false)
+    {
+        if (expected.Type != actual.Type) failures.AppendLine($"{container}: subcommands are '{actual.Type}', redis says '{expected.Type}'");
+        Dictionary<string, RespTree> Index(RespTree list)
+        {
+            var map = new Dictionary<string, RespTree>();
+            if (isMap)
+                foreach (var (key, value) in list.Pairs()) map[key] = value;
+            else
+                foreach (var child in list.Children) map[nameOf(child)] = child;
+            return map;
+        }
+        var theirs = Index(expected);
+        var ours = Index(actual);
+        foreach (var (name, node) in theirs)
+        {
+            if (ours.TryGetValue(name, out var mine)) compare(name, node, mine);
+            else if (!OnlyTheirs.Contains(name)) failures.AppendLine($"{name}: missing from ours");
+        }
+        foreach (var name in ours.Keys)
+            if (!theirs.ContainsKey(name) && !OnlyOurs.Contains(name)) failures.AppendLine($"{name}: not in redis-server");
+    }
+
+    [RedisFact]
+    public void CommandDocs_EveryCommandResp2_ArgumentsAndFactsMatchRedis() => CompareDocs(2);
+
+    [RedisFact]
+    public void CommandDocs_EveryCommandResp3_ArgumentsAndFactsMatchRedis() => CompareDocs(3);
+
+    private static void CompareDocs(int protocol)
+    {
+        using var theirs = Reference(protocol);
+        var failures = new StringBuilder();
+        foreach (var def in CommandTable.Instance.All)
+        {
+            var expected = RespTree.Parse(theirs.Call("COMMAND", "DOCS", def.FullName));
+            var actual = RespTree.Parse(InProcess.Call(protocol, "COMMAND", "DOCS", def.FullName));
+            if (expected.Type != actual.Type || expected.Children.Count != 2 || actual.Children.Count != 2)
+            {
+                failures.AppendLine($"{def.FullName}: reply shape\n  redis: {Show(expected.Raw)}\n  ours:  {Show(actual.Raw)}");
+                continue;
+            }
+            CompareDoc(def.FullName, expected.Children[1], actual.Children[1], failures);
+        }
+        Assert.True(failures.Length == 0, "COMMAND DOCS differs from redis-server:\n" + failures);
+    }
+
+    /// <summary>Everything but our own words: summary, complexity, replaced_by and the history texts.</summary>
+    private static void CompareDoc(string name, RespTree expected, RespTree actual, StringBuilder failures)
+    {
+        if (expected.Type != actual.Type) failures.AppendLine($"{name}: docs type '{actual.Type}', redis '{expected.Type}'");
+        var e = expected.Pairs();
+        var a = actual.Pairs();
+        string eKeys = string.Join(",", e.Select(p => p.Key)), aKeys = string.Join(",", a.Select(p => p.Key));
+        if (eKeys != aKeys)
+        {
+            failures.AppendLine($"{name}: fields {aKeys}, redis {eKeys}");
+            return;
+        }
+        for (int i = 0; i < e.Count; i++)
+        {
+            var (key, ev) = e[i];
+            var av = a[i].Value;
+            switch (key)
+            {
+                case "summary" or "complexity" or "replaced_by":
+                    if (ev.Type != av.Type) failures.AppendLine($"{name} {key}: type differs");
+                    break;
+                case "history":
+                    string Versions(RespTree h) => h.Type + string.Join(",", h.Children.Select(c => c.Type + c.Children[0].Text));
+                    if (Versions(ev) != Versions(av)) failures.AppendLine($"{name} history: {Versions(av)}, redis {Versions(ev)}");
+                    break;
+                case "subcommands":
+                    CompareSubcommands(name, ev, av, _ => "", (sub, x, y) => CompareDoc(sub, x, y, failures), failures, isMap: true);
+                    break;
+                default:
+                    if (ev.Raw != av.Raw) failures.AppendLine($"{name} {key}:\n  redis: {Show(ev.Raw)}\n  ours:  {Show(av.Raw)}");
+                    break;
+            }
+        }
+    }
+
+    [RedisFact]
+    public void CommandList_Filters_MatchRedisOnOurCommands()
+    {
+        using var theirs = Reference(2);
+        using var ours = TestServer.Shared.Connect();
+        var ourNames = AllDefs().Select(d => d.FullName).ToHashSet();
+        List<string[]> filters = [[], ["FILTERBY", "PATTERN", "o*"], ["FILTERBY", "PATTERN", "*|*"],
+            ["FILTERBY", "PATTERN", "C*"], ["FILTERBY", "PATTERN", "?et"], ["FILTERBY", "MODULE", "x"], ["FILTERBY", "ACLCAT", "nope"]];
+        foreach (var cat in CommandMetadata.CategoryNames) filters.Add(["FILTERBY", "ACLCAT", cat]);
+        filters.Add(["FILTERBY", "aclcat", "WRITE"]);
+        var failures = new StringBuilder();
+        foreach (var filter in filters)
+        {
+            string[] cmd = ["COMMAND", "LIST", .. filter];
+            var expected = RespTree.Parse(theirs.Call(cmd)).Children.Select(c => c.Text!).Where(ourNames.Contains).Order().ToList();
+            var reply = RespTree.Parse(ours.Call(cmd));
+            var actual = reply.Children.Select(c => c.Text!).ToList();
+            Assert.Equal(actual.Count, actual.Distinct().Count());
+            var extra = actual.Where(n => !OnlyOurs.Contains(n)).Order().ToList();
+            if (!expected.SequenceEqual(extra))
+                failures.AppendLine($"{string.Join(' ', cmd)}:\n  redis: {string.Join(' ', expected)}\n  ours:  {string.Join(' ', extra)}");
+        }
+        Assert.True(failures.Length == 0, "COMMAND LIST differs:\n" + failures);
+    }
+
+    [RedisFact]
+    public void CommandList_BadFilters_SameErrorsAsRedis() => Differential.AssertSame(
+        "COMMAND LIST FILTERBY",
+        "COMMAND LIST x",
+        "COMMAND LIST FILTERBY x y",
+        "COMMAND LIST FILTERBY PATTERN",
+        "COMMAND LIST FILTERBY PATTERN a b",
+        "COMMAND LIST FILTERBY ACLCAT nope",
+        "COMMAND LIST FILTERBY MODULE x");
+
+    [RedisFact]
+    public void CommandGetKeys_Cases_SameRepliesAsRedis()
+    {
+        string[] targets =
+        [
+            "get k", "GET k", "set k v", "set k v GET", "set k v EX 10 get", "set k v NX", "mset a 1 b 2", "mset a 1 b",
+            "mget a b c", "del a b c", "exists a", "touch a b", "rename a b", "renamenx a b", "copy a b DB 1 REPLACE",
+            "lcs a b LEN", "getex k PERSIST", "getdel k", "expire k 10 NX", "append k v", "setrange k 1 v", "strlen k",
+            "object encoding k", "object freq k", "object nope k", "object", "object encoding",
+            "client kill x", "client", "client nope x", "nope a", "get a b", "ping a", "keys *", "scan 0", "dbsize",
+            "command info", "cluster info", "client|kill x", "msetnx a 1 b 2", "getrange k 0 1", "psetex k 1 v",
+        ];
+        var script = new List<string[]>();
+        foreach (var t in targets)
+        {
+            script.Add(["COMMAND", "GETKEYS", .. Differential.SplitLine(t)]);
+            script.Add(["COMMAND", "GETKEYSANDFLAGS", .. Differential.SplitLine(t)]);
+        }
+        script.Add(["COMMAND", "GETKEYS", "get"]);
+        script.Add(["COMMAND", "GETKEYS"]);
+        script.Add(["COMMAND", "GETKEYSANDFLAGS", "set"]);
+        Differential.AssertSame(script.ToArray());
+    }
+
+    [RedisFact]
+    public void Command_LookupsAndErrors_SameRepliesAsRedis() => Differential.AssertSame(
+        "COMMAND INFO nope",
+        "COMMAND INFO get nope GET",
+        "COMMAND INFO client|kill CLIENT|SETNAME client|nope get|x client| |get a|b|c",
+        "COMMAND INFO OBJECT|encoding",
+        "COMMAND DOCS nope",
+        "COMMAND DOCS nope also-nope",
+        "COMMAND COUNT x",
+        "COMMAND FOO",
+        "COMMAND HELP x",
+        "COMMAND INFO lcs mset rename copy del");
+
+    private static string Show(string raw) => Differential.Show(raw.Length > 600 ? raw[..600] + "..." : raw);
+}

@@ -1,0 +1,116 @@
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Keys;
+
+/// <summary>SCAN's guarantees across shards and table resizes, and its argument handling.</summary>
+public class ScanTests
+{
+    [Fact]
+    public async Task Scan_ConcurrentInsertsAndDeletesForcingResizes_ReturnsEveryOriginalKey()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        using var c = server.Connect();
+        const int Originals = 5000;
+        var originals = Enumerable.Range(0, Originals).Select(i => "orig:" + i).ToList();
+        Assert.All(KeyReplies.Pipeline(c, originals.Select(k => new[] { "SET", k, "v" })), r => Assert.Equal("+OK\r\n", r));
+        int slotsBefore = server.Server.Shards[0].Store[0].Table.SlotCount;
+
+        using var scanStarted = new ManualResetEventSlim();
+        using var stop = new CancellationTokenSource();
+        int churnRounds = 0;
+        var churn = Task.Run(() =>
+        {
+            using var w = server.Connect();
+            scanStarted.Wait(TimeSpan.FromSeconds(30));
+            // Each round adds 1000 keys and deletes half of an older round: the live set keeps
+            // growing, so every shard's table grows several times while the scan runs.
+            for (int round = 0; round < 60 && !stop.IsCancellationRequested; round++)
+            {
+                var adds = Enumerable.Range(0, 1000).Select(j => new[] { "SET", $"churn:{round}:{j}", "x" });
+                var dels = round >= 2
+                    ? Enumerable.Range(0, 500).Select(j => new[] { "DEL", $"churn:{round - 2}:{j * 2}" })
+                    : [];
+                KeyReplies.Pipeline(w, adds.Concat(dels));
+                Interlocked.Increment(ref churnRounds);
+            }
+        });
+
+        var seen = new HashSet<string>();
+        string cursor = "0";
+        int calls = 0;
+        int roundsDuringScan;
+        try
+        {
+            do
+            {
+                var reply = (List<object?>)KeyReplies.Parse(c.Call("SCAN", cursor, "COUNT", "10"))!;
+                cursor = (string)reply[0]!;
+                foreach (var key in (List<object?>)reply[1]!) seen.Add((string)key!);
+                if (calls++ == 0) scanStarted.Set();
+                Assert.True(calls < 200_000, "SCAN did not finish");
+            } while (cursor != "0");
+            roundsDuringScan = Volatile.Read(ref churnRounds);
+        }
+        finally
+        {
+            stop.Cancel();
+            scanStarted.Set();
+            await churn;
+        }
+
+        var missing = originals.Where(k => !seen.Contains(k)).ToList();
+        Assert.True(missing.Count == 0, $"{missing.Count} keys never returned, e.g. {string.Join(", ", missing.Take(5))}");
+        Assert.True(roundsDuringScan > 0, "the churn did not overlap the scan");
+        Assert.True(server.Server.Shards[0].Store[0].Table.SlotCount > slotsBefore, "no resize happened");
+    }
+
+    [Fact]
+    public async Task Scan_MatchCountType_FiltersAndFinishes()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        using var c = server.Connect();
+        KeyReplies.Pipeline(c, Enumerable.Range(0, 300).Select(i => new[] { "SET", (i % 3 == 0 ? "fizz:" : "other:") + i, "v" }));
+
+        var (all, calls) = KeyReplies.ScanAll(c);
+        Assert.Equal(300, all.Distinct().Count());
+        Assert.True(calls > 1, "default COUNT 10 should take several calls");
+
+        var (fizz, _) = KeyReplies.ScanAll(c, "MATCH", "fizz:*", "COUNT", "7");
+        Assert.Equal(Enumerable.Range(0, 100).Select(i => "fizz:" + (i * 3)).Order(), fizz.Distinct().Order());
+
+        var (strings, oneCall) = KeyReplies.ScanAll(c, "TYPE", "STRING", "COUNT", "100000");
+        Assert.Equal(300, strings.Count);
+        Assert.Equal(1, oneCall);
+        Assert.Empty(KeyReplies.ScanAll(c, "TYPE", "list").Keys);
+    }
+
+    [Fact]
+    public async Task Scan_ExpiredKeys_SkippedAndDeleted()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        for (int i = 0; i < server.Server.Shards.Count; i++) server.Server.Shards[i].ActiveExpiry = false;
+        using var c = server.Connect();
+        KeyReplies.Pipeline(c, Enumerable.Range(0, 20).Select(i => new[] { "SET", "gone" + i, "v", "PX", "10" }));
+        c.Call("SET", "stays", "v");
+        Thread.Sleep(50);
+        Assert.Equal(":21\r\n", c.Call("DBSIZE"));
+        Assert.Equal(["stays"], KeyReplies.ScanAll(c, "COUNT", "1000").Keys);
+        Assert.Equal(":1\r\n", c.Call("DBSIZE"));
+    }
+
+    [Fact]
+    public void Scan_BadArguments_RedisErrors()
+    {
+        using var c = TestServer.Shared.Connect();
+        Assert.Equal("-ERR invalid cursor\r\n", c.Call("SCAN", "abc"));
+        Assert.Equal("-ERR invalid cursor\r\n", c.Call("SCAN", " 1"));
+        Assert.Equal("-ERR invalid cursor\r\n", c.Call("SCAN", "-"));
+        Assert.Equal("-ERR invalid cursor\r\n", c.Call("SCAN", "18446744073709551616"));
+        Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "COUNT", "0"));
+        Assert.Equal("-ERR value is not an integer or out of range\r\n", c.Call("SCAN", "0", "COUNT", "x"));
+        Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "MATCH"));
+        Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "BOGUS", "1"));
+        Assert.Equal("-ERR invalid cursor\r\n", c.Call("SCAN", "x", "BOGUS"));
+        Assert.Equal("+PONG\r\n", c.Call("PING"));
+    }
+}

@@ -1,0 +1,78 @@
+using System.Diagnostics;
+using System.Reflection;
+using System.Text;
+using RedisClone.Commands;
+using RedisClone.Network;
+using RedisClone.Protocol;
+using RedisClone.Server;
+
+namespace RedisClone.Tests.Strings;
+
+/// <summary>
+/// Runs string handlers directly (no sockets, no shard threads) and counts the bytes they allocate:
+/// overwriting existing keys with same-sized values must allocate nothing.
+/// </summary>
+public class StringAllocationTests
+{
+    [Fact]
+    public void HotPath_SteadyStateOnExistingKeys_AllocatesNothing()
+    {
+        var server = new RedisServer(ServerOptions.Parse(["--port", "0", "--shards", "1"]));
+        try
+        {
+            var commands = new CommandBuffer();
+            Add(commands, "SET", "key", "value-1");
+            Add(commands, "GET", "key");
+            Add(commands, "SET", "key", "value-2", "XX");
+            Add(commands, "SET", "key", "value-3", "KEEPTTL");
+            Add(commands, "SET", "ttl", "value-4", "EX", "1000");
+            Add(commands, "SETEX", "ttl", "1000", "value-5");
+            Add(commands, "MSET", "key", "value-6", "other", "value-7");
+            Add(commands, "MGET", "key", "other", "missing");
+            Add(commands, "GETSET", "key", "value-8");
+            Add(commands, "SET", "counter", "100000");
+            Add(commands, "INCR", "counter");
+            Add(commands, "INCRBY", "counter", "5");
+            Add(commands, "DECRBY", "counter", "3");
+            Add(commands, "DECR", "counter");
+            Add(commands, "STRLEN", "key");
+            Add(commands, "GETRANGE", "key", "0", "3");
+            Add(commands, "SETRANGE", "key", "0", "V");
+
+            var replies = new ReplyBuffer(1 << 16);
+            var client = new ClientSession(1, null, null, () => { });
+            var handlers = new CommandHandler[commands.Count];
+            for (int i = 0; i < commands.Count; i++) handlers[i] = server.Commands.Find(commands.Arg(i, 0))!.Handler;
+
+            void RunAll()
+            {
+                long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                for (int i = 0; i < commands.Count; i++)
+                {
+                    var ctx = new CommandContext(commands, i, new RespWriter(replies, 2), client, server, now);
+                    handlers[i](ref ctx);
+                    Assert.False(ctx.Failed);
+                }
+                replies.Clear();
+            }
+
+            RunAll(); // creates the keys
+            RunAll(); // and warms up
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 1000; i++) RunAll();
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            Assert.True(allocated == 0, $"allocated {allocated / 1000.0} bytes per round of {commands.Count} commands");
+        }
+        finally
+        {
+            server.Shards.Dispose();
+        }
+    }
+
+    private static void Add(CommandBuffer buffer, params string[] args)
+    {
+        buffer.BeginCommand();
+        foreach (var a in args) Encoding.ASCII.GetBytes(a, buffer.AddArg(a.Length));
+        buffer.EndCommand();
+    }
+}
