@@ -62,6 +62,7 @@ public class BatchBenchmarks
     [Benchmark(OperationsPerInvoke = 100, Description = "100 pipelined INCR")]
     public ValueTask Incr() => RoundTrip(_incrBatch, _incrReplyBytes);
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask RoundTrip(byte[] batch, int replyBytes)
     {
         await _toServer.Writer.WriteAsync(batch);

@@ -5,8 +5,16 @@ namespace RedisClone;
 /// <summary>Entry point: options → server; Ctrl+C / SIGTERM → graceful stop.</summary>
 internal static class Program
 {
+    private const string InlineCompletions = "DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS";
+
     public static async Task<int> Main(string[] args)
     {
+        // Run socket completions on the epoll threads instead of hopping to the thread pool: the
+        // connection code never blocks for long, so each epoll thread becomes an event loop, as in
+        // Redis (one per core when enabled). Must be set before the first socket is created.
+        if (Environment.GetEnvironmentVariable(InlineCompletions) == null)
+            Environment.SetEnvironmentVariable(InlineCompletions, "1");
+
         ServerOptions options;
         try
         {

@@ -99,11 +99,8 @@ internal sealed class CommandDef
     public CommandDef[]? Subcommands { get; }
     public CommandDef? Parent { get; private set; }
 
-    // commandstats, updated with Interlocked from any thread.
-    public long Calls;
-    public long Microseconds;
-    public long RejectedCalls;
-    public long FailedCalls;
+    /// <summary>Index among all commands and subcommands, for per-server counters (CommandStats).</summary>
+    public int Id { get; internal set; } = -1;
 
     /// <summary>True if <paramref name="argc"/> satisfies the arity rule.</summary>
     public bool ArityOk(int argc) => Arity >= 0 ? argc == Arity : argc >= -Arity;

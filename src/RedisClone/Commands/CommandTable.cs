@@ -19,11 +19,22 @@ internal sealed class CommandTable
         var map = new Dictionary<string, CommandDef>(StringComparer.OrdinalIgnoreCase);
         foreach (var row in rows) map.Add(row.Name, row);
         All = map.Values.OrderBy(d => d.Name, StringComparer.Ordinal).ToArray();
+        int id = 0;
+        foreach (var def in All)
+        {
+            def.Id = id++;
+            if (def.Subcommands == null) continue;
+            foreach (var sub in def.Subcommands) sub.Id = id++;
+        }
+        Count = id;
         _lookup = map.GetAlternateLookup<ReadOnlySpan<char>>();
     }
 
     /// <summary>Every top-level command, sorted by name.</summary>
     public IReadOnlyList<CommandDef> All { get; }
+
+    /// <summary>Commands plus subcommands: the range of <see cref="CommandDef.Id"/>.</summary>
+    public int Count { get; }
 
     /// <summary>Finds a command by name in any case, without allocating.</summary>
     public CommandDef? Find(ReadOnlySpan<byte> name)

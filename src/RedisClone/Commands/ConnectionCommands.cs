@@ -457,7 +457,10 @@ internal static class ConnectionCommands
         ctx.Reply.Ok();
     }
 
-    /// <summary>CLIENT NO-TOUCH ON|OFF — while on, this client's reads do not refresh keys' access time.</summary>
+    /// <summary>
+    /// CLIENT NO-TOUCH ON|OFF — recorded on the session (flag T in CLIENT LIST) for the keyspace
+    /// lookups to honour; they do not consult it yet, so reads still refresh OBJECT IDLETIME.
+    /// </summary>
     public static void ClientNoTouch(ref CommandContext ctx)
     {
         if (ctx.ArgIs(2, "ON")) ctx.Client.NoTouch = true;

@@ -124,12 +124,7 @@ internal static class ServerCommands
     {
         var server = ctx.Server;
         server.Stats.Reset();
-        foreach (var def in server.Commands.All)
-        {
-            ResetCommandStats(def);
-            if (def.Subcommands == null) continue;
-            foreach (var sub in def.Subcommands) ResetCommandStats(sub);
-        }
+        server.CommandStats.Reset();
         // The shards bump these under their gates; a reset racing with a bump may lose that one count.
         for (int i = 0; i < server.Shards.Count; i++)
         {
@@ -140,14 +135,6 @@ internal static class ServerCommands
         }
         RuntimeStats.For(server).Reset();
         ctx.Reply.Ok();
-    }
-
-    private static void ResetCommandStats(CommandDef def)
-    {
-        Interlocked.Exchange(ref def.Calls, 0);
-        Interlocked.Exchange(ref def.Microseconds, 0);
-        Interlocked.Exchange(ref def.RejectedCalls, 0);
-        Interlocked.Exchange(ref def.FailedCalls, 0);
     }
 
     /// <summary>CONFIG REWRITE — there is nothing to rewrite without a config file; rewriting one is not supported yet.</summary>

@@ -40,6 +40,10 @@ internal sealed class ClientConnection
     private int[] _replyEnd = new int[64];
     private long _nowMs;
 
+    // True when replies were flushed mid-read (past the threshold) since the loop last went idle:
+    // Redis would have them queued, which is what decides whether it closes (see DiscardInputAsync).
+    private bool _flushedSinceIdle;
+
     /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
     public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close)
     {
@@ -94,6 +98,7 @@ internal sealed class ClientConnection
                         var flushed = await output.FlushAsync();
                         if (flushed.IsCompleted || flushed.IsCanceled) break;
                     }
+                    _flushedSinceIdle = false;
                     result = await input.ReadAsync();
                 }
                 if (result.IsCanceled || Session.Killed) break;
@@ -110,16 +115,24 @@ internal sealed class ClientConnection
                     await ExecuteBatchAsync();
                     _commands.Clear();
                 }
-                if (status == ParseStatus.Malformed)
+                // A QUIT earlier in the batch wins: Redis stops reading at it, so it never sees the error.
+                bool protocolError = status == ParseStatus.Malformed && !Session.CloseAfterReply && !Session.Killed;
+                if (protocolError)
                 {
-                    new RespWriter(output, Session.Protocol).Error("ERR " + _parser.Error);
+                    // Under CLIENT REPLY OFF/SKIP Redis drops this reply like any other.
+                    if (Session.ReplyMode == ReplyMode.On)
+                        new RespWriter(output, Session.Protocol).Error("ERR " + _parser.Error);
                     _server.Stats.CountError("ERR");
+                }
+                if (protocolError || Session.CloseAfterReply || Session.Killed)
+                {
+                    if (!Session.Killed && output.UnflushedBytes == 0 && !_flushedSinceIdle) await DiscardInputAsync(input);
                     break;
                 }
-                if (Session.CloseAfterReply || Session.Killed) break;
                 if (result.IsCompleted && status != ParseStatus.BatchFull) break;
                 if (output.UnflushedBytes > FlushThreshold)
                 {
+                    _flushedSinceIdle = true;
                     var flushed = await output.FlushAsync();
                     if (flushed.IsCompleted || flushed.IsCanceled) break;
                 }
@@ -130,6 +143,22 @@ internal sealed class ClientConnection
             try { await output.FlushAsync(); } catch (Exception) { }
             await output.CompleteAsync();
             await input.CompleteAsync();
+        }
+    }
+
+    /// <summary>
+    /// Redis closes a client that asked for it (QUIT, a protocol error) once its replies are written;
+    /// when CLIENT REPLY OFF/SKIP left nothing to write since it last went idle, it never does, and it
+    /// ignores everything the client sends from then on. We behave the same on the wire, but drop the
+    /// input instead of keeping it.
+    /// </summary>
+    private async Task DiscardInputAsync(PipeReader input)
+    {
+        while (!Session.Killed)
+        {
+            var result = await input.ReadAsync();
+            input.AdvanceTo(result.Buffer.End);
+            if (result.IsCompleted || result.IsCanceled) return;
         }
     }
 
@@ -178,6 +207,7 @@ internal sealed class ClientConnection
             if (Session.CloseAfterReply || Session.Killed) return;
             if (output.UnflushedBytes > FlushThreshold)
             {
+                _flushedSinceIdle = true;
                 var flushed = await output.FlushAsync();
                 if (flushed.IsCompleted || flushed.IsCanceled) return;
             }
@@ -198,7 +228,7 @@ internal sealed class ClientConnection
         _defs[i] = null;
         if (def == null)
         {
-            Reject(null, RespErrors.UnknownCommand(name, a => RespErrors.Latin(_commands.Arg(i, a)), argc));
+            RejectUnknown(i, argc);
             return Kind.Rejected;
         }
         if (def.Subcommands != null && argc >= 2)
@@ -206,7 +236,7 @@ internal sealed class ClientConnection
             var sub = def.FindSubcommand(_commands.Arg(i, 1));
             if (sub == null)
             {
-                Reject(def, RespErrors.UnknownSubcommand(_commands.Arg(i, 1), def.Name));
+                Reject(def, RespErrors.UnknownSubcommand(UpToNul(_commands.Arg(i, 1)), def.Name));
                 return Kind.Rejected;
             }
             def = sub;
@@ -258,9 +288,21 @@ internal sealed class ClientConnection
         return mask;
     }
 
+    // Kept out of Classify: a lambda capturing the command index there would allocate a closure on
+    // every call, not only for unknown commands.
+    private void RejectUnknown(int i, int argc)
+        => Reject(null, RespErrors.UnknownCommand(UpToNul(_commands.Arg(i, 0)), a => RespErrors.Latin(UpToNul(_commands.Arg(i, a))), argc));
+
+    /// <summary>Redis prints user arguments into these errors with %s, which stops at a NUL byte.</summary>
+    private static ReadOnlySpan<byte> UpToNul(ReadOnlySpan<byte> text)
+    {
+        int nul = text.IndexOf((byte)0);
+        return nul < 0 ? text : text.Slice(0, nul);
+    }
+
     private void Reject(CommandDef? def, string error)
     {
-        if (def != null) Interlocked.Increment(ref def.RejectedCalls);
+        if (def != null) _server.CommandStats.Rejected(def.Id);
         _server.Stats.CountError("ERR");
         if (Session.ReplyMode == ReplyMode.On) new RespWriter(_outputWriter, Session.Protocol).Error(error);
         if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
@@ -306,10 +348,7 @@ internal sealed class ClientConnection
             ctx.Error("ERR " + ex.Message);
         }
         long elapsed = Stopwatch.GetTimestamp() - start;
-        Interlocked.Increment(ref def.Calls);
-        Interlocked.Add(ref def.Microseconds, elapsed * 1_000_000 / Stopwatch.Frequency);
-        if (ctx.Failed) Interlocked.Increment(ref def.FailedCalls);
-        Interlocked.Increment(ref _server.Stats.TotalCommandsProcessed);
+        _server.CommandStats.Record(def.Id, elapsed, ctx.Failed);
     }
 
     /// <summary>

@@ -36,6 +36,7 @@ internal sealed class RespParser
     private int _argsRemaining;          // > 0 while inside a multibulk command
     private long _bulkLength = -1;       // -1: the next thing is a "$len" header
     private long _bulkReceived;
+    private readonly byte[] _lineScratch = new byte[64];
 
     /// <summary>The protocol error text (without "-ERR ") after <see cref="ParseStatus.Malformed"/>.</summary>
     public string? Error { get; private set; }
@@ -91,10 +92,10 @@ internal sealed class RespParser
     private ParseStatus ParseMultibulkHeader(ref SequenceReader<byte> reader, CommandBuffer commands, out bool started)
     {
         started = false;
-        if (!TryReadHeaderLine(ref reader, out var line))
+        switch (TryReadHeaderLine(ref reader, out var line))
         {
-            if (reader.Remaining > InlineMaxSize) return Fail("too big mbulk count string");
-            return ParseStatus.NeedMore;
+            case LineResult.TooBig: return Fail("too big mbulk count string");
+            case LineResult.Incomplete: return ParseStatus.NeedMore;
         }
         if (!RedisNumbers.TryParseInt64(line.Slice(1), out long count) || count > int.MaxValue)
             return Fail("invalid multibulk length");
@@ -113,11 +114,12 @@ internal sealed class RespParser
             if (_bulkLength < 0)
             {
                 if (!reader.TryPeek(out byte b)) return ParseStatus.NeedMore;
-                if (!TryReadHeaderLine(ref reader, out var line))
+                switch (TryReadHeaderLine(ref reader, out var line))
                 {
-                    if (reader.Remaining > InlineMaxSize) return Fail("too big bulk count string");
-                    return ParseStatus.NeedMore;
+                    case LineResult.TooBig: return Fail("too big bulk count string");
+                    case LineResult.Incomplete: return ParseStatus.NeedMore;
                 }
+                // Checked only once the whole line is here, as Redis does; the line may be empty ("\r\n").
                 if (b != (byte)'$') return Fail($"expected '$', got '{(char)b}'");
                 if (!RedisNumbers.TryParseInt64(line.Slice(1), out long len) || len < 0 || len > _maxBulkLength)
                     return Fail("invalid bulk length");
@@ -161,59 +163,93 @@ internal sealed class RespParser
 
     private static Span<byte> LastArgSpan(CommandBuffer commands) => commands.LastArgSpan();
 
+    private enum LineResult { Found, Incomplete, TooBig }
+
     /// <summary>
-    /// Reads a header line as Redis does: up to the first '\r', which must have one more byte after
-    /// it (Redis skips that byte as the '\n' without checking it).
+    /// Reads a header line ("*3", "$5") as Redis does: up to the first '\r', which must have one more
+    /// byte after it (Redis skips that byte as the '\n' without checking it). The line includes its
+    /// type byte, if any.
     /// </summary>
-    private static bool TryReadHeaderLine(ref SequenceReader<byte> reader, out ReadOnlySpan<byte> line)
+    private LineResult TryReadHeaderLine(ref SequenceReader<byte> reader, out ReadOnlySpan<byte> line)
     {
-        var start = reader;
-        if (!reader.TryAdvanceTo((byte)'\r', advancePastDelimiter: true) || reader.End)
+        line = default;
+        long end = FindLineEnd(reader, (byte)'\r');
+        if (end < 0) return reader.Remaining > InlineMaxSize ? LineResult.TooBig : LineResult.Incomplete;
+        if (reader.Remaining < end + 2) return LineResult.Incomplete;
+        var unread = reader.UnreadSpan;
+        if (unread.Length >= end)
         {
-            reader = start;
-            line = default;
-            return false;
-        }
-        var slice = start.Sequence.Slice(start.Position, reader.Position).Slice(0, reader.Consumed - start.Consumed - 1);
-        reader.Advance(1);
-        if (slice.IsSingleSegment)
-        {
-            line = slice.FirstSpan;
+            line = unread.Slice(0, (int)end);
         }
         else
         {
-            // Header lines are short (they are bounded by InlineMaxSize); copy the rare split one.
-            var copy = new byte[slice.Length];
-            slice.CopyTo(copy);
-            line = copy;
+            // A line split across segments is rare; its first bytes are enough, since a number
+            // longer than the scratch buffer is invalid anyway.
+            int n = (int)Math.Min(end, _lineScratch.Length);
+            reader.TryCopyTo(_lineScratch.AsSpan(0, n));
+            line = _lineScratch.AsSpan(0, n);
         }
-        return true;
+        reader.Advance(end + 2);
+        return LineResult.Found;
+    }
+
+    /// <summary>
+    /// Where the current line ends: the offset of the first <paramref name="delimiter"/>, or -1 while
+    /// there is none. Redis finds it with strchr on its query buffer, which stops at a NUL byte, so a
+    /// line with a NUL before its end is never seen as complete: it waits until it is too big, and so
+    /// does ours. Only the first 64 KB + 1 bytes are searched: a line end further away means that many
+    /// bytes came without one, which Redis rejects as too big whenever one of its reads stops there (a
+    /// client sending slowly); we reject it always instead of depending on where our reads stop.
+    /// </summary>
+    private static long FindLineEnd(SequenceReader<byte> reader, byte delimiter)
+    {
+        const long window = InlineMaxSize + 1;
+        long offset = 0;
+        while (offset < window && !reader.End)
+        {
+            var span = reader.UnreadSpan;
+            int take = (int)Math.Min(span.Length, window - offset);
+            int at = span.Slice(0, take).IndexOfAny(delimiter, (byte)0);
+            if (at >= 0) return span[at] == delimiter ? offset + at : -1;
+            offset += take;
+            reader.Advance(take);
+        }
+        return -1;
     }
 
     private ParseStatus ParseInline(ref SequenceReader<byte> reader, CommandBuffer commands, out bool produced)
     {
         produced = false;
-        var start = reader;
-        if (!reader.TryAdvanceTo((byte)'\n', advancePastDelimiter: true))
-        {
-            reader = start;
-            if (reader.Remaining > InlineMaxSize) return Fail("too big inline request");
-            return ParseStatus.NeedMore;
-        }
-        var lineSeq = start.Sequence.Slice(start.Position, reader.Position);
-        long lineLength = lineSeq.Length - 1;
+        long newline = FindLineEnd(reader, (byte)'\n');
+        if (newline < 0)
+            return reader.Remaining > InlineMaxSize ? Fail("too big inline request") : ParseStatus.NeedMore;
+        long lineLength = newline;
         if (lineLength > 0)
         {
-            var last = lineSeq.Slice(lineLength - 1, 1).FirstSpan[0];
+            reader.TryPeek(lineLength - 1, out byte last);
             if (last == (byte)'\r') lineLength--;
         }
-        if (lineLength == 0) return ParseStatus.BatchFull;
+        if (lineLength == 0)
+        {
+            reader.Advance(newline + 1);
+            return ParseStatus.BatchFull;
+        }
 
         byte[]? rented = null;
-        Span<byte> line = lineLength <= 512
-            ? stackalloc byte[(int)lineLength]
-            : (rented = ArrayPool<byte>.Shared.Rent((int)lineLength)).AsSpan(0, (int)lineLength);
-        lineSeq.Slice(0, lineLength).CopyTo(line);
+        scoped ReadOnlySpan<byte> line;
+        var unread = reader.UnreadSpan;
+        if (unread.Length >= lineLength)
+        {
+            line = unread.Slice(0, (int)lineLength);
+        }
+        else
+        {
+            var copy = lineLength <= 512
+                ? stackalloc byte[(int)lineLength]
+                : (rented = ArrayPool<byte>.Shared.Rent((int)lineLength)).AsSpan(0, (int)lineLength);
+            reader.TryCopyTo(copy);
+            line = copy;
+        }
         try
         {
             commands.BeginCommand();
@@ -223,6 +259,7 @@ internal sealed class RespParser
                 commands.DropOpenCommand();
                 return Fail("unbalanced quotes in request");
             }
+            reader.Advance(newline + 1);
             if (argc == 0)
             {
                 commands.DropOpenCommand();

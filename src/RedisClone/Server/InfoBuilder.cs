@@ -275,7 +275,7 @@ internal static class InfoBuilder
             expired += Volatile.Read(ref store.ExpiredKeys);
         }
         Line(sb, "total_connections_received", Volatile.Read(ref stats.TotalConnectionsReceived));
-        Line(sb, "total_commands_processed", Volatile.Read(ref stats.TotalCommandsProcessed));
+        Line(sb, "total_commands_processed", server.CommandStats.TotalCalls());
         Line(sb, "instantaneous_ops_per_sec", runtime.OpsPerSecond);
         Line(sb, "total_net_input_bytes", Volatile.Read(ref stats.NetInputBytes));
         Line(sb, "total_net_output_bytes", Volatile.Read(ref stats.NetOutputBytes));
@@ -364,16 +364,15 @@ internal static class InfoBuilder
     {
         foreach (var def in server.Commands.All)
         {
-            AppendCommandStat(sb, def);
+            AppendCommandStat(sb, server, def);
             if (def.Subcommands == null) continue;
-            foreach (var sub in def.Subcommands) AppendCommandStat(sb, sub);
+            foreach (var sub in def.Subcommands) AppendCommandStat(sb, server, sub);
         }
     }
 
-    private static void AppendCommandStat(StringBuilder sb, CommandDef def)
+    private static void AppendCommandStat(StringBuilder sb, RedisServer server, CommandDef def)
     {
-        long calls = Volatile.Read(ref def.Calls), usec = Volatile.Read(ref def.Microseconds);
-        long rejected = Volatile.Read(ref def.RejectedCalls), failed = Volatile.Read(ref def.FailedCalls);
+        var (calls, usec, rejected, failed) = server.CommandStats.Get(def.Id);
         if (calls == 0 && rejected == 0 && failed == 0) return;
         // Redis divides in single precision: the same rounding shows in the two decimals.
         double perCall = calls == 0 ? 0 : (float)usec / calls;

@@ -38,6 +38,7 @@ internal sealed class RedisServer : IAsyncDisposable
     public ShardSet Shards { get; }
     public CommandTable Commands { get; } = CommandTable.Instance;
     public ServerStats Stats { get; } = new();
+    public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();
     public string RunId { get; }
     public long StartedAtMs { get; }

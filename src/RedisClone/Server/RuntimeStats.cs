@@ -78,7 +78,7 @@ internal sealed class RuntimeStats
         var stats = _server.Stats;
         lock (_commands)
         {
-            _commands.Add(now, Volatile.Read(ref stats.TotalCommandsProcessed));
+            _commands.Add(now, _server.CommandStats.TotalCalls());
             _netInput.Add(now, Volatile.Read(ref stats.NetInputBytes));
             _netOutput.Add(now, Volatile.Read(ref stats.NetOutputBytes));
         }

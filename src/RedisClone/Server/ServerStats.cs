@@ -4,7 +4,6 @@ namespace RedisClone.Server;
 internal sealed class ServerStats
 {
     public long TotalConnectionsReceived;
-    public long TotalCommandsProcessed;
     public long RejectedConnections;
     public long NetInputBytes;
     public long NetOutputBytes;
@@ -46,7 +45,6 @@ internal sealed class ServerStats
     public void Reset()
     {
         TotalConnectionsReceived = 0;
-        TotalCommandsProcessed = 0;
         RejectedConnections = 0;
         NetInputBytes = 0;
         NetOutputBytes = 0;

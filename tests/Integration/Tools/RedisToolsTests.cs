@@ -89,12 +89,12 @@ public class RedisToolsTests
         var key = TestServer.KeyPrefix("clirepeat") + "n";
         var (code, output) = Run(Cli, $"-h 127.0.0.1 -p {TestServer.Shared.Port} -r 25 INCR {key}");
         Assert.Equal(0, code);
-        Assert.Contains("(integer) 25", output);
+        // Not a terminal: redis-cli prints raw replies, one per repeat.
+        Assert.Equal("25", output.Split('\n', StringSplitOptions.RemoveEmptyEntries)[^1].Trim());
 
         (code, output) = Run(Cli, $"-3 -h 127.0.0.1 -p {TestServer.Shared.Port} HELLO 3");
         Assert.Equal(0, code);
-        Assert.Contains("\"proto\"", output);
-        Assert.Contains("(integer) 3", output);
+        Assert.Contains("proto 3\n", output);
     }
 
     [RedisCliFact]
@@ -106,8 +106,8 @@ public class RedisToolsTests
             $"-h 127.0.0.1 -p {TestServer.Shared.Port} -q -n 20000 -c 20 -t ping_inline,ping_mbulk,set,get,incr,mset");
         Assert.Equal(0, code);
         Assert.DoesNotContain("ERR", output);
-        foreach (var test in new[] { "PING_INLINE", "PING_MBULK", "SET", "GET", "INCR", "MSET" })
-            Assert.Contains(test + ":", output);
+        foreach (var test in new[] { "PING_INLINE:", "PING_MBULK:", "SET:", "GET:", "INCR:", "MSET (10 keys):" })
+            Assert.Contains(test, output);
 
         (code, output) = Run(bench!,
             $"-h 127.0.0.1 -p {TestServer.Shared.Port} -q -n 20000 -c 20 -P 16 -t set,get");
