@@ -11,7 +11,11 @@ namespace RedisClone.Commands;
 /// </summary>
 internal static partial class CommandMetadata
 {
+    /// <summary>Every entry: the core families here, the data-type families in CommandMetadata.*.cs.</summary>
     private static MetadataEntry[] Entries() =>
+        [.. CoreEntries(), .. ListEntries(), .. HashEntries(), .. SetEntries(), .. SortedSetEntries(), .. SortEntries()];
+
+    private static MetadataEntry[] CoreEntries() =>
     [
         //  name, since, summary, complexity, then what the row does not say
         // --- strings

@@ -8,7 +8,7 @@ namespace RedisClone.Commands;
 /// COMMAND DOCS and COMMAND GETKEYS are derived. Adding a command is one row plus one handler.
 /// Arity, flags and key positions are Redis 7's.
 /// </summary>
-internal sealed class CommandTable
+internal sealed partial class CommandTable
 {
     public static readonly CommandTable Instance = new(Build());
 
@@ -49,7 +49,11 @@ internal sealed class CommandTable
         int lastKey = 0, int step = 0, Routing routing = Connection)
         => new(name, arity, flags, firstKey, lastKey, step, handler, firstKey > 0 ? Keys : routing);
 
-    private static IEnumerable<CommandDef> Build()
+    /// <summary>Every row: the core families here, the data-type families in CommandTable.*.cs.</summary>
+    private static IEnumerable<CommandDef> Build() =>
+        [.. CoreRows(), .. ListRows(), .. HashRows(), .. SetRows(), .. SortedSetRows(), .. SortRows()];
+
+    private static IEnumerable<CommandDef> CoreRows()
     {
         const CommandFlags LS = Loading | Stale;
         const CommandFlags Adm = Admin | NoScript | Loading | Stale;
