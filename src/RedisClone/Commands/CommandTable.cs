@@ -12,7 +12,11 @@ internal sealed partial class CommandTable
 {
     public static readonly CommandTable Instance = new(Build());
 
-    private readonly Dictionary<string, CommandDef>.AlternateLookup<ReadOnlySpan<char>> _lookup;
+    private const int BucketCount = 512;
+
+    // Name lookup without allocating or converting: bucket by (length, first and last letter
+    // folded to lower case), then a vectorised case-insensitive compare of the bytes.
+    private readonly (byte[] Name, CommandDef Def)[][] _buckets;
 
     public CommandTable(IEnumerable<CommandDef> rows)
     {
@@ -27,7 +31,13 @@ internal sealed partial class CommandTable
             foreach (var sub in def.Subcommands) sub.Id = id++;
         }
         Count = id;
-        _lookup = map.GetAlternateLookup<ReadOnlySpan<char>>();
+        var lists = new List<(byte[], CommandDef)>[BucketCount];
+        foreach (var def in All)
+        {
+            var name = System.Text.Encoding.ASCII.GetBytes(def.Name);
+            (lists[Bucket(name)] ??= new()).Add((name, def));
+        }
+        _buckets = lists.Select(l => l?.ToArray() ?? []).ToArray();
     }
 
     /// <summary>Every top-level command, sorted by name.</summary>
@@ -39,11 +49,14 @@ internal sealed partial class CommandTable
     /// <summary>Finds a command by name in any case, without allocating.</summary>
     public CommandDef? Find(ReadOnlySpan<byte> name)
     {
-        if (name.Length == 0 || name.Length > 64) return null;
-        Span<char> chars = stackalloc char[name.Length];
-        for (int i = 0; i < name.Length; i++) chars[i] = (char)name[i];
-        return _lookup.TryGetValue(chars, out var def) ? def : null;
+        if (name.Length == 0) return null;
+        foreach (var (candidate, def) in _buckets[Bucket(name)])
+            if (candidate.Length == name.Length && System.Text.Ascii.EqualsIgnoreCase(candidate, name)) return def;
+        return null;
     }
+
+    private static int Bucket(ReadOnlySpan<byte> name)
+        => (name.Length * 31 + (name[0] | 0x20) * 7 + (name[^1] | 0x20)) & (BucketCount - 1);
 
     private static CommandDef Sub(string name, int arity, CommandFlags flags, CommandHandler handler, int firstKey = 0,
         int lastKey = 0, int step = 0, Routing routing = Connection)

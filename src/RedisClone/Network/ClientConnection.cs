@@ -39,10 +39,15 @@ internal sealed class ClientConnection
     private int[] _replyStart = new int[64];
     private int[] _replyEnd = new int[64];
     private long _nowMs;
+    private int _sampleCounter;
 
     // True when replies were flushed mid-read (past the threshold) since the loop last went idle:
     // Redis would have them queued, which is what decides whether it closes (see DiscardInputAsync).
     private bool _flushedSinceIdle;
+
+    // The error of the command Classify just rejected: replied in order, after earlier commands.
+    private CommandDef? _rejectedDef;
+    private string? _rejectedError;
 
     /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
     public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close)
@@ -198,6 +203,7 @@ internal sealed class ClientConnection
                 segMask = 0;
             }
             if (kind == Kind.Direct) RunDirect(i);
+            else if (kind == Kind.Rejected) Reject(_rejectedDef, _rejectedError!);
             else if (kind == Kind.Locked)
             {
                 _server.Shards.EnterAll(mask);
@@ -217,7 +223,8 @@ internal sealed class ClientConnection
 
     /// <summary>
     /// Looks the command up and checks it as Redis's processCommand does (unknown command, unknown
-    /// subcommand, arity), replying the error itself for a rejected one; then decides how it runs.
+    /// subcommand, arity), keeping the error of a rejected one for <see cref="ExecuteBatchAsync"/> to
+    /// reply once the commands before it have replied; then decides how it runs.
     /// </summary>
     private Kind Classify(int i, out ulong mask)
     {
@@ -228,23 +235,20 @@ internal sealed class ClientConnection
         _defs[i] = null;
         if (def == null)
         {
-            RejectUnknown(i, argc);
-            return Kind.Rejected;
+            return RejectUnknown(i, argc);
         }
         if (def.Subcommands != null && argc >= 2)
         {
             var sub = def.FindSubcommand(_commands.Arg(i, 1));
             if (sub == null)
             {
-                Reject(def, RespErrors.UnknownSubcommand(UpToNul(_commands.Arg(i, 1)), def.Name));
-                return Kind.Rejected;
+                return Rejected(def, RespErrors.UnknownSubcommand(UpToNul(_commands.Arg(i, 1)), def.Name));
             }
             def = sub;
         }
         if (!def.ArityOk(argc))
         {
-            Reject(def, RespErrors.WrongArity(def.FullName));
-            return Kind.Rejected;
+            return Rejected(def, RespErrors.WrongArity(def.FullName));
         }
         _defs[i] = def;
         Session.LastCommand = def.FullName;
@@ -290,14 +294,21 @@ internal sealed class ClientConnection
 
     // Kept out of Classify: a lambda capturing the command index there would allocate a closure on
     // every call, not only for unknown commands.
-    private void RejectUnknown(int i, int argc)
-        => Reject(null, RespErrors.UnknownCommand(UpToNul(_commands.Arg(i, 0)), a => RespErrors.Latin(UpToNul(_commands.Arg(i, a))), argc));
+    private Kind RejectUnknown(int i, int argc)
+        => Rejected(null, RespErrors.UnknownCommand(UpToNul(_commands.Arg(i, 0)), a => RespErrors.Latin(UpToNul(_commands.Arg(i, a))), argc));
 
     /// <summary>Redis prints user arguments into these errors with %s, which stops at a NUL byte.</summary>
     private static ReadOnlySpan<byte> UpToNul(ReadOnlySpan<byte> text)
     {
         int nul = text.IndexOf((byte)0);
         return nul < 0 ? text : text.Slice(0, nul);
+    }
+
+    private Kind Rejected(CommandDef? def, string error)
+    {
+        _rejectedDef = def;
+        _rejectedError = error;
+        return Kind.Rejected;
     }
 
     private void Reject(CommandDef? def, string error)
@@ -334,11 +345,15 @@ internal sealed class ClientConnection
         _replyEnd[i] = replies.Written;
     }
 
+    /// <summary>Runs one command and counts it; one in <see cref="CommandStats.SampleEvery"/> is timed.</summary>
     private void Run(int i, IBufferWriter<byte> sink)
     {
+        // Shard threads run commands of one connection concurrently: the counter is only a
+        // sampling pattern, so a lost increment does not matter.
+        bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
+        long start = timed ? Stopwatch.GetTimestamp() : 0;
         var def = _defs[i]!;
         var ctx = Context(i, sink);
-        long start = Stopwatch.GetTimestamp();
         try
         {
             def.Handler(ref ctx);
@@ -347,8 +362,7 @@ internal sealed class ClientConnection
         {
             ctx.Error("ERR " + ex.Message);
         }
-        long elapsed = Stopwatch.GetTimestamp() - start;
-        _server.CommandStats.Record(def.Id, elapsed, ctx.Failed);
+        _server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
     }
 
     /// <summary>

@@ -66,6 +66,8 @@ internal sealed class RespParser
         {
             if (_argsRemaining == 0)
             {
+                int parsed = ParseCompleteCommands(reader.UnreadSpan, commands);
+                if (parsed > 0) reader.Advance(parsed);
                 if (commands.Count >= MaxCommandsPerBatch || commands.ArenaBytes >= BatchArenaLimit)
                     return ParseStatus.BatchFull;
                 if (!reader.TryPeek(out byte first)) return ParseStatus.NeedMore;
@@ -279,5 +281,69 @@ internal sealed class RespParser
     {
         Error = "Protocol error: " + message;
         return ParseStatus.Malformed;
+    }
+
+    /// <summary>
+    /// The fast path: parses the complete, ordinary multibulk commands at the start of one contiguous
+    /// span (the common case: a read holds whole commands) and returns the bytes they took. It stops
+    /// at anything else (an inline command, a command cut by the span's end, a large bulk, anything
+    /// malformed or unusual) and leaves it to the general path, which handles every case.
+    /// </summary>
+    private static int ParseCompleteCommands(ReadOnlySpan<byte> span, CommandBuffer commands)
+    {
+        int done = 0;
+        while (done < span.Length && span[done] == (byte)'*'
+               && commands.Count < MaxCommandsPerBatch && commands.ArenaBytes < BatchArenaLimit)
+        {
+            int p = done + 1;
+            if (!TryReadLength(span, ref p, out int argc) || argc == 0) break;
+            commands.BeginCommand();
+            bool complete = true;
+            for (int a = 0; a < argc; a++)
+            {
+                if (p >= span.Length || span[p] != (byte)'$') { complete = false; break; }
+                p++;
+                if (!TryReadLength(span, ref p, out int length) || length > 64 * 1024 || span.Length - p < length + 2)
+                {
+                    complete = false;
+                    break;
+                }
+                span.Slice(p, length).CopyTo(commands.AddArg(length));
+                p += length + 2; // Redis skips the terminator without checking it
+            }
+            if (!complete)
+            {
+                commands.DropOpenCommand();
+                break;
+            }
+            commands.EndCommand();
+            done = p;
+        }
+        return done;
+    }
+
+    /// <summary>
+    /// Reads a canonical non-negative length (no sign, no leading zero) ending in '\r' plus one more
+    /// byte, as a header line; false for anything else, which the general path then judges.
+    /// </summary>
+    private static bool TryReadLength(ReadOnlySpan<byte> span, ref int p, out int value)
+    {
+        value = 0;
+        int start = p, i = p;
+        while (i < span.Length && i - start < 9) // at most 9 digits: no int overflow
+        {
+            byte c = span[i];
+            if (c == (byte)'\r')
+            {
+                if (i == start || i + 1 >= span.Length) return false;
+                if (span[start] == (byte)'0' && i - start > 1) return false;
+                p = i + 2;
+                return true;
+            }
+            if ((uint)(c - '0') > 9) return false;
+            value = value * 10 + (c - '0');
+            i++;
+        }
+        return false;
     }
 }

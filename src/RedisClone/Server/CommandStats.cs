@@ -10,10 +10,17 @@ namespace RedisClone.Server;
 /// Every command run updates these, from connection and shard threads alike, so the counters are
 /// striped by processor: each core increments its own cache lines and a reader sums the stripes.
 /// A single shared counter per command would bounce one cache line between cores on every command.
+/// Calls, rejected and failed calls are exact. Time is measured on one command in
+/// <see cref="SampleEvery"/> (the rest are not timed) and INFO reports the sampled mean times the
+/// exact call count: reading the clock costs about 200 ns on the virtual machines we measure on,
+/// as much as running a GET.
 /// </remarks>
 internal sealed class CommandStats
 {
-    private const int Fields = 4; // calls, ticks, rejected, failed
+    /// <summary>One command in this many is timed (a power of two).</summary>
+    public const int SampleEvery = 16;
+
+    private const int Fields = 8; // calls, sampled ticks, rejected, failed, sampled calls (one cache line)
 
     private readonly long[] _counters;
     private readonly int _stride;
@@ -23,17 +30,22 @@ internal sealed class CommandStats
     {
         int stripes = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Clamp(Environment.ProcessorCount, 1, 64));
         _stripeMask = stripes - 1;
-        _stride = (commandCount * Fields + 7) / 8 * 8 + 8; // whole cache lines, plus one line of gap
+        _stride = commandCount * Fields + 8; // whole cache lines, plus one line of gap
         _counters = new long[stripes * _stride];
     }
 
     private int Base(int id) => (Thread.GetCurrentProcessorId() & _stripeMask) * _stride + id * Fields;
 
-    public void Record(int id, long elapsedTicks, bool failed)
+    /// <summary>Counts a run; <paramref name="sampledTicks"/> is its duration when it was timed, else -1.</summary>
+    public void Record(int id, long sampledTicks, bool failed)
     {
         int b = Base(id);
         Interlocked.Increment(ref _counters[b]);
-        Interlocked.Add(ref _counters[b + 1], elapsedTicks);
+        if (sampledTicks >= 0)
+        {
+            Interlocked.Add(ref _counters[b + 1], sampledTicks);
+            Interlocked.Increment(ref _counters[b + 4]);
+        }
         if (failed) Interlocked.Increment(ref _counters[b + 3]);
     }
 
@@ -42,7 +54,7 @@ internal sealed class CommandStats
     /// <summary>The totals for one command (time in microseconds).</summary>
     public (long Calls, long Usec, long Rejected, long Failed) Get(int id)
     {
-        long calls = 0, ticks = 0, rejected = 0, failed = 0;
+        long calls = 0, ticks = 0, rejected = 0, failed = 0, sampled = 0;
         for (int s = 0; s <= _stripeMask; s++)
         {
             int b = s * _stride + id * Fields;
@@ -50,8 +62,10 @@ internal sealed class CommandStats
             ticks += Volatile.Read(ref _counters[b + 1]);
             rejected += Volatile.Read(ref _counters[b + 2]);
             failed += Volatile.Read(ref _counters[b + 3]);
+            sampled += Volatile.Read(ref _counters[b + 4]);
         }
-        return (calls, (long)(ticks * (1_000_000.0 / Stopwatch.Frequency)), rejected, failed);
+        double usec = sampled == 0 ? 0 : ticks * (1_000_000.0 / Stopwatch.Frequency) / sampled * calls;
+        return (calls, (long)usec, rejected, failed);
     }
 
     /// <summary>Commands run, all commands together (INFO's total_commands_processed).</summary>

@@ -7,8 +7,16 @@ namespace RedisClone.Storage;
 /// </summary>
 internal static class LruClock
 {
+    private static uint _now = Read();
+
+    // Redis refreshes its LRU clock from a timer too: reading the clock on every key access would
+    // cost a clock call per command for a value with one-second resolution.
+    private static readonly Timer Ticker = new(_ => Volatile.Write(ref _now, Read()), null, 100, 100);
+
     /// <summary>The current stamp; 32 bits of seconds wrap after 136 years of uptime.</summary>
-    public static uint Now => (uint)(Environment.TickCount64 / 1000);
+    public static uint Now => Volatile.Read(ref _now);
+
+    private static uint Read() => (uint)(Environment.TickCount64 / 1000);
 
     /// <summary>Seconds since <paramref name="stamp"/> (unsigned subtraction stays right across a wrap).</summary>
     public static long SecondsSince(uint stamp) => Now - stamp;
