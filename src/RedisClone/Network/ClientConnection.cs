@@ -25,6 +25,7 @@ namespace RedisClone.Network;
 internal sealed class ClientConnection
 {
     private const int FlushThreshold = 64 * 1024;
+    private const int GateSpins = 20;
 
     private readonly RedisServer _server;
     private readonly PipeReader _inputReader;
@@ -373,7 +374,15 @@ internal sealed class ClientConnection
     private ValueTask RunSegmentAsync(int start, int count, ulong mask)
     {
         var shards = _server.Shards;
-        if (shards.TryEnterAll(mask))
+        // Gates are held for a segment at a time (microseconds) and never across a wait, so a short
+        // spin usually wins them; posting costs two thread wake-ups (the shard's and ours).
+        bool entered = shards.TryEnterAll(mask);
+        for (int spin = 0; !entered && spin < GateSpins; spin++)
+        {
+            Thread.SpinWait(30);
+            entered = shards.TryEnterAll(mask);
+        }
+        if (entered)
         {
             try
             {

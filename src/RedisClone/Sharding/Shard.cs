@@ -15,7 +15,9 @@ internal sealed class Shard : IDisposable
     private const long ExpiryBudgetTicks = TimeSpan.TicksPerMillisecond * 25; // 25% of the interval
 
     private readonly ConcurrentQueue<ShardWork> _inbox = new();
-    private readonly SemaphoreSlim _wake = new(0);
+    // No spinning before sleeping: on a small machine a spinning shard thread steals the core the
+    // connections run on; posted work is the contended path anyway.
+    private readonly ManualResetEventSlim _wake = new(false, spinCount: 0);
     private readonly Random _random = new();
     private Thread? _thread;
     private volatile bool _stopping;
@@ -48,7 +50,7 @@ internal sealed class Shard : IDisposable
     public void Post(ShardWork work)
     {
         _inbox.Enqueue(work);
-        if (Interlocked.CompareExchange(ref _sleeping, 0, 1) == 1) _wake.Release();
+        if (Interlocked.CompareExchange(ref _sleeping, 0, 1) == 1) _wake.Set();
     }
 
     private void Run()
@@ -74,6 +76,7 @@ internal sealed class Shard : IDisposable
                 continue;
             }
 
+            _wake.Reset();
             Interlocked.Exchange(ref _sleeping, 1);
             if (_inbox.IsEmpty) _wake.Wait((int)Math.Max(1, _nextExpiry - now));
             Volatile.Write(ref _sleeping, 0);
@@ -109,7 +112,7 @@ internal sealed class Shard : IDisposable
     public void Dispose()
     {
         _stopping = true;
-        _wake.Release();
+        _wake.Set();
         _thread?.Join(1000);
     }
 }
