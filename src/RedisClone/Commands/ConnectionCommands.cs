@@ -148,6 +148,8 @@ internal static class ConnectionCommands
         client.ReplyMode = ReplyMode.On;
         client.NoEvict = false;
         client.NoTouch = false;
+        client.EndMulti();
+        TransactionCommands.UnwatchAll(ctx.Server, client, gatesHeld: false);
         ctx.Reply.Raw(ResetReply);
     }
 

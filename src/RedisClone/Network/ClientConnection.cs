@@ -22,7 +22,7 @@ namespace RedisClone.Network;
 /// the socket receive loop, and TCP pushes back on the client. Memory per client stays bounded by
 /// the two thresholds plus the replies of one batch.
 /// </remarks>
-internal sealed class ClientConnection
+internal sealed partial class ClientConnection
 {
     private const int FlushThreshold = 64 * 1024;
     private const int GateSpins = 20;
@@ -83,6 +83,7 @@ internal sealed class ClientConnection
         }
         finally
         {
+            TransactionCommands.UnwatchAll(server, connection.Session, gatesHeld: false);
             server.Clients.TryRemove(connection.Session.Id, out _);
             socket.Dispose();
         }
@@ -176,7 +177,7 @@ internal sealed class ClientConnection
         return status;
     }
 
-    private enum Kind { Segment, Direct, Locked, Rejected }
+    private enum Kind { Segment, Direct, Locked, Rejected, Queue, Exec }
 
     /// <summary>Runs the parsed batch: segments of single-shard commands, and the rest one by one.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
@@ -204,6 +205,8 @@ internal sealed class ClientConnection
                 segMask = 0;
             }
             if (kind == Kind.Direct) RunDirect(i);
+            else if (kind == Kind.Queue) QueueCommand(i);
+            else if (kind == Kind.Exec) ExecTransaction(i);
             else if (kind == Kind.Rejected) Reject(_rejectedDef, _rejectedError!);
             else if (kind == Kind.Locked)
             {
@@ -253,6 +256,7 @@ internal sealed class ClientConnection
         }
         _defs[i] = def;
         Session.LastCommand = def.FullName;
+        if ((Session.InMulti || def == ExecDef) && ClassifyInTransaction(def) is { } txKind) return txKind;
 
         switch (def.Routing)
         {
@@ -263,7 +267,7 @@ internal sealed class ClientConnection
                 return Kind.Locked;
         }
 
-        mask = KeyMask(i, def, argc);
+        mask = KeyMask(_commands, i, def);
         if (mask == 0) return Kind.Direct;
         if (BitOperations.PopCount(mask) == 1 && Session.ReplyMode == ReplyMode.On)
         {
@@ -273,24 +277,38 @@ internal sealed class ClientConnection
         return Kind.Locked;
     }
 
-    private ulong KeyMask(int i, CommandDef def, int argc)
+    /// <summary>The shards the keys of command <paramref name="i"/> of <paramref name="buffer"/> map to.</summary>
+    private ulong KeyMask(CommandBuffer buffer, int i, CommandDef def)
     {
         var shards = _server.Shards;
+        if (def.Routing == Routing.AllShards) return shards.AllMask;
+        if (def.Routing == Routing.Connection) return 0;
         if (shards.Count == 1) return 1;
         ulong mask = 0;
+        Span<int> positions = stackalloc int[256];
+        int count = KeyPositions(buffer, i, def, positions);
+        if (count > positions.Length) return shards.AllMask; // more keys than we index: take every gate
+        for (int k = 0; k < count; k++) mask |= 1UL << shards.ShardOf(buffer.Arg(i, positions[k]));
+        return mask;
+    }
+
+    /// <summary>Argument indexes of the command's keys; a count above the span's length means "more than fit".</summary>
+    private int KeyPositions(CommandBuffer buffer, int i, CommandDef def, Span<int> positions)
+    {
         if (def.Keys != null)
         {
-            Span<int> positions = stackalloc int[256];
-            var ctx = Context(i, NullBufferWriter.Instance);
-            int count = def.Keys(ref ctx, positions);
-            if (count > positions.Length) return shards.AllMask; // more keys than we index: take every gate
-            for (int k = 0; k < count; k++) mask |= 1UL << shards.ShardOf(_commands.Arg(i, positions[k]));
-            return mask;
+            var ctx = new CommandContext(buffer, i, new RespWriter(NullBufferWriter.Instance, Session.Protocol), Session, _server, _nowMs);
+            return def.Keys(ref ctx, positions);
         }
+        int argc = buffer.ArgCount(i);
         int last = def.LastKey < 0 ? argc + def.LastKey : Math.Min(def.LastKey, argc - 1);
-        for (int k = def.FirstKey; k <= last; k += def.Step)
-            mask |= 1UL << shards.ShardOf(_commands.Arg(i, k));
-        return mask;
+        int n = 0;
+        for (int k = def.FirstKey; k > 0 && k <= last; k += def.Step)
+        {
+            if (n < positions.Length) positions[n] = k;
+            n++;
+        }
+        return n;
     }
 
     // Kept out of Classify: a lambda capturing the command index there would allocate a closure on
@@ -314,14 +332,13 @@ internal sealed class ClientConnection
 
     private void Reject(CommandDef? def, string error)
     {
+        if (Session.InMulti) Session.MultiDirty = true;
         if (def != null) _server.CommandStats.Rejected(def.Id);
         _server.Stats.CountError("ERR");
         if (Session.ReplyMode == ReplyMode.On) new RespWriter(_outputWriter, Session.Protocol).Error(error);
         if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
     }
 
-    private CommandContext Context(int i, IBufferWriter<byte> sink)
-        => new(_commands, i, new RespWriter(sink, Session.Protocol), Session, _server, _nowMs);
 
     /// <summary>Runs command <paramref name="i"/> on this thread, replying into the output (or nowhere, per CLIENT REPLY).</summary>
     private void RunDirect(int i)
@@ -332,7 +349,7 @@ internal sealed class ClientConnection
         IBufferWriter<byte> sink = mode == ReplyMode.On || _defs[i]!.Handler == ConnectionCommands.ClientReply ||
                                    _defs[i]!.Handler == ConnectionCommands.Reset
             ? _outputWriter : NullBufferWriter.Instance;
-        Run(i, sink);
+        Run(_commands, i, _defs[i]!, sink);
         // SKIP drops the reply of the command after CLIENT REPLY SKIP, not its own (there is none).
         if (Session.ReplyMode == ReplyMode.SkipNext) Session.ReplyMode = ReplyMode.Skip;
         else if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
@@ -342,19 +359,18 @@ internal sealed class ClientConnection
     internal void RunOnShard(int i, ReplyBuffer replies)
     {
         _replyStart[i] = replies.Written;
-        Run(i, replies);
+        Run(_commands, i, _defs[i]!, replies);
         _replyEnd[i] = replies.Written;
     }
 
     /// <summary>Runs one command and counts it; one in <see cref="CommandStats.SampleEvery"/> is timed.</summary>
-    private void Run(int i, IBufferWriter<byte> sink)
+    private void Run(CommandBuffer buffer, int i, CommandDef def, IBufferWriter<byte> sink)
     {
         // Shard threads run commands of one connection concurrently: the counter is only a
         // sampling pattern, so a lost increment does not matter.
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
         long start = timed ? Stopwatch.GetTimestamp() : 0;
-        var def = _defs[i]!;
-        var ctx = Context(i, sink);
+        var ctx = new CommandContext(buffer, i, new RespWriter(sink, Session.Protocol), Session, _server, _nowMs);
         try
         {
             def.Handler(ref ctx);
@@ -364,6 +380,8 @@ internal sealed class ClientConnection
             ctx.Error("ERR " + ex.Message);
         }
         _server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
+        if ((def.Flags & CommandFlags.Write) != 0 && Volatile.Read(ref _server.WatchedKeyCount) > 0 && !ctx.Failed)
+            SignalWatchers(buffer, i, def, ctx.DbIndex);
     }
 
     /// <summary>
@@ -386,7 +404,7 @@ internal sealed class ClientConnection
         {
             try
             {
-                for (int i = start; i < start + count; i++) Run(i, _outputWriter);
+                for (int i = start; i < start + count; i++) Run(_commands, i, _defs[i]!, _outputWriter);
             }
             finally
             {

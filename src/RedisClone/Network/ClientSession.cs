@@ -17,7 +17,7 @@ internal enum ReplyMode
 /// What the server knows about one client: identity, selected database, protocol, name and the
 /// fields CLIENT LIST shows. Written by the connection's thread; read by CLIENT LIST from others.
 /// </summary>
-internal sealed class ClientSession
+internal sealed class ClientSession : Storage.IKeyWatcher
 {
     private readonly Action _kill;
 
@@ -63,6 +63,60 @@ internal sealed class ClientSession
 
     public bool Killed { get; private set; }
 
+    // --- MULTI/EXEC and WATCH (see ClientConnection.Transactions.cs)
+
+    /// <summary>Between MULTI and EXEC/DISCARD.</summary>
+    public bool InMulti { get; private set; }
+
+    /// <summary>A command was refused while queueing: EXEC answers EXECABORT.</summary>
+    public bool MultiDirty { get; set; }
+
+    /// <summary>The queued commands, copied out of the batch arena (it is reused per read).</summary>
+    public Protocol.CommandBuffer? Queued { get; private set; }
+
+    public List<Commands.CommandDef>? QueuedDefs { get; private set; }
+
+    /// <summary>Set from any shard thread when a watched key changes.</summary>
+    public bool WatchDirty => Volatile.Read(ref _watchDirty);
+
+    private bool _watchDirty;
+
+    public List<WatchedKey>? Watched { get; private set; }
+
+    public void BeginMulti()
+    {
+        InMulti = true;
+        MultiDirty = false;
+        Queued ??= new Protocol.CommandBuffer();
+        QueuedDefs ??= new List<Commands.CommandDef>();
+    }
+
+    public void EndMulti()
+    {
+        InMulti = false;
+        MultiDirty = false;
+        Queued?.Reset();
+        QueuedDefs?.Clear();
+    }
+
+    public bool IsWatching(int db, ReadOnlySpan<byte> key)
+    {
+        if (Watched == null) return false;
+        foreach (var w in Watched)
+            if (w.Db == db && key.SequenceEqual(w.Key)) return true;
+        return false;
+    }
+
+    public void AddWatch(WatchedKey key) => (Watched ??= new List<WatchedKey>()).Add(key);
+
+    public void ClearWatches()
+    {
+        Watched?.Clear();
+        Volatile.Write(ref _watchDirty, false);
+    }
+
+    void Storage.IKeyWatcher.Invalidate() => Volatile.Write(ref _watchDirty, true);
+
     /// <summary>Closes the connection (CLIENT KILL, SHUTDOWN); safe from any thread.</summary>
     public void Kill()
     {
@@ -77,3 +131,6 @@ internal sealed class ClientSession
         _ => ep.ToString() ?? "",
     };
 }
+
+/// <summary>A key this client WATCHes: database, key, its shard, and whether it was already expired.</summary>
+internal readonly record struct WatchedKey(int Db, byte[] Key, int Shard, bool ExpiredAtWatch);

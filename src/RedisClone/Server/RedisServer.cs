@@ -56,6 +56,9 @@ internal sealed class RedisServer : IAsyncDisposable
 
     public long NextClientId() => Interlocked.Increment(ref _nextClientId);
 
+    /// <summary>Keys watched by all clients: write commands skip WATCH bookkeeping while it is 0.</summary>
+    public int WatchedKeyCount;
+
     public void Start()
     {
         Shards.Start();

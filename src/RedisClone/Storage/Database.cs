@@ -124,8 +124,54 @@ internal sealed class Database
         return true;
     }
 
+    // WATCH: who watches which key of this database. Null until the first WATCH.
+    private Dictionary<byte[], List<IKeyWatcher>>? _watchers;
+
+    public bool HasWatchers => _watchers is { Count: > 0 };
+
+    public void Watch(ReadOnlySpan<byte> key, IKeyWatcher watcher)
+    {
+        _watchers ??= new Dictionary<byte[], List<IKeyWatcher>>(ByteArrayComparer.Instance);
+        var lookup = _watchers.GetAlternateLookup<ReadOnlySpan<byte>>();
+        if (!lookup.TryGetValue(key, out var list)) lookup[key] = list = new List<IKeyWatcher>(1);
+        if (!list.Contains(watcher)) list.Add(watcher);
+    }
+
+    public void Unwatch(ReadOnlySpan<byte> key, IKeyWatcher watcher)
+    {
+        if (_watchers == null) return;
+        var lookup = _watchers.GetAlternateLookup<ReadOnlySpan<byte>>();
+        if (!lookup.TryGetValue(key, out var list)) return;
+        list.Remove(watcher);
+        if (list.Count == 0) lookup.Remove(key);
+    }
+
+    /// <summary>Tells the key's watchers it changed (Redis's touchWatchedKey).</summary>
+    public void SignalModified(ReadOnlySpan<byte> key)
+    {
+        if (_watchers == null) return;
+        if (_watchers.GetAlternateLookup<ReadOnlySpan<byte>>().TryGetValue(key, out var list))
+            foreach (var w in list) w.Invalidate();
+    }
+
+    /// <summary>
+    /// FLUSHDB/FLUSHALL/SWAPDB: every watched key that exists here (or in <paramref name="other"/>,
+    /// the database swapped in) counts as changed, as Redis's touchAllWatchedKeysInDb.
+    /// </summary>
+    public void TouchAllWatched(Database? other = null)
+    {
+        if (_watchers == null) return;
+        foreach (var (key, list) in _watchers)
+        {
+            if (_table.Find(key) < 0 && (other == null || other._table.Find(key) < 0)) continue;
+            foreach (var w in list) w.Invalidate();
+        }
+    }
+
+    /// <summary>Drops every key (FLUSHDB); watchers of keys that existed are told.</summary>
     public void Clear()
     {
+        TouchAllWatched();
         _table = new KeyTable();
         _expiring = new List<int>();
         _expiresCount = 0;
@@ -141,6 +187,7 @@ internal sealed class Database
 
     private void ExpireSlot(int slot)
     {
+        if (HasWatchers) SignalModified(_table.At(slot).Key);
         RemoveAt(slot);
         Owner.ExpiredKeys++;
     }

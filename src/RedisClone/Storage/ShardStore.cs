@@ -24,5 +24,10 @@ internal sealed class ShardStore
     public long ExpiredKeys;
 
     /// <summary>SWAPDB: the two numbers exchange their contents on this shard.</summary>
-    public void Swap(int a, int b) => _databases[a].SwapWith(_databases[b]);
+    public void Swap(int a, int b)
+    {
+        _databases[a].TouchAllWatched(_databases[b]);
+        _databases[b].TouchAllWatched(_databases[a]);
+        _databases[a].SwapWith(_databases[b]);
+    }
 }

@@ -1,0 +1,135 @@
+using RedisClone.Network;
+using RedisClone.Protocol;
+using RedisClone.Server;
+
+namespace RedisClone.Commands;
+
+/// <summary>
+/// MULTI, DISCARD, WATCH, UNWATCH. Queueing and EXEC belong to the dispatcher, which owns the
+/// connection's batch (see Network/ClientConnection.Transactions.cs).
+/// </summary>
+internal static class TransactionCommands
+{
+    private static ReadOnlySpan<byte> Nested => "-ERR MULTI calls can not be nested\r\n"u8;
+    private static ReadOnlySpan<byte> ExecWithoutMulti => "-ERR EXEC without MULTI\r\n"u8;
+    private static ReadOnlySpan<byte> DiscardWithoutMulti => "-ERR DISCARD without MULTI\r\n"u8;
+    private static ReadOnlySpan<byte> WatchInsideMulti => "-ERR WATCH inside MULTI is not allowed\r\n"u8;
+
+    /// <summary>MULTI — starts queueing commands for EXEC.</summary>
+    public static void Multi(ref CommandContext ctx)
+    {
+        var client = ctx.Client;
+        if (client.InMulti)
+        {
+            ctx.Error(Nested);
+            return;
+        }
+        client.BeginMulti();
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>EXEC — only reached outside MULTI: the dispatcher runs a transaction itself.</summary>
+    public static void Exec(ref CommandContext ctx) => ctx.Error(ExecWithoutMulti);
+
+    /// <summary>DISCARD — drops the queued commands and every WATCH.</summary>
+    public static void Discard(ref CommandContext ctx)
+    {
+        var client = ctx.Client;
+        if (!client.InMulti)
+        {
+            ctx.Error(DiscardWithoutMulti);
+            return;
+        }
+        client.EndMulti();
+        UnwatchAll(ctx.Server, client, gatesHeld: false);
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>WATCH key [key ...] — EXEC will fail if one of these keys changes first.</summary>
+    /// <remarks>Runs with the gates of the keys' shards held.</remarks>
+    public static void Watch(ref CommandContext ctx)
+    {
+        var client = ctx.Client;
+        if (client.InMulti)
+        {
+            ctx.Error(WatchInsideMulti);
+            return;
+        }
+        var shards = ctx.Server.Shards;
+        for (int i = 1; i < ctx.ArgCount; i++)
+        {
+            var key = ctx.Arg(i);
+            if (client.IsWatching(ctx.DbIndex, key)) continue;
+            var db = ctx.Db(key);
+            int slot = db.Table.Find(key);
+            long at = slot >= 0 ? db.Table.At(slot).ExpireAt : 0;
+            bool expired = at != 0 && at <= ctx.NowMs;
+            db.Watch(key, client);
+            client.AddWatch(new WatchedKey(ctx.DbIndex, key.ToArray(), shards.ShardOf(key), expired));
+            Interlocked.Increment(ref ctx.Server.WatchedKeyCount);
+        }
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>UNWATCH — forgets every watched key.</summary>
+    public static void Unwatch(ref CommandContext ctx)
+    {
+        UnwatchAll(ctx.Server, ctx.Client, gatesHeld: false);
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>The shards holding <paramref name="client"/>'s watched keys.</summary>
+    public static ulong WatchMask(ClientSession client)
+    {
+        ulong mask = 0;
+        if (client.Watched != null)
+            foreach (var w in client.Watched) mask |= 1UL << w.Shard;
+        return mask;
+    }
+
+    /// <summary>
+    /// Forgets every key the client watches. Without <paramref name="gatesHeld"/> it takes the gates
+    /// of the shards involved itself (callers on the connection thread hold none).
+    /// </summary>
+    public static void UnwatchAll(RedisServer server, ClientSession client, bool gatesHeld)
+    {
+        var watched = client.Watched;
+        if (watched == null || watched.Count == 0)
+        {
+            client.ClearWatches();
+            return;
+        }
+        ulong mask = gatesHeld ? 0 : WatchMask(client);
+        server.Shards.EnterAll(mask);
+        try
+        {
+            foreach (var w in watched) server.Shards[w.Shard].Store[w.Db].Unwatch(w.Key, client);
+            Interlocked.Add(ref server.WatchedKeyCount, -watched.Count);
+        }
+        finally
+        {
+            server.Shards.ExitAll(mask);
+        }
+        client.ClearWatches();
+    }
+
+    /// <summary>
+    /// True if EXEC must fail: a watched key changed, or expired after WATCH (Redis 7 counts a key
+    /// that was live at WATCH and is logically expired at EXEC as changed). Gates are held.
+    /// </summary>
+    public static bool WatchBroken(RedisServer server, ClientSession client, long nowMs)
+    {
+        if (client.WatchDirty) return true;
+        if (client.Watched == null) return false;
+        foreach (var w in client.Watched)
+        {
+            if (w.ExpiredAtWatch) continue;
+            var db = server.Shards[w.Shard].Store[w.Db];
+            int slot = db.Table.Find(w.Key);
+            if (slot < 0) continue;
+            long at = db.Table.At(slot).ExpireAt;
+            if (at != 0 && at <= nowMs) return true;
+        }
+        return false;
+    }
+}
