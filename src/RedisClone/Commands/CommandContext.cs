@@ -40,6 +40,12 @@ internal ref struct CommandContext
     /// <summary>Set when the handler replied with an error (commandstats' failed_calls).</summary>
     public bool Failed;
 
+    /// <summary>
+    /// Set by a write command that left its keys as they were (a SETNX on an existing key): the
+    /// dispatcher then does not break WATCHes on them, as Redis only signals real modifications.
+    /// </summary>
+    public bool Unchanged;
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public readonly ReadOnlySpan<byte> Arg(int index) => _buffer.Arg(_command, index);
 

@@ -109,6 +109,7 @@ internal static class StringCommands
 
         if (((flags & OptNx) != 0 && slot >= 0) || ((flags & OptXx) != 0 && slot < 0))
         {
+            ctx.Unchanged = true;
             if ((flags & OptGet) == 0) ctx.Reply.NullBulk();
             return;
         }
@@ -132,6 +133,7 @@ internal static class StringCommands
         var db = ctx.Db(key);
         if (db.FindLive(key, ctx.NowMs) >= 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -250,6 +252,7 @@ internal static class StringCommands
             var key = ctx.Arg(i);
             if (ctx.Db(key).FindLive(key, ctx.NowMs) >= 0)
             {
+                ctx.Unchanged = true;
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }

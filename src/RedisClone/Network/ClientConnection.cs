@@ -380,7 +380,7 @@ internal sealed partial class ClientConnection
             ctx.Error("ERR " + ex.Message);
         }
         _server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
-        if ((def.Flags & CommandFlags.Write) != 0 && Volatile.Read(ref _server.WatchedKeyCount) > 0 && !ctx.Failed)
+        if ((def.Flags & CommandFlags.Write) != 0 && Volatile.Read(ref _server.WatchedKeyCount) > 0 && !ctx.Failed && !ctx.Unchanged)
             SignalWatchers(buffer, i, def, ctx.DbIndex);
     }
 

@@ -17,6 +17,8 @@ public class TransactionDifferentialTests
             "WATCH w", "SET w 1", "MULTI", "GET w", "EXEC", "UNWATCH",
             "WATCH w2", "MULTI", "SET w2 2", "EXEC", "GET w2",
             "MULTI", "PING", "ECHO hi", "INCRBY n 5", "MGET n w2 nothing", "EXEC",
-            "MULTI", "EXEC");
+            "MULTI", "EXEC",
+            "WATCH nx1", "SETNX nx1 1", "SETNX nx1 2", "MULTI", "PING", "EXEC",
+            "SET nx2 1", "WATCH nx2", "SETNX nx2 2", "SET nx2 3 NX", "MSETNX nx2 4 other 5", "MULTI", "PING", "EXEC");
     }
 }
