@@ -13,7 +13,7 @@ internal static partial class CommandMetadata
 {
     /// <summary>Every entry: the core families here, the data-type families in CommandMetadata.*.cs.</summary>
     private static MetadataEntry[] Entries() =>
-        [.. CoreEntries(), .. ListEntries(), .. HashEntries(), .. SetEntries(), .. SortedSetEntries(), .. SortEntries(), .. TransactionEntries()];
+        [.. CoreEntries(), .. ListEntries(), .. HashEntries(), .. SetEntries(), .. SortedSetEntries(), .. SortEntries(), .. TransactionEntries(), .. PubSubEntries()];
 
     private static MetadataEntry[] CoreEntries() =>
     [

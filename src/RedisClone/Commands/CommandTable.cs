@@ -64,7 +64,7 @@ internal sealed partial class CommandTable
 
     /// <summary>Every row: the core families here, the data-type families in CommandTable.*.cs.</summary>
     private static IEnumerable<CommandDef> Build() =>
-        [.. CoreRows(), .. ListRows(), .. HashRows(), .. SetRows(), .. SortedSetRows(), .. SortRows(), .. TransactionRows()];
+        [.. CoreRows(), .. ListRows(), .. HashRows(), .. SetRows(), .. SortedSetRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows()];
 
     private static IEnumerable<CommandDef> CoreRows()
     {

@@ -103,6 +103,14 @@ internal static class ConnectionCommands
             ctx.Error(RespErrors.WrongArity("ping"));
             return;
         }
+        if (ctx.Client.Protocol == 2 && ctx.Client.InPubSubMode)
+        {
+            // A RESP2 subscriber gets PING's answer in the shape of a message: ["pong", message].
+            ctx.Reply.ArrayHeader(2);
+            ctx.Reply.Bulk("pong"u8);
+            ctx.Reply.Bulk(ctx.ArgCount == 1 ? default : ctx.Arg(1));
+            return;
+        }
         if (ctx.ArgCount == 1) ctx.Reply.Raw(Resp.Pong);
         else ctx.Reply.Bulk(ctx.Arg(1));
     }
@@ -150,6 +158,7 @@ internal static class ConnectionCommands
         client.NoTouch = false;
         client.EndMulti();
         TransactionCommands.UnwatchAll(ctx.Server, client, gatesHeld: false);
+        PubSubCommands.UnsubscribeEverything(ctx.Server.PubSub, client);
         ctx.Reply.Raw(ResetReply);
     }
 

@@ -22,7 +22,7 @@ namespace RedisClone.Network;
 /// the socket receive loop, and TCP pushes back on the client. Memory per client stays bounded by
 /// the two thresholds plus the replies of one batch.
 /// </remarks>
-internal sealed partial class ClientConnection
+internal sealed partial class ClientConnection : PubSub.ISubscriber
 {
     private const int FlushThreshold = 64 * 1024;
     private const int GateSpins = 20;
@@ -58,6 +58,7 @@ internal sealed partial class ClientConnection
         _outputWriter = transport.Output;
         _work = new ShardBatchWork?[server.Shards.Count];
         Session = new ClientSession(server.NextClientId(), remote, local, close);
+        Session.Subscriber = this;
         _parser.MaxBulkLength = server.Config.ProtoMaxBulkLen;
     }
 
@@ -84,6 +85,7 @@ internal sealed partial class ClientConnection
         finally
         {
             TransactionCommands.UnwatchAll(server, connection.Session, gatesHeld: false);
+            PubSubCommands.UnsubscribeEverything(server.PubSub, connection.Session);
             server.Clients.TryRemove(connection.Session.Id, out _);
             socket.Dispose();
         }
@@ -98,6 +100,7 @@ internal sealed partial class ClientConnection
         {
             while (true)
             {
+                if (!_pushes.IsEmpty) DrainPushes();
                 if (!input.TryRead(out var result))
                 {
                     if (output.UnflushedBytes > 0)
@@ -108,7 +111,8 @@ internal sealed partial class ClientConnection
                     _flushedSinceIdle = false;
                     result = await input.ReadAsync();
                 }
-                if (result.IsCanceled || Session.Killed) break;
+                // A canceled read is a wake-up for queued pub/sub messages (see Push); it may carry data too.
+                if (Session.Killed) break;
 
                 var buffer = result.Buffer;
                 var status = Parse(buffer, out var consumed);
@@ -256,6 +260,8 @@ internal sealed partial class ClientConnection
         }
         _defs[i] = def;
         Session.LastCommand = def.FullName;
+        if (Session.Protocol == 2 && Session.InPubSubMode && Array.IndexOf(AllowedWhileSubscribed, def) < 0)
+            return Rejected(def, $"ERR Can't execute '{def.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
         if ((Session.InMulti || def == ExecDef) && ClassifyInTransaction(def) is { } txKind) return txKind;
 
         switch (def.Routing)

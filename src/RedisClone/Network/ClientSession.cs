@@ -63,6 +63,24 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     public bool Killed { get; private set; }
 
+    // --- Pub/sub
+
+    private HashSet<byte[]>?[] _subscriptions = new HashSet<byte[]>?[3];
+
+    /// <summary>Where published messages go (the connection); null for sessions without one.</summary>
+    public PubSub.ISubscriber? Subscriber { get; set; }
+
+    /// <summary>0: channels, 1: patterns, 2: shard channels.</summary>
+    public HashSet<byte[]> Subscriptions(int kind) => _subscriptions[kind] ??= new HashSet<byte[]>(Storage.ByteArrayComparer.Instance);
+
+    /// <summary>Channels plus patterns: the count SUBSCRIBE and PSUBSCRIBE confirm.</summary>
+    public int SubscriptionCount => (_subscriptions[0]?.Count ?? 0) + (_subscriptions[1]?.Count ?? 0);
+
+    public int ShardSubscriptionCount => _subscriptions[2]?.Count ?? 0;
+
+    /// <summary>RESP2 clients with any subscription may only run the subscribe commands, PING, QUIT, RESET.</summary>
+    public bool InPubSubMode => SubscriptionCount + ShardSubscriptionCount > 0;
+
     // --- MULTI/EXEC and WATCH (see ClientConnection.Transactions.cs)
 
     /// <summary>Between MULTI and EXEC/DISCARD.</summary>

@@ -59,6 +59,9 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>Keys watched by all clients: write commands skip WATCH bookkeeping while it is 0.</summary>
     public int WatchedKeyCount;
 
+    /// <summary>Channels and patterns with their subscribers.</summary>
+    public PubSub.PubSubRegistry PubSub { get; } = new();
+
     public void Start()
     {
         Shards.Start();

@@ -135,6 +135,23 @@ internal sealed class ConfigRegistry
 
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
 
+    private (string Source, (long, long, int) Limits) _pubSubLimits = ("", (0, 0, 0));
+
+    /// <summary>The pubsub class of client-output-buffer-limit: hard bytes, soft bytes, soft seconds (0 = none).</summary>
+    public (long Hard, long Soft, int Seconds) PubSubOutputLimits
+    {
+        get
+        {
+            string current = Volatile.Read(ref _values[IndexOf("client-output-buffer-limit")]);
+            var cached = _pubSubLimits;
+            if (ReferenceEquals(cached.Source, current)) return cached.Limits;
+            var parts = current.Split(' ');
+            var limits = (long.Parse(parts[9]), long.Parse(parts[10]), int.Parse(parts[11]));
+            _pubSubLimits = (current, limits);
+            return limits;
+        }
+    }
+
     /// <summary>enable-debug-command: "no", "yes" or "local".</summary>
     public string EnableDebugCommand => Volatile.Read(ref _values[DebugCommandIndex]);
 

@@ -1,0 +1,57 @@
+using System.Buffers;
+using System.Collections.Concurrent;
+using RedisClone.Commands;
+
+namespace RedisClone.Network;
+
+/// <summary>
+/// Pub/sub delivery. A publisher (any thread) queues an encoded message here and wakes the read
+/// loop by cancelling its pending read; the loop writes queued messages between batches, so
+/// messages and replies never interleave mid-reply and each publisher's order is kept. A
+/// subscriber that does not read stops draining once its output pipe is full, its queue grows, and
+/// it is disconnected at Redis's pubsub output buffer limits (client-output-buffer-limit pubsub,
+/// 32 MB hard, 8 MB for 60 s soft, by default) instead of growing server memory without bound.
+/// </summary>
+internal sealed partial class ClientConnection
+{
+    /// <summary>What a RESP2 client with subscriptions may run.</summary>
+    private static readonly CommandDef[] AllowedWhileSubscribed =
+        [Find("subscribe"), Find("unsubscribe"), Find("psubscribe"), Find("punsubscribe"), Find("ssubscribe"),
+         Find("sunsubscribe"), Find("ping"), Find("quit"), Find("reset")];
+
+    private readonly ConcurrentQueue<byte[]> _pushes = new();
+    private long _pushBytes;
+    private long _softLimitSinceMs = -1;
+
+    int PubSub.ISubscriber.Protocol => Session.Protocol;
+
+    void PubSub.ISubscriber.Push(byte[] message)
+    {
+        if (Session.Killed) return;
+        _pushes.Enqueue(message);
+        long queued = Interlocked.Add(ref _pushBytes, message.Length);
+        var (hard, soft, seconds) = _server.Config.PubSubOutputLimits;
+        if (hard > 0 && queued >= hard) { Session.Kill(); return; }
+        if (soft > 0 && queued >= soft)
+        {
+            long now = Environment.TickCount64;
+            if (_softLimitSinceMs < 0) _softLimitSinceMs = now;
+            else if (now - _softLimitSinceMs >= seconds * 1000L) { Session.Kill(); return; }
+        }
+        else
+        {
+            _softLimitSinceMs = -1;
+        }
+        _inputReader.CancelPendingRead();
+    }
+
+    /// <summary>Writes queued messages into the output, on the connection's own loop.</summary>
+    private void DrainPushes()
+    {
+        while (_pushes.TryDequeue(out var message))
+        {
+            _outputWriter.Write(message);
+            Interlocked.Add(ref _pushBytes, -message.Length);
+        }
+    }
+}

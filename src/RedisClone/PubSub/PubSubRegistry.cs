@@ -1,0 +1,147 @@
+using RedisClone.Common;
+using RedisClone.Storage;
+
+namespace RedisClone.PubSub;
+
+/// <summary>Who receives messages: a connection that can take a push from any thread.</summary>
+internal interface ISubscriber
+{
+    /// <summary>The subscriber's protocol (2 or 3): messages are encoded for it.</summary>
+    int Protocol { get; }
+
+    /// <summary>Queues an encoded message for delivery; never blocks. Called under the registry lock.</summary>
+    void Push(byte[] message);
+}
+
+/// <summary>
+/// Channels, patterns and shard channels with their subscribers, outside the keyspace (pub/sub
+/// does not belong to any shard). One lock guards the maps: PUBLISH looks up receivers and queues
+/// the message to each of them while holding it, so every subscriber sees one publisher's messages
+/// in the order they were published. Delivery itself happens on each subscriber's own connection.
+/// </summary>
+internal sealed class PubSubRegistry
+{
+    private readonly object _lock = new();
+    private readonly Dictionary<byte[], List<ISubscriber>> _channels = new(ByteArrayComparer.Instance);
+    private readonly Dictionary<byte[], List<ISubscriber>> _shardChannels = new(ByteArrayComparer.Instance);
+    private readonly List<(byte[] Pattern, ISubscriber Subscriber)> _patterns = new();
+
+    /// <summary>Number of patterns subscribed by all clients together (PUBSUB NUMPAT).</summary>
+    public int PatternCount
+    {
+        get { lock (_lock) return _patterns.Count; }
+    }
+
+    public int ChannelCount
+    {
+        get { lock (_lock) return _channels.Count; }
+    }
+
+    public int ShardChannelCount
+    {
+        get { lock (_lock) return _shardChannels.Count; }
+    }
+
+    public void Subscribe(byte[] channel, ISubscriber s, bool shard)
+    {
+        var map = shard ? _shardChannels : _channels;
+        lock (_lock)
+        {
+            if (!map.TryGetValue(channel, out var list)) map[channel] = list = new List<ISubscriber>(1);
+            list.Add(s);
+        }
+    }
+
+    public void Unsubscribe(byte[] channel, ISubscriber s, bool shard)
+    {
+        var map = shard ? _shardChannels : _channels;
+        lock (_lock)
+        {
+            if (!map.TryGetValue(channel, out var list)) return;
+            list.Remove(s);
+            if (list.Count == 0) map.Remove(channel);
+        }
+    }
+
+    public void PSubscribe(byte[] pattern, ISubscriber s)
+    {
+        lock (_lock) _patterns.Add((pattern, s));
+    }
+
+    public void PUnsubscribe(byte[] pattern, ISubscriber s)
+    {
+        lock (_lock)
+        {
+            int i = _patterns.FindIndex(p => p.Subscriber == s && p.Pattern.AsSpan().SequenceEqual(pattern));
+            if (i >= 0) _patterns.RemoveAt(i);
+        }
+    }
+
+    /// <summary>PUBLISH / SPUBLISH: queues the message to every receiver; returns how many there were.</summary>
+    public int Publish(ReadOnlySpan<byte> channel, ReadOnlySpan<byte> message, bool shard)
+    {
+        int receivers = 0;
+        byte[]? resp2 = null, resp3 = null;
+        lock (_lock)
+        {
+            var map = shard ? _shardChannels : _channels;
+            if (map.GetAlternateLookup<ReadOnlySpan<byte>>().TryGetValue(channel, out var list))
+            {
+                foreach (var s in list)
+                {
+                    s.Push(s.Protocol == 3
+                        ? resp3 ??= Encode(3, shard ? "smessage"u8 : "message"u8, default, channel, message)
+                        : resp2 ??= Encode(2, shard ? "smessage"u8 : "message"u8, default, channel, message));
+                    receivers++;
+                }
+            }
+            if (!shard)
+            {
+                foreach (var (pattern, s) in _patterns)
+                {
+                    if (!GlobMatcher.IsMatch(pattern, channel)) continue;
+                    s.Push(Encode(s.Protocol, "pmessage"u8, pattern, channel, message));
+                    receivers++;
+                }
+            }
+        }
+        return receivers;
+    }
+
+    /// <summary>PUBSUB CHANNELS / SHARDCHANNELS [pattern]: active channels (with at least one subscriber).</summary>
+    public List<byte[]> Channels(ReadOnlySpan<byte> pattern, bool all, bool shard)
+    {
+        var result = new List<byte[]>();
+        lock (_lock)
+        {
+            foreach (var channel in (shard ? _shardChannels : _channels).Keys)
+                if (all || GlobMatcher.IsMatch(pattern, channel)) result.Add(channel);
+        }
+        return result;
+    }
+
+    /// <summary>PUBSUB NUMSUB / SHARDNUMSUB: subscribers of one channel.</summary>
+    public int SubscriberCount(ReadOnlySpan<byte> channel, bool shard)
+    {
+        lock (_lock)
+        {
+            return (shard ? _shardChannels : _channels).GetAlternateLookup<ReadOnlySpan<byte>>()
+                .TryGetValue(channel, out var list) ? list.Count : 0;
+        }
+    }
+
+    /// <summary>A message as a RESP2 array or a RESP3 push: [kind, (pattern,) channel, payload].</summary>
+    private static byte[] Encode(int protocol, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> pattern,
+        ReadOnlySpan<byte> channel, ReadOnlySpan<byte> message)
+    {
+        var buffer = new Protocol.ReplyBuffer(64 + channel.Length + message.Length + pattern.Length);
+        var w = new Protocol.RespWriter(buffer, protocol);
+        bool withPattern = kind.SequenceEqual("pmessage"u8);
+        w.PushHeader(withPattern ? 4 : 3);
+        w.Bulk(kind);
+        if (withPattern) w.Bulk(pattern);
+        w.Bulk(channel);
+        w.Bulk(message);
+        return buffer.Slice(0, buffer.Written).ToArray();
+    }
+}
