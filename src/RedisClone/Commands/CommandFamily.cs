@@ -233,9 +233,13 @@ internal static class CommandFamily
             ctx.Client, ctx.Server, ctx.NowMs);
         Span<int> positions = stackalloc int[256];
         int count = def.Keys!(ref inner, positions);
-        var specs = CommandMetadata.Of(def).KeySpecs;
+        var meta = CommandMetadata.Of(def);
+        var specs = meta.KeySpecs;
+        // A finder asking for every gate (a count past its span) fills the span by repeating its keys.
+        var listed = count > positions.Length ? new HashSet<int>() : null;
         for (int k = 0; k < Math.Min(count, positions.Length); k++)
         {
+            if (listed != null && !listed.Add(positions[k])) continue;
             var flags = KeySpecFlags.None;
             foreach (var spec in specs)
                 if (spec.Begin == BeginSearch.Index && spec.Index == positions[k]) { flags = spec.Flags; break; }
@@ -243,6 +247,8 @@ internal static class CommandFamily
                 foreach (var spec in specs)
                     if (spec.Begin != BeginSearch.Index) { flags = spec.Flags; break; }
             if (flags == KeySpecFlags.None && specs.Length > 0) flags = specs[0].Flags;
+            // The finder's command may know better which role a key plays (SORT's STORE destination).
+            if (meta.VarFlags != null) flags = meta.VarFlags(args, positions[k], flags);
             keys.Add((positions[k], flags & ~(KeySpecFlags.Incomplete | KeySpecFlags.VariableFlags)));
         }
     }

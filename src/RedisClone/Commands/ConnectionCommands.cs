@@ -619,6 +619,8 @@ internal static class ConnectionCommands
     private static void AppendClientInfo(StringBuilder sb, ref CommandContext ctx, ClientSession c, long nowMs)
     {
         var flags = new StringBuilder(4);
+        if (c.InPubSubMode) flags.Append('P');
+        if (c.InMulti) flags.Append('x');
         if (c.CloseAfterReply) flags.Append('c');
         if (c.NoEvict) flags.Append('e');
         if (c.NoTouch) flags.Append('T');
@@ -639,7 +641,10 @@ internal static class ConnectionCommands
           .Append(" idle=").Append(Math.Max(0, (nowMs - c.LastInteractionMs) / 1000))
           .Append(" flags=").Append(flags)
           .Append(" db=").Append(c.Db)
-          .Append(" sub=0 psub=0 ssub=0 multi=-1")
+          .Append(" sub=").Append(c.Subscriptions(0).Count)
+          .Append(" psub=").Append(c.Subscriptions(1).Count)
+          .Append(" ssub=").Append(c.Subscriptions(2).Count)
+          .Append(" multi=").Append(c.InMulti ? c.QueuedDefs?.Count ?? 0 : -1)
           .Append(" qbuf=").Append(qbuf)
           .Append(" qbuf-free=0")
           .Append(" argv-mem=").Append(argvMem)

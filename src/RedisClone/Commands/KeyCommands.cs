@@ -784,7 +784,7 @@ internal static class KeyCommands
     /// decimal digits, nothing after them, no leading space, no overflow. A minus sign wraps
     /// ("-1" is 2^64-1) and the empty string is cursor 0, both quirks Redis shows.
     /// </summary>
-    private static bool TryParseCursor(ReadOnlySpan<byte> text, out ulong cursor)
+    internal static bool TryParseCursor(ReadOnlySpan<byte> text, out ulong cursor)
     {
         cursor = 0;
         if (text.IsEmpty) return true;

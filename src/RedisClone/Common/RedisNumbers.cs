@@ -248,6 +248,62 @@ internal static class RedisNumbers
     }
 
     /// <summary>
+    /// Parses like a bare C <c>strtod</c> whose end pointer must reach the end of a C string, which
+    /// is how Redis reads score range bounds (zslParseRange: ZRANGEBYSCORE, ZCOUNT, ZREMRANGEBYSCORE):
+    /// the text stops at a NUL byte, leading white space is skipped, an empty text is 0 (nothing
+    /// converted, and the end pointer already sits on the terminator), and out-of-range values are
+    /// not errors but ±infinity or ±0. NaN and trailing garbage fail.
+    /// </summary>
+    public static bool TryParseStrtod(ReadOnlySpan<byte> s, out double value)
+    {
+        value = 0;
+        int nul = s.IndexOf((byte)0);
+        if (nul >= 0)
+        {
+            s = s[..nul];
+        }
+
+        if (s.IsEmpty)
+        {
+            return true;
+        }
+
+        int skip = 0;
+        while (skip < s.Length && IsCSpace(s[skip]))
+        {
+            skip++;
+        }
+
+        ulong significand;
+        int exponent;
+        Conversion conversion;
+        switch (Scan(s[skip..], out bool negative, out int start, out int end, out long exponentText))
+        {
+            case FloatSyntax.Infinity:
+                value = negative ? double.NegativeInfinity : double.PositiveInfinity;
+                return true;
+            case FloatSyntax.Decimal:
+                conversion = ConvertDecimal(s[(skip + start)..(skip + end)], exponentText, MaxDoubleDigits, DoublePrecision,
+                    DoubleMinExponent, DoubleMaxLeadingBitExponent, out significand, out exponent);
+                break;
+            case FloatSyntax.Hex:
+                conversion = ConvertHex(s[(skip + start)..(skip + end)], exponentText, DoublePrecision, DoubleMinExponent,
+                    DoubleMaxLeadingBitExponent, out significand, out exponent);
+                break;
+            default:
+                return false;
+        }
+
+        value = conversion switch
+        {
+            Conversion.Overflow => negative ? double.NegativeInfinity : double.PositiveInfinity,
+            Conversion.Underflow => negative ? -0.0 : 0.0,
+            _ => ComposeDouble(negative, significand, exponent),
+        };
+        return true;
+    }
+
+    /// <summary>
     /// Writes <paramref name="value"/> as C's <c>printf("%.17g")</c> does, which is what Redis 7.0's
     /// addReplyDouble sends (ZSCORE 1.1 is "1.1000000000000001"), except that infinities are "inf"
     /// and "-inf" as Redis special-cases them. Returns the byte count (at most <see cref="MaxDoubleLength"/>).

@@ -299,9 +299,9 @@ internal static class InfoBuilder
         Line(sb, "current_eviction_exceeded_time", 0);
         Line(sb, "keyspace_hits", hits);
         Line(sb, "keyspace_misses", misses);
-        Line(sb, "pubsub_channels", 0);
-        Line(sb, "pubsub_patterns", 0);
-        Line(sb, "pubsubshard_channels", 0);
+        Line(sb, "pubsub_channels", server.PubSub.ChannelCount);
+        Line(sb, "pubsub_patterns", server.PubSub.PatternCount);
+        Line(sb, "pubsubshard_channels", server.PubSub.ShardChannelCount);
         Line(sb, "latest_fork_usec", 0);
         Line(sb, "total_forks", 0);
         Line(sb, "migrate_cached_sockets", 0);

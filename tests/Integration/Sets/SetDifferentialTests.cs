@@ -1,0 +1,530 @@
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Sets;
+
+/// <summary>
+/// The set family against redis-server 7.0, byte for byte. Members of hashtable and listpack sets
+/// are compared as multisets (<c>~</c>, see <see cref="SetDifferential"/>): Redis defines no order
+/// for them. Intsets are compared exactly: ascending order is part of their behaviour.
+/// Redis 7.2 (which we implement) stores small non-integer sets as "listpack" where 7.0 says
+/// "hashtable"; those OBJECT ENCODING lines are sent but not compared (<c>!</c>), and the exact
+/// encodings are asserted against 7.2's rules in <see cref="SetEncodingTests"/>.
+/// </summary>
+public class SetDifferentialTests
+{
+    private static string Range(int from, int count, string prefix = "")
+        => string.Join(' ', Enumerable.Range(from, count).Select(i => prefix + i));
+
+    [RedisFact]
+    public void SAddSRemSCard_BasicsAndErrors_MatchRedis() => SetDifferential.AssertSame(
+        "SADD s 1 2 3",
+        "SADD s 3 4 4 5",
+        "SCARD s",
+        "SMEMBERS s",
+        "SREM s 1 9 2 2",
+        "SMEMBERS s",
+        "SREM s 3 4 5 6",
+        "EXISTS s",
+        "SREM s 1",
+        "SCARD s",
+        "SADD s",
+        "SREM s",
+        "SCARD",
+        "SCARD a b",
+        "SET str x",
+        "SADD str a",
+        "SREM str a",
+        "SCARD str",
+        "SADD b a b c",
+        "~SMEMBERS b",
+        "SREM b b",
+        "~SMEMBERS b",
+        "SCARD b");
+
+    [RedisFact]
+    public void SIsMemberSMIsMember_AllEncodings_MatchRedis() => SetDifferential.AssertSame(
+        "SADD i 1 -5 70000 9999999999",
+        "SISMEMBER i 1",
+        "SISMEMBER i 01",
+        "SISMEMBER i +1",
+        "SISMEMBER i -5",
+        "SISMEMBER i 70000",
+        "SISMEMBER i 9999999999",
+        "SISMEMBER i 99999999999999999999",
+        "SISMEMBER i x",
+        "SMISMEMBER i 1 2 70000 x 9999999999",
+        "SADD l a b 1",
+        "SMISMEMBER l a 1 01 c",
+        "SADD h " + Range(0, 200, "m"),
+        "SMISMEMBER h m0 m199 m200 0",
+        "SISMEMBER h m150",
+        "SISMEMBER nokey a",
+        "SMISMEMBER nokey a b",
+        "SET str x",
+        "SISMEMBER str x",
+        "SMISMEMBER str x",
+        "SMISMEMBER i",
+        "SISMEMBER i");
+
+    [RedisFact]
+    public void SMembers_IntsetAscendingAndWidthUpgrades_MatchRedis() => SetDifferential.AssertSame(
+        "SADD w 5 1 3",
+        "SMEMBERS w",
+        "SADD w 40000 -40000",
+        "SMEMBERS w",
+        "SADD w 5000000000 -5000000000 9223372036854775807 -9223372036854775808",
+        "SMEMBERS w",
+        "OBJECT ENCODING w",
+        "SREM w 5000000000 -9223372036854775808 7",
+        "SMEMBERS w",
+        "SADD w 32767 -32768 32768 -32769 2147483647 -2147483648 2147483648 -2147483649",
+        "SMEMBERS w",
+        "SCARD w",
+        "SADD n -1",
+        "SADD n 0",
+        "SMEMBERS n",
+        "SMEMBERS nokey",
+        "SMEMBERS",
+        "SET str x",
+        "SMEMBERS str");
+
+    [RedisFact]
+    public void Encodings_IntsetAndHashtableThresholds_MatchRedis() => SetDifferential.AssertSame(
+        "SADD big " + Range(0, 512),
+        "OBJECT ENCODING big",
+        "SADD big 511",
+        "OBJECT ENCODING big",
+        "SADD big 512",
+        "OBJECT ENCODING big",
+        "SCARD big",
+        "SADD strs " + Range(0, 129, "m"),
+        "OBJECT ENCODING strs",
+        "SADD long " + new string('x', 65),
+        "OBJECT ENCODING long",
+        "SADD i 1 2 3",
+        "SADD i " + new string('y', 65),
+        "OBJECT ENCODING i",
+        "~SMEMBERS i",
+        "SADD canon 1 01",
+        "!OBJECT ENCODING canon",
+        "~SMEMBERS canon",
+        "SADD neg -0",
+        "!OBJECT ENCODING neg",
+        "SADD big2 " + Range(-300, 600),
+        "OBJECT ENCODING big2",
+        "SREM big2 " + Range(-300, 590),
+        "OBJECT ENCODING big2",
+        "~SMEMBERS big2");
+
+    [RedisFact]
+    public void Encodings_ConfigThresholds_MatchRedis() => SetDifferential.AssertSame(
+        "CONFIG SET set-max-intset-entries 4",
+        "SADD s 1 2 3 4",
+        "OBJECT ENCODING s",
+        "SADD s 5",
+        "OBJECT ENCODING s",
+        "~SMEMBERS s",
+        "CONFIG SET set-max-intset-entries 0",
+        "SADD z 1",
+        "!OBJECT ENCODING z",
+        "CONFIG SET set-max-intset-entries 512",
+        "SADD z 2",
+        "!OBJECT ENCODING z",
+        "SADD y 7",
+        "OBJECT ENCODING y");
+
+    [RedisFact]
+    public void SInterSUnionSDiff_Intsets_ExactOrderMatchesRedis() => SetDifferential.AssertSame(
+        "SADD a 5 1 3 9 7 -2",
+        "SADD b 3 4 5 6 7 -2",
+        "SADD c 7 5 100",
+        "SINTER a b",
+        "SINTER a b c",
+        "SINTER b a",
+        "SINTER a",
+        "SINTER a a",
+        "SUNION a b",
+        "SUNION a b c nokey",
+        "SDIFF a b",
+        "SDIFF a b c",
+        "SDIFF b a",
+        "SDIFF a a",
+        "SDIFF a nokey",
+        "SDIFF nokey a",
+        "SINTER a nokey",
+        "SUNION nokey",
+        "SDIFF nokey",
+        "SINTERSTORE d a b",
+        "SMEMBERS d",
+        "OBJECT ENCODING d",
+        "SUNIONSTORE d a b c",
+        "SMEMBERS d",
+        "OBJECT ENCODING d",
+        "SDIFFSTORE d a b",
+        "SMEMBERS d",
+        "SDIFFSTORE d a a",
+        "EXISTS d",
+        "SINTERSTORE a a b",
+        "SMEMBERS a",
+        "SUNIONSTORE b b nokey c",
+        "SMEMBERS b");
+
+    [RedisFact]
+    public void SInterSUnionSDiff_StringsAndMixed_MatchRedisUnordered() => SetDifferential.AssertSame(
+        "SADD a x y z 1 2",
+        "SADD b y z w 2 3",
+        "SADD c " + Range(0, 300, "m") + " y",
+        "~SINTER a b",
+        "~SINTER a b c",
+        "~SUNION a b",
+        "SCARD c",
+        "~SDIFF a b",
+        "~SDIFF b a c",
+        "~SDIFF c a b",
+        "SINTERSTORE d a b",
+        "~SMEMBERS d",
+        "!OBJECT ENCODING d",
+        "SUNIONSTORE d a c",
+        "SCARD d",
+        "OBJECT ENCODING d",
+        "SDIFFSTORE d c a",
+        "SCARD d",
+        "OBJECT ENCODING d",
+        "SDIFFSTORE d a c",
+        "~SMEMBERS d",
+        "SINTERSTORE d a c",
+        "SMEMBERS d",
+        "SADD big " + Range(0, 600),
+        "SADD big2 " + Range(300, 600),
+        "SINTERSTORE d big big2",
+        "SCARD d",
+        "OBJECT ENCODING d",
+        "SREM big2 " + Range(300, 400),
+        "SINTERSTORE d big big2",
+        "SCARD d",
+        "OBJECT ENCODING d",
+        "SMEMBERS d",
+        "SDIFFSTORE d big big2",
+        "SCARD d",
+        "OBJECT ENCODING d",
+        "SUNIONSTORE d big2",
+        "OBJECT ENCODING d");
+
+    [RedisFact]
+    public void StoreCommands_OverwriteAnyTypeAndDeleteWhenEmpty_MatchRedis() => SetDifferential.AssertSame(
+        "SET dst text",
+        "EXPIRE dst 1000",
+        "SADD a 1 2",
+        "SADD b 2 3",
+        "SINTERSTORE dst a b",
+        "TYPE dst",
+        "TTL dst",
+        "SMEMBERS dst",
+        "SET dst text",
+        "SDIFFSTORE dst a a",
+        "EXISTS dst",
+        "SET dst text",
+        "SINTERSTORE dst a nokey",
+        "EXISTS dst",
+        "SET dst text",
+        "SUNIONSTORE dst nokey",
+        "EXISTS dst",
+        "SET dst text",
+        "SDIFFSTORE dst nokey a",
+        "EXISTS dst",
+        "SET str x",
+        "SINTERSTORE dst a str",
+        "SINTERSTORE dst nokey str",
+        "SUNIONSTORE dst a str",
+        "SDIFFSTORE dst str",
+        "SDIFFSTORE dst nokey str",
+        "SINTER str a",
+        "SUNION a str",
+        "SDIFF nokey str",
+        "SINTERSTORE dst",
+        "SUNIONSTORE dst",
+        "SDIFFSTORE dst",
+        "SINTER",
+        "SUNIONSTORE str a",
+        "TYPE str");
+
+    [RedisFact]
+    public void SInterCard_LimitsAndErrors_MatchRedis() => SetDifferential.AssertSame(
+        "SADD a 1 2 3 4 5 x y",
+        "SADD b 2 3 4 5 6 y z",
+        "SADD c " + Range(0, 300, "m"),
+        "SINTERCARD 2 a b",
+        "SINTERCARD 2 a b LIMIT 0",
+        "SINTERCARD 2 a b LIMIT 1",
+        "SINTERCARD 2 a b LIMIT 3",
+        "SINTERCARD 2 a b LIMIT 100",
+        "SINTERCARD 2 a b limit 2 LIMIT 4",
+        "SINTERCARD 1 c",
+        "SINTERCARD 1 c LIMIT 10",
+        "SINTERCARD 2 a c",
+        "SINTERCARD 3 a b nokey",
+        "SINTERCARD 1 nokey",
+        "SINTERCARD 2 a a",
+        "SINTERCARD 0 a",
+        "SINTERCARD -1 a",
+        "SINTERCARD x a",
+        "SINTERCARD 01 a",
+        "SINTERCARD 9223372036854775808 a",
+        "SINTERCARD 3 a b",
+        "SINTERCARD 1 a b",
+        "SINTERCARD 1 a LIMIT",
+        "SINTERCARD 1 a LIMIT -1",
+        "SINTERCARD 1 a LIMIT x",
+        "SINTERCARD 1 a LIMIT 9223372036854775808",
+        "SINTERCARD 1 a FOO 1",
+        "SINTERCARD 1 a LIMIT 1 FOO",
+        "SET str x",
+        "SINTERCARD 2 a str",
+        "SINTERCARD 2 nokey str",
+        "SINTERCARD 1 str LIMIT -1",
+        "SINTERCARD 1",
+        "SINTERCARD");
+
+    [RedisFact]
+    public void SMove_AllCases_MatchRedis() => SetDifferential.AssertSame(
+        "SADD src 1 2 3",
+        "SADD dst 3 4",
+        "SMOVE src dst 1",
+        "SMEMBERS src",
+        "SMEMBERS dst",
+        "SMOVE src dst 3",
+        "SMEMBERS src",
+        "SMEMBERS dst",
+        "SMOVE src dst 9",
+        "SMOVE src src 2",
+        "SMOVE src src 9",
+        "SMOVE src new 2",
+        "EXISTS src",
+        "SMEMBERS new",
+        "OBJECT ENCODING new",
+        "SMOVE nokey dst 1",
+        "SET str x",
+        "SMOVE nokey str 1",
+        "SMOVE str dst 1",
+        "SMOVE dst str 1",
+        "SMOVE dst str 99",
+        "SMEMBERS dst",
+        "SADD h " + Range(0, 200, "m"),
+        "SMOVE h dst m7",
+        "~SMEMBERS dst",
+        "SMOVE dst h 4",
+        "SISMEMBER h 4",
+        "SCARD h",
+        "SMOVE dst",
+        "SMOVE a b c d");
+
+    [RedisFact]
+    public void SPop_DeterministicCasesAndErrors_MatchRedis() => SetDifferential.AssertSame(
+        "SADD s 9 1 5 3",
+        "SPOP s 0",
+        "SPOP s 4",
+        "EXISTS s",
+        "SADD s 9 1 5 3",
+        "SPOP s 100",
+        "EXISTS s",
+        "SPOP nokey",
+        "SPOP nokey 0",
+        "SPOP nokey 3",
+        "SADD one x",
+        "SPOP one",
+        "EXISTS one",
+        "SADD s 1 2",
+        "SPOP s -1",
+        "SPOP s x",
+        "SPOP s 1.5",
+        "SPOP s 9223372036854775808",
+        "SPOP s 1 2",
+        "SPOP",
+        "SET str x",
+        "SPOP str",
+        "SPOP str 0",
+        "SPOP str 1",
+        "SPOP str -1",
+        "SADD h " + Range(0, 300, "m"),
+        "!SPOP h 295",
+        "SCARD h",
+        "!SPOP h 300",
+        "EXISTS h");
+
+    [RedisFact]
+    public void SRandMember_DeterministicCasesAndErrors_MatchRedis() => SetDifferential.AssertSame(
+        "SADD s 9 1 5 3",
+        "SRANDMEMBER s 4",
+        "SRANDMEMBER s 100",
+        "SRANDMEMBER s 9223372036854775807",
+        "SRANDMEMBER s 0",
+        "SRANDMEMBER s -9223372036854775808",
+        "SRANDMEMBER s 9223372036854775808",
+        "SRANDMEMBER s x",
+        "SRANDMEMBER s 01",
+        "SRANDMEMBER s 1 2",
+        "SRANDMEMBER nokey",
+        "SRANDMEMBER nokey 5",
+        "SRANDMEMBER nokey -5",
+        "SRANDMEMBER nokey 0",
+        "SRANDMEMBER nokey -9223372036854775807",
+        "SADD one x",
+        "SRANDMEMBER one",
+        "SRANDMEMBER one -3",
+        "SRANDMEMBER one 1",
+        "SET str x",
+        "SRANDMEMBER str",
+        "SRANDMEMBER str 0",
+        "SRANDMEMBER str -1",
+        "SRANDMEMBER str x",
+        "SRANDMEMBER",
+        "SCARD s");
+
+    [RedisFact]
+    public void SScan_OptionsAndErrors_MatchRedis() => SetDifferential.AssertSame(
+        "SADD i 1 2 3 10 20 30",
+        "SSCAN i 0",
+        "SSCAN i 0 MATCH 1*",
+        "SSCAN i 0 MATCH * COUNT 1",
+        "SSCAN i 12345",
+        "SSCAN i 18446744073709551615",
+        "SSCAN i -1",
+        "SSCAN i +5",
+        "SSCAN i 18446744073709551616",
+        "SSCAN i x",
+        "SSCAN i 1.5",
+        "SSCAN i 0 COUNT 0",
+        "SSCAN i 0 COUNT -1",
+        "SSCAN i 0 COUNT x",
+        "SSCAN i 0 COUNT 9223372036854775808",
+        "SSCAN i 0 MATCH",
+        "SSCAN i 0 TYPE set",
+        "SSCAN i 0 FOO bar",
+        "SSCAN i 0 count 5 match *0",
+        "SSCAN nokey 0",
+        "SSCAN nokey 0 COUNT x",
+        "SSCAN nokey 0 FOO",
+        "SSCAN nokey x",
+        "SET str x",
+        "SSCAN str 0",
+        "SSCAN str x",
+        "SSCAN str 0 COUNT 0",
+        "SSCAN i",
+        "SADD h " + Range(0, 1000, "member:"),
+        "SSCAN* h",
+        "SSCAN* h COUNT 1",
+        "SSCAN* h COUNT 1000",
+        "SSCAN* h MATCH member:1?",
+        "SSCAN* h MATCH *99* COUNT 7",
+        "SSCAN* i MATCH 3*",
+        "SSCAN h 0 COUNT 0",
+        "SSCAN h 0 TYPE set");
+
+    [RedisFact]
+    public void Resp3_ReplyTypes_MatchRedis() => SetDifferential.AssertSame(
+        "!HELLO 3",
+        "SADD s 3 1 2",
+        "SADD t 2 3 4",
+        "SMEMBERS s",
+        "SMEMBERS nokey",
+        "SINTER s t",
+        "SINTER s nokey",
+        "SUNION s t",
+        "SDIFF s t",
+        "SPOP nokey",
+        "SPOP nokey 2",
+        "SPOP s 0",
+        "SRANDMEMBER nokey",
+        "SRANDMEMBER nokey 3",
+        "SRANDMEMBER s 0",
+        "SRANDMEMBER s 10",
+        "SMISMEMBER s 1 9",
+        "SSCAN s 0",
+        "SSCAN nokey 0",
+        "SINTERCARD 2 s t",
+        "SADD x a b",
+        "~SMEMBERS x",
+        "~SUNION x s",
+        "SPOP s 5",
+        "!HELLO 2");
+
+    [RedisFact]
+    public void WrongArity_EveryCommand_MatchesRedis() => SetDifferential.AssertSame(
+        "SADD k", "SREM k", "SCARD", "SISMEMBER k", "SMISMEMBER k", "SMEMBERS", "SPOP", "SRANDMEMBER",
+        "SMOVE a b", "SINTER", "SINTERCARD 1", "SINTERSTORE d", "SUNION", "SUNIONSTORE d", "SDIFF",
+        "SDIFFSTORE d", "SSCAN k", "PING");
+
+    [RedisFact]
+    public void KeyspaceCommands_OnSets_MatchRedis() => SetDifferential.AssertSame(
+        "SADD s 1 2 3",
+        "TYPE s",
+        "OBJECT ENCODING s",
+        "COPY s c",
+        "SMEMBERS c",
+        "SADD c 4",
+        "SMEMBERS s",
+        "OBJECT ENCODING c",
+        "RENAME c r",
+        "SMEMBERS r",
+        "EXPIRE r 100",
+        "TTL r",
+        "SADD r 5",
+        "TTL r",
+        "SREM r 1",
+        "TTL r",
+        "PERSIST r",
+        "TTL r",
+        "DEL s r",
+        "EXISTS s r",
+        "SADD h " + Range(0, 200, "m"),
+        "COPY h h2",
+        "OBJECT ENCODING h2",
+        "~SMEMBERS h2",
+        "SADD s a",
+        "GET s",
+        "INCR s",
+        "APPEND s x",
+        "STRLEN s");
+    /// <summary>Random scripts over five keys and mixed members (fixed seeds); unordered replies compared as multisets.</summary>
+    [RedisTheory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void RandomScripts_FixedSeeds_MatchRedis(int seed)
+    {
+        var random = new Random(seed);
+        string[] keys = ["a", "b", "c", "d", "e"];
+        string Key() => keys[random.Next(keys.Length)];
+        string Member() => random.Next(4) switch
+        {
+            0 => random.Next(40).ToString(),
+            1 => "m" + random.Next(40),
+            2 => (random.Next(2000) - 1000).ToString(),
+            _ => random.Next(600).ToString(),
+        };
+        string Members(int max) => string.Join(' ', Enumerable.Range(0, random.Next(1, max)).Select(_ => Member()));
+        var script = new List<string>();
+        for (int i = 0; i < 400; i++)
+        {
+            script.Add(random.Next(16) switch
+            {
+                0 or 1 or 2 => $"SADD {Key()} {Members(random.Next(2) == 0 ? 5 : 200)}",
+                3 => $"SREM {Key()} {Members(30)}",
+                4 => $"SCARD {Key()}",
+                5 => $"SISMEMBER {Key()} {Member()}",
+                6 => $"SMISMEMBER {Key()} {Members(5)}",
+                7 => $"SMOVE {Key()} {Key()} {Member()}",
+                8 => $"SINTERSTORE {Key()} {Key()} {Key()}",
+                9 => $"SUNIONSTORE {Key()} {Key()} {Key()}",
+                10 => $"SDIFFSTORE {Key()} {Key()} {Key()} {Key()}",
+                11 => $"~SMEMBERS {Key()}",
+                12 => $"~SINTER {Key()} {Key()}",
+                13 => $"~SUNION {Key()} {Key()} {Key()}",
+                14 => $"~SDIFF {Key()} {Key()}",
+                _ => $"SINTERCARD 2 {Key()} {Key()} LIMIT {random.Next(5)}",
+            });
+        }
+        foreach (var k in keys) script.Add($"~SPOP {k} 100000");
+        SetDifferential.AssertSame(script.ToArray());
+    }
+}
