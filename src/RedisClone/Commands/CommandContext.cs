@@ -80,5 +80,14 @@ internal ref struct CommandContext
     }
 
     public void WrongType() => Error(RespErrors.WrongType);
+
+    /// <summary>
+    /// A keyspace notification for <paramref name="key"/> in the selected database, published when
+    /// notify-keyspace-events enables <paramref name="type"/> (a ConfigRegistry.KeyspaceEvents bit).
+    /// </summary>
+    public readonly void Notify(int type, string evt, ReadOnlySpan<byte> key)
+    {
+        if ((Server.Config.NotifyKeyspaceEvents & type) != 0) PubSub.KeyspaceNotifier.Notify(Server, type, evt, key, DbIndex);
+    }
     public void Syntax() => Error(RespErrors.Syntax);
 }

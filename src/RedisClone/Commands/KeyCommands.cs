@@ -2,6 +2,7 @@ using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Storage;
 
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 namespace RedisClone.Commands;
 
 /// <summary>
@@ -70,7 +71,9 @@ internal static class KeyCommands
         for (int i = 1; i < ctx.ArgCount; i++)
         {
             var key = ctx.Arg(i);
-            if (ctx.Db(key).Delete(key, ctx.NowMs)) deleted++;
+            if (!ctx.Db(key).Delete(key, ctx.NowMs)) continue;
+            deleted++;
+            ctx.Notify(Ev.Generic, "del", key);
         }
         ctx.Reply.Integer(deleted);
     }
@@ -153,6 +156,8 @@ internal static class KeyCommands
         srcDb.RemoveAt(srcSlot);
         int slot = dstDb.Add(dst.ToArray(), value, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
+        ctx.Notify(Ev.Generic, "rename_from", ctx.Arg(1));
+        ctx.Notify(Ev.Generic, "rename_to", dst);
         ctx.Reply.Raw(nx ? Resp.One : Resp.Ok);
     }
 
@@ -221,6 +226,7 @@ internal static class KeyCommands
         if (dstSlot >= 0) dstDb.RemoveAt(dstSlot);
         int slot = dstDb.Add(dst.ToArray(), copy, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
+        PubSub.KeyspaceNotifier.Notify(ctx.Server, Ev.Generic, "copy_to", dst, dstDb.Index);
         ctx.Reply.Raw(Resp.One);
     }
 
@@ -266,6 +272,8 @@ internal static class KeyCommands
         srcDb.RemoveAt(srcSlot);
         int slot = dstDb.Add(keyBytes, value, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
+        ctx.Notify(Ev.Generic, "move_from", keyBytes);
+        PubSub.KeyspaceNotifier.Notify(ctx.Server, Ev.Generic, "move_to", keyBytes, dstDb.Index);
         ctx.Reply.Raw(Resp.One);
     }
 
@@ -588,10 +596,12 @@ internal static class KeyCommands
         {
             // A time already past deletes the key (Redis replies 1: the "expire" happened).
             db.RemoveAt(slot);
+            ctx.Notify(Ev.Generic, "del", ctx.Arg(1));
         }
         else
         {
             db.SetExpire(slot, when);
+            ctx.Notify(Ev.Generic, "expire", ctx.Arg(1));
         }
         ctx.Reply.Raw(Resp.One);
     }
@@ -645,6 +655,7 @@ internal static class KeyCommands
             return;
         }
         db.SetExpire(slot, 0);
+        ctx.Notify(Ev.Generic, "persist", key);
         ctx.Reply.Raw(Resp.One);
     }
 

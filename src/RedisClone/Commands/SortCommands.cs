@@ -18,7 +18,9 @@ namespace RedisClone.Commands;
 /// keep the elements' input order (an index tiebreak), which is what a stable sort does. Without
 /// STORE, ALPHA compares with strcoll; in the C and C.UTF-8 locales Redis runs in that is strcmp,
 /// which stops at a NUL byte, so that is what is done here too. With STORE (and for numeric ties)
-/// Redis compares the whole strings byte-wise.</para>
+/// Redis compares the whole strings byte-wise. With BY and a LIMIT narrower than the whole, Redis
+/// uses a partial quicksort instead, which may leave elements tied under ALPHA (equal or missing
+/// BY values) in an order of its own; here they stay in input order.</para>
 /// <para><b>Scores.</b> Numeric sorting reads each value as C's strtod does (leading white space,
 /// hex floats, "inf"; the text stops at a NUL byte) and refuses the whole command when a value is
 /// not entirely a number, is NaN, or is out of range (strtod's ERANGE, which glibc also raises for
@@ -39,8 +41,10 @@ internal static class SortCommands
         public int By;
         /// <summary>The STORE destination's index (the last STORE wins), or 0.</summary>
         public int Store;
-        /// <summary>GET patterns' indexes, in order.</summary>
+        /// <summary>GET patterns' indexes, in order (collected for the handler only).</summary>
         public List<int>? Gets;
+        /// <summary>Some GET pattern has a '*': it reads keys.</summary>
+        public bool GetReadsKeys;
         public int GetCount => Gets?.Count ?? 0;
     }
 
@@ -87,9 +91,7 @@ internal static class SortCommands
         if (TryParse(ref ctx, readOnly, reply: false, out var options))
         {
             if (options.Store != 0 && options.Store != lenient) keys[n++] = options.Store;
-            if (options.By != 0 && HasStar(ctx.Arg(options.By))) patterns = true;
-            for (int g = 0; g < options.GetCount && !patterns; g++)
-                patterns = HasStar(ctx.Arg(options.Gets![g]));
+            patterns = options.GetReadsKeys || (options.By != 0 && HasStar(ctx.Arg(options.By)));
         }
         if (!patterns) return n;
         for (int k = n; k < keys.Length; k++) keys[k] = keys[k % n];
@@ -122,7 +124,7 @@ internal static class SortCommands
     /// <summary>
     /// Redis's option loop: each word is matched in turn, an option missing its arguments is a
     /// syntax error, and a bad LIMIT number is reported as soon as it is met. With
-    /// <paramref name="reply"/> false nothing is written (the key finder's use).
+    /// <paramref name="reply"/> false nothing is written and nothing allocated (the key finder's use).
     /// </summary>
     private static bool TryParse(ref CommandContext ctx, bool readOnly, bool reply, out Options o)
     {
@@ -162,7 +164,8 @@ internal static class SortCommands
             }
             else if (ctx.ArgIs(j, "GET") && left >= 1)
             {
-                (o.Gets ??= new List<int>()).Add(++j);
+                o.GetReadsKeys |= HasStar(ctx.Arg(++j));
+                if (reply) (o.Gets ??= new List<int>()).Add(j);
             }
             else
             {
@@ -252,6 +255,9 @@ internal static class SortCommands
         long outputLength = (getCount > 0 ? getCount : 1) * (end - start + 1);
         if (o.Store == 0)
         {
+            // SORT is flagged as a write for its STORE form; without it nothing changed (the
+            // sorted set's conversion is invisible to WATCH in Redis too).
+            ctx.Unchanged = true;
             Reply(ref ctx, run, o, (int)start, (int)end, outputLength);
             return;
         }
@@ -337,7 +343,7 @@ internal static class SortCommands
         var dest = ctx.Arg(o.Store);
         var db = ctx.Db(dest);
         if (outputLength > 0) db.Set(dest, list, 0, ctx.NowMs);
-        else db.Delete(dest, ctx.NowMs);
+        else if (!db.Delete(dest, ctx.NowMs)) ctx.Unchanged = true; // no key to delete: nothing happened
         ctx.Reply.Integer(outputLength);
 
         static void Push(RedisList list, long fill, ReadOnlySpan<byte> value)

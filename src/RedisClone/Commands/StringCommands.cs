@@ -2,6 +2,7 @@ using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Storage;
 
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 namespace RedisClone.Commands;
 
 /// <summary>
@@ -76,6 +77,7 @@ internal static class StringCommands
         {
             // The hot path: no options.
             StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(2), 0, keepTtl: false);
+            ctx.Notify(Ev.String, "set", key);
             ctx.Reply.Ok();
             return;
         }
@@ -122,6 +124,8 @@ internal static class StringCommands
         else
         {
             StoreString(db, slot, key, ctx.Arg(2), expireAt, keepTtl: (flags & OptKeepTtl) != 0);
+            ctx.Notify(Ev.String, "set", key);
+            if (expireArg > 0) ctx.Notify(Ev.Generic, "expire", key);
         }
         if ((flags & OptGet) == 0) ctx.Reply.Ok();
     }
@@ -138,6 +142,7 @@ internal static class StringCommands
             return;
         }
         db.Add(key.ToArray(), ctx.Arg(2).ToArray());
+        ctx.Notify(Ev.String, "set", key);
         ctx.Reply.Raw(Resp.One);
     }
 
@@ -153,6 +158,8 @@ internal static class StringCommands
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
         StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(3), expireAt, keepTtl: false);
+        ctx.Notify(Ev.String, "set", key);
+        ctx.Notify(Ev.Generic, "expire", key);
         ctx.Reply.Ok();
     }
 
@@ -164,6 +171,7 @@ internal static class StringCommands
         int slot = FindForRead(db, key, ctx.NowMs);
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
         StoreString(db, slot, key, ctx.Arg(2), 0, keepTtl: false);
+        ctx.Notify(Ev.String, "set", key);
     }
 
     /// <summary>GETDEL key — the value or nil; deletes the key when it held a string.</summary>
@@ -173,7 +181,9 @@ internal static class StringCommands
         var db = ctx.Db(key);
         int slot = FindForRead(db, key, ctx.NowMs);
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
-        if (slot >= 0) db.RemoveAt(slot);
+        if (slot < 0) return;
+        db.RemoveAt(slot);
+        ctx.Notify(Ev.Generic, "del", key);
     }
 
     /// <summary>
@@ -205,11 +215,20 @@ internal static class StringCommands
         ctx.Reply.Bulk(value);
         if (expireArg > 0)
         {
-            if (expireAt <= ctx.NowMs) db.RemoveAt(slot);
-            else db.SetExpire(slot, expireAt);
+            if (expireAt <= ctx.NowMs)
+            {
+                db.RemoveAt(slot);
+                ctx.Notify(Ev.Generic, "del", key);
+            }
+            else
+            {
+                db.SetExpire(slot, expireAt);
+                ctx.Notify(Ev.Generic, "expire", key);
+            }
         }
         else if ((flags & OptPersist) != 0)
         {
+            if (db.Table.At(slot).ExpireAt != 0) ctx.Notify(Ev.Generic, "persist", key);
             db.SetExpire(slot, 0);
         }
     }
@@ -268,6 +287,7 @@ internal static class StringCommands
             var key = ctx.Arg(i);
             var db = ctx.Db(key);
             StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(i + 1), 0, keepTtl: false);
+            ctx.Notify(Ev.String, "set", key);
         }
     }
 
@@ -349,6 +369,7 @@ internal static class StringCommands
             else e.Value = digits.ToArray();
             e.HashAndFlag &= int.MaxValue;
         }
+        ctx.Notify(Ev.String, "incrby", key);
         ctx.Reply.Integer(value);
     }
 
@@ -401,6 +422,7 @@ internal static class StringCommands
             else e.Value = text.ToArray();
             e.HashAndFlag &= int.MaxValue;
         }
+        ctx.Notify(Ev.String, "incrbyfloat", key);
         ctx.Reply.Bulk(text);
     }
 
@@ -417,6 +439,7 @@ internal static class StringCommands
         {
             // A new key is a plain SET of the argument: int/embstr encoding, not raw.
             db.Add(key.ToArray(), suffix.ToArray());
+            ctx.Notify(Ev.String, "append", key);
             ctx.Reply.Integer(suffix.Length);
             return;
         }
@@ -436,6 +459,7 @@ internal static class StringCommands
         }
         // Redis unshares the value for editing even when nothing is appended: it becomes raw.
         e.HashAndFlag |= KeyTable.RawFlag;
+        ctx.Notify(Ev.String, "append", key);
         ctx.Reply.Integer(old.Length + suffix.Length);
     }
 

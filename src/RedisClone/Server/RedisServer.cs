@@ -28,6 +28,12 @@ internal sealed class RedisServer : IAsyncDisposable
             if (error != null) throw new ArgumentException($"option '--{name}': {error}");
         }
         Shards = new ShardSet(options.Shards, options.Databases);
+        for (int i = 0; i < Shards.Count; i++)
+            Shards[i].Store.KeyExpired = (db, key) =>
+                RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.Expired, "expired", key, db);
+        for (int i = 0; i < Shards.Count; i++)
+            Shards[i].Store.KeyAdded = (db, key) =>
+                RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastSaveUnix = StartedAtMs / 1000;

@@ -20,7 +20,14 @@ internal sealed class Database
     // its TTL or was deleted) are dropped when sampled; the list is rebuilt when it runs far ahead.
     private List<int> _expiring = new();
 
-    public Database(ShardStore owner) => Owner = owner;
+    public Database(ShardStore owner, int index)
+    {
+        Owner = owner;
+        Index = index;
+    }
+
+    /// <summary>This database's number (it keeps it across SWAPDB, which swaps contents).</summary>
+    public int Index { get; }
 
     public ShardStore Owner { get; }
 
@@ -84,6 +91,7 @@ internal sealed class Database
     public int Add(byte[] key, object value, long expireAt = 0)
     {
         int slot = _table.Add(key, value);
+        Owner.KeyAdded?.Invoke(Index, key);
         if (expireAt != 0) SetExpire(slot, expireAt);
         return slot;
     }
@@ -188,6 +196,7 @@ internal sealed class Database
     private void ExpireSlot(int slot)
     {
         if (HasWatchers) SignalModified(_table.At(slot).Key);
+        Owner.KeyExpired?.Invoke(Index, _table.At(slot).Key);
         RemoveAt(slot);
         Owner.ExpiredKeys++;
     }

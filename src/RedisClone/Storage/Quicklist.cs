@@ -26,6 +26,7 @@ internal sealed class Quicklist
     private const int SafetyLimit = 8192;
     private static readonly int[] SizeLimits = [4096, 8192, 16384, 32768, 65536];
 
+    private readonly int _edgeCapacity;
     private byte[][] _nodes;
     private int _head;
     private int _len;
@@ -35,6 +36,8 @@ internal sealed class Quicklist
     public Quicklist(int fill, int capacity = 4)
     {
         Fill = Math.Clamp(fill, -5, short.MaxValue);
+        NodeLimit(Fill, out long size, out _);
+        _edgeCapacity = Fill < 0 ? (int)size : SafetyLimit;
         _nodes = new byte[Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)capacity))][];
     }
 
@@ -92,6 +95,7 @@ internal sealed class Quicklist
     {
         if (_len > 0 && AllowInsert(Node(0), value.Length))
         {
+            MakeRoom(ref Node(0), value.Length);
             Listpack.Prepend(ref Node(0), value);
         }
         else
@@ -107,6 +111,7 @@ internal sealed class Quicklist
     {
         if (_len > 0 && AllowInsert(Node(_len - 1), value.Length))
         {
+            MakeRoom(ref Node(_len - 1), value.Length);
             Listpack.Append(ref Node(_len - 1), value);
         }
         else
@@ -115,6 +120,22 @@ internal sealed class Quicklist
             InsertNode(_len, SingleEntry(value));
         }
         _count++;
+    }
+
+    /// <summary>
+    /// Room for one more element of <paramref name="length"/> bytes in an edge node. Edge nodes double
+    /// (up to the node limit) instead of growing by the listpack's usual quarter: they are trimmed
+    /// when a new edge node takes over, so the spare room is temporary, and filling a node copies
+    /// about its size once instead of four times over (garbage the GC would otherwise have to absorb).
+    /// </summary>
+    private void MakeRoom(ref byte[] node, int length)
+    {
+        int used = Listpack.Bytes(node);
+        // An entry is its bytes plus at most 5 of header and 5 of backlen.
+        int worst = length + 10;
+        if (node.Length - used >= worst) return;
+        int target = Math.Max(used + worst, Math.Min(node.Length * 2, _edgeCapacity));
+        Listpack.Reserve(ref node, target - used);
     }
 
     // ---------------------------------------------------------------- positions

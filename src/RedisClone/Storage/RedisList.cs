@@ -48,7 +48,12 @@ internal sealed class RedisList : IRedisValue
         if (_data is not byte[] lp) return;
         if (!Quicklist.ExceedsLimit(fill, Listpack.Bytes(lp) + addBytes, Listpack.Count(lp) + addCount)) return;
         var ql = new Quicklist((int)fill);
-        if (!Listpack.IsEmpty(lp)) ql.AppendNode(lp);
+        if (!Listpack.IsEmpty(lp))
+        {
+            // The listpack becomes a node that is (nearly) full: its growth room is no longer needed.
+            Listpack.Trim(ref lp);
+            ql.AppendNode(lp);
+        }
         _data = ql;
     }
 

@@ -12,12 +12,18 @@ internal sealed class ShardStore
     public ShardStore(int databases)
     {
         _databases = new Database[databases];
-        for (int i = 0; i < databases; i++) _databases[i] = new Database(this);
+        for (int i = 0; i < databases; i++) _databases[i] = new Database(this, i);
     }
 
     public Database this[int index] => _databases[index];
 
     public int DatabaseCount => _databases.Length;
+
+    /// <summary>Called (under the shard's gate) for every key deleted because it expired: "expired" events.</summary>
+    public Action<int, byte[]>? KeyExpired { get; set; }
+
+    /// <summary>Called (under the shard's gate) for every key created: "new" events.</summary>
+    public Action<int, byte[]>? KeyAdded { get; set; }
 
     public long KeyspaceHits;
     public long KeyspaceMisses;

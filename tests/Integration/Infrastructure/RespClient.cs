@@ -60,6 +60,31 @@ public sealed class RespClient : IDisposable
     /// <summary>Reads one complete reply and returns its bytes as a Latin-1 string ("+OK\r\n").</summary>
     public string ReadReply() => Encoding.Latin1.GetString(ReadReplyBytes());
 
+    /// <summary>Reads one reply, or returns null when none starts arriving within <paramref name="timeoutMs"/>.</summary>
+    public string? TryReadReply(int timeoutMs)
+    {
+        if (_end == _start)
+        {
+            int saved = _socket.ReceiveTimeout;
+            _socket.ReceiveTimeout = timeoutMs;
+            try
+            {
+                _start = 0;
+                _end = _socket.Receive(_buffer);
+                if (_end == 0) return null;
+            }
+            catch (SocketException)
+            {
+                return null;
+            }
+            finally
+            {
+                _socket.ReceiveTimeout = saved;
+            }
+        }
+        return ReadReply();
+    }
+
     public byte[] ReadReplyBytes()
     {
         var sb = new MemoryStream();

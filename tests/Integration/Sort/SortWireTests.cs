@@ -170,6 +170,24 @@ public class SortWireTests
         Assert.Equal(Arr("c"), c.Call("SORT", k, "BY", "nosort", "LIMIT", "4", "9223372036854775807", "DESC"));
     }
 
+    [Fact]
+    public void Sort_SortedSet_ByNosortUsesScoreOrderAndConvertsEncoding()
+    {
+        using var c = Server.Connect();
+        var k = TestServer.KeyPrefix("sort") + "z";
+        c.Call("ZADD", k, "3", "c", "1", "a", "2", "b", "5", "e", "4", "d");
+        Assert.Equal("$8\r\nlistpack\r\n", c.Call("OBJECT", "ENCODING", k));
+        Assert.Equal(Arr("a", "b", "c", "d", "e"), c.Call("SORT", k, "BY", "nosort"));
+        // Redis converts a listpack sorted set to a skiplist for SORT, for good.
+        Assert.Equal("$8\r\nskiplist\r\n", c.Call("OBJECT", "ENCODING", k));
+        Assert.Equal("*10\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\nc\r\n$1\r\n3\r\n$1\r\nd\r\n$1\r\n4\r\n$1\r\ne\r\n$1\r\n5\r\n",
+            c.Call("ZRANGE", k, "0", "-1", "WITHSCORES"));
+        Assert.Equal(Arr("d", "c"), c.Call("SORT", k, "BY", "nosort", "LIMIT", "1", "2", "DESC"));
+        Assert.Equal(Arr("a"), c.Call("SORT", k, "BY", "nosort", "LIMIT", "4", "10", "DESC"));
+        Assert.Equal(Arr("e", "d", "c", "b", "a"), c.Call("SORT", k, "ALPHA", "DESC"));
+        Assert.Equal(NotDoubles, c.Call("SORT", k));
+    }
+
     // ------------------------------------------------------------ STORE
 
     [Fact]
@@ -298,6 +316,68 @@ public class SortWireTests
         c.Call("HELLO", "3");
         c.Call("RPUSH", p + "l", "1");
         Assert.Equal("*2\r\n$1\r\n1\r\n_\r\n", c.Call("SORT", p + "l", "GET", "#", "GET", p + "o_*"));
+    }
+
+    // ------------------------------------------------------------ transactions and counters
+
+    [Fact]
+    public void Sort_InMultiExec_WithPatterns_RunsAtomically()
+    {
+        using var c = Server.Connect();
+        var p = TestServer.KeyPrefix("sort");
+        c.Call("RPUSH", p + "l", "b", "a", "c");
+        c.Call("MSET", p + "w_a", "3", p + "w_b", "1", p + "w_c", "2", p + "o_a", "A");
+        Assert.Equal("+OK\r\n", c.Call("MULTI"));
+        Assert.Equal("+QUEUED\r\n", c.Call("SORT", p + "l", "BY", p + "w_*", "GET", p + "o_*", "GET", "#"));
+        Assert.Equal("+QUEUED\r\n", c.Call("SORT", p + "l", "BY", p + "w_*", "STORE", p + "d"));
+        Assert.Equal("+QUEUED\r\n", c.Call("LRANGE", p + "d", "0", "-1"));
+        Assert.Equal("*3\r\n" + Arr(null, "b", null, "c", "A", "a") + ":3\r\n" + Arr("b", "c", "a"), c.Call("EXEC"));
+    }
+
+    [Fact]
+    public void Sort_Watch_OnlyARealStoreBreaksTheTransaction()
+    {
+        using var c = Server.Connect();
+        using var other = Server.Connect();
+        var p = TestServer.KeyPrefix("sort");
+        c.Call("RPUSH", p + "l", "2", "1");
+
+        // Reading the watched key changes nothing.
+        c.Call("WATCH", p + "l");
+        other.Call("SORT", p + "l");
+        c.Call("MULTI");
+        c.Call("PING");
+        Assert.Equal("*1\r\n+PONG\r\n", c.Call("EXEC"));
+
+        // An empty result on a missing destination deletes nothing.
+        c.Call("WATCH", p + "d");
+        other.Call("SORT", p + "l", "LIMIT", "0", "0", "STORE", p + "d");
+        c.Call("MULTI");
+        c.Call("PING");
+        Assert.Equal("*1\r\n+PONG\r\n", c.Call("EXEC"));
+
+        // Storing into the watched key does.
+        c.Call("WATCH", p + "d");
+        other.Call("SORT", p + "l", "STORE", p + "d");
+        c.Call("MULTI");
+        c.Call("PING");
+        Assert.Equal("*-1\r\n", c.Call("EXEC"));
+    }
+
+    [Fact]
+    public async Task Sort_PatternLookups_CountKeyspaceHitsAndMisses()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        using var c = server.Connect();
+        c.Call("RPUSH", "l", "a", "b", "c");
+        c.Call("MSET", "w_a", "1", "w_b", "2", "o_a", "x");
+        c.Call("CONFIG", "RESETSTAT");
+        // The sorted key: 1 hit. BY: 2 hits, 1 miss. GET o_*: 1 hit, 2 misses. "#" and a pattern
+        // without '*' look nothing up.
+        c.Call("SORT", "l", "BY", "w_*", "GET", "o_*", "GET", "#", "GET", "nostar");
+        var info = c.Call("INFO", "stats");
+        Assert.Contains("keyspace_hits:4\r\n", info);
+        Assert.Contains("keyspace_misses:3\r\n", info);
     }
 
     // ------------------------------------------------------------ keys

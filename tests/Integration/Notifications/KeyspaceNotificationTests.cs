@@ -1,0 +1,77 @@
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Notifications;
+
+/// <summary>
+/// notify-keyspace-events: the same events, in the same order, as redis-server for the same
+/// commands (string and keyspace commands), and "expired" from the active expiry cycle.
+/// </summary>
+public class KeyspaceNotificationTests
+{
+    /// <summary>Runs a script with a pattern subscriber attached and returns every message it got.</summary>
+    private static List<string> Events(Func<RespClient> connect, string flags, string[][] script, int settleMs = 300)
+    {
+        using var admin = connect();
+        using var sub = connect();
+        admin.Call("CONFIG", "SET", "notify-keyspace-events", flags);
+        admin.Call("SELECT", "13");
+        admin.Call("FLUSHDB");
+        sub.Call("PSUBSCRIBE", "__key*@13__:*");
+        foreach (var cmd in script) admin.Call(cmd);
+        Thread.Sleep(settleMs);
+        var events = new List<string>();
+        while (true)
+        {
+            string? message = TryRead(sub, 200);
+            if (message == null) break;
+            events.Add(message);
+        }
+        admin.Call("CONFIG", "SET", "notify-keyspace-events", "");
+        admin.Call("FLUSHDB");
+        return events;
+    }
+
+    private static string? TryRead(RespClient client, int timeoutMs) => client.TryReadReply(timeoutMs)?.Replace("\r\n", " ");
+
+    private static readonly string[][] Script =
+    [
+        ["SET", "a", "1"], ["SET", "a", "2", "EX", "100"], ["SETNX", "a", "3"], ["SETNX", "b", "1"],
+        ["INCR", "b"], ["INCRBYFLOAT", "b", "1.5"], ["APPEND", "b", "x"], ["GETSET", "b", "y"],
+        ["MSET", "c", "1", "d", "2"], ["GETEX", "c", "EX", "50"], ["GETEX", "c", "PERSIST"], ["GETDEL", "d"],
+        ["EXPIRE", "a", "200"], ["PERSIST", "a"], ["RENAME", "a", "e"], ["DEL", "e", "nothing"],
+        ["SETEX", "f", "10", "v"], ["PEXPIRE", "f", "0"], ["DEL", "f"],
+    ];
+
+    [RedisFact]
+    public void StringAndKeyCommands_EmitSameEventsAsRedis()
+    {
+        var reference = ReferenceRedis.Shared!;
+        var server = TestServer.Start(shards: 2);
+        try
+        {
+            var theirs = Events(reference.Connect, "KEA", Script);
+            var ours = Events(server.Connect, "KEA", Script);
+            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
+            Assert.NotEmpty(ours);
+        }
+        finally
+        {
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    [Fact]
+    public void ActiveExpiry_PublishesExpiredEvent()
+    {
+        var server = TestServer.Start(shards: 2);
+        try
+        {
+            var events = Events(server.Connect, "Ex", [["SET", "gone", "1", "PX", "30"]], settleMs: 1500);
+            Assert.Contains(events, e => e.Contains("__keyevent@13__:expired") && e.EndsWith("gone "));
+        }
+        finally
+        {
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+}
