@@ -15,9 +15,14 @@ internal ref struct CommandContext
     private readonly CommandBuffer _buffer;
     private readonly int _command;
 
+    // The one shard all of this command's keys map to, when the dispatcher knows it: saves hashing
+    // each key again (CRC16) to find its database. -1 when the keys span shards or are not known.
+    private readonly int _shard;
+
     public CommandContext(CommandBuffer buffer, int command, RespWriter reply, ClientSession client,
-        RedisServer server, long nowMs)
+        RedisServer server, long nowMs, int shard = -1)
     {
+        _shard = shard;
         _buffer = buffer;
         _command = command;
         ArgCount = buffer.ArgCount(command);
@@ -56,10 +61,12 @@ internal ref struct CommandContext
 
     /// <summary>The database that holds <paramref name="key"/> in the selected database number.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public readonly Database Db(ReadOnlySpan<byte> key) => Server.Shards[Server.Shards.ShardOf(key)].Store[DbIndex];
+    public readonly Database Db(ReadOnlySpan<byte> key)
+        => Server.Shards[_shard >= 0 ? _shard : Server.Shards.ShardOf(key)].Store[DbIndex];
 
     /// <summary>Database number <paramref name="db"/> on the shard that holds <paramref name="key"/>.</summary>
-    public readonly Database Db(ReadOnlySpan<byte> key, int db) => Server.Shards[Server.Shards.ShardOf(key)].Store[db];
+    public readonly Database Db(ReadOnlySpan<byte> key, int db)
+        => Server.Shards[_shard >= 0 ? _shard : Server.Shards.ShardOf(key)].Store[db];
 
     /// <summary>Replies with a preformatted error line (from <see cref="RespErrors"/>).</summary>
     public void Error(ReadOnlySpan<byte> line)

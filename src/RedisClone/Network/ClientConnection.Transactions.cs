@@ -103,6 +103,7 @@ internal sealed partial class ClientConnection
     }
 
     /// <summary>After a write: tells the watchers of the command's keys (Redis's signalModifiedKey).</summary>
+    [System.Runtime.CompilerServices.SkipLocalsInit]
     private void SignalWatchers(CommandBuffer buffer, int i, CommandDef def, int db)
     {
         Span<int> positions = stackalloc int[256];

@@ -284,6 +284,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     }
 
     /// <summary>The shards the keys of command <paramref name="i"/> of <paramref name="buffer"/> map to.</summary>
+    [SkipLocalsInit]
     private ulong KeyMask(CommandBuffer buffer, int i, CommandDef def)
     {
         var shards = _server.Shards;
@@ -291,6 +292,15 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
         if (def.Routing == Routing.Connection) return 0;
         if (shards.Count == 1) return 1;
         ulong mask = 0;
+        if (def.Keys == null)
+        {
+            // Fixed positions (nearly every command): no position list needed.
+            int argc = buffer.ArgCount(i);
+            int last = def.LastKey < 0 ? argc + def.LastKey : Math.Min(def.LastKey, argc - 1);
+            for (int k = def.FirstKey; k > 0 && k <= last; k += def.Step)
+                mask |= 1UL << shards.ShardOf(buffer.Arg(i, k));
+            return mask;
+        }
         Span<int> positions = stackalloc int[256];
         int count = KeyPositions(buffer, i, def, positions);
         if (count > positions.Length) return shards.AllMask; // more keys than we index: take every gate
@@ -365,18 +375,18 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     internal void RunOnShard(int i, ReplyBuffer replies)
     {
         _replyStart[i] = replies.Written;
-        Run(_commands, i, _defs[i]!, replies);
+        Run(_commands, i, _defs[i]!, replies, _shardOf[i]);
         _replyEnd[i] = replies.Written;
     }
 
     /// <summary>Runs one command and counts it; one in <see cref="CommandStats.SampleEvery"/> is timed.</summary>
-    private void Run(CommandBuffer buffer, int i, CommandDef def, IBufferWriter<byte> sink)
+    private void Run(CommandBuffer buffer, int i, CommandDef def, IBufferWriter<byte> sink, int shard = -1)
     {
         // Shard threads run commands of one connection concurrently: the counter is only a
         // sampling pattern, so a lost increment does not matter.
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
         long start = timed ? Stopwatch.GetTimestamp() : 0;
-        var ctx = new CommandContext(buffer, i, new RespWriter(sink, Session.Protocol), Session, _server, _nowMs);
+        var ctx = new CommandContext(buffer, i, new RespWriter(sink, Session.Protocol), Session, _server, _nowMs, shard);
         try
         {
             def.Handler(ref ctx);
@@ -410,7 +420,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
         {
             try
             {
-                for (int i = start; i < start + count; i++) Run(_commands, i, _defs[i]!, _outputWriter);
+                for (int i = start; i < start + count; i++) Run(_commands, i, _defs[i]!, _outputWriter, _shardOf[i]);
             }
             finally
             {
