@@ -1,5 +1,6 @@
 using RedisClone.Common;
 using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 
 namespace RedisClone.Commands;
 
@@ -319,7 +320,7 @@ internal static class SortCommands
     /// <summary>STORE: the result as a list (missing GET values as empty strings) replacing destination and its TTL.</summary>
     /// <remarks>
     /// Redis 7.2 pushes the result onto a quicklist and then makes it a listpack when it fits one
-    /// node. The same test is made push by push here: before each element the list grows as a
+    /// node (7.0 always leaves a quicklist; the list family here follows 7.2's encodings). The same test is made push by push here: before each element the list grows as a
     /// quicklist node would take it (its length plus Redis's 8-byte estimate of entry overhead), so
     /// it stays a listpack exactly when every element would have fitted the first node.
     /// </remarks>
@@ -342,8 +343,19 @@ internal static class SortCommands
 
         var dest = ctx.Arg(o.Store);
         var db = ctx.Db(dest);
-        if (outputLength > 0) db.Set(dest, list, 0, ctx.NowMs);
-        else if (!db.Delete(dest, ctx.NowMs)) ctx.Unchanged = true; // no key to delete: nothing happened
+        if (outputLength > 0)
+        {
+            db.Set(dest, list, 0, ctx.NowMs);
+            ctx.Notify(Ev.List, "sortstore", dest);
+        }
+        else if (db.Delete(dest, ctx.NowMs))
+        {
+            ctx.Notify(Ev.Generic, "del", dest);
+        }
+        else
+        {
+            ctx.Unchanged = true; // no key to delete: nothing happened
+        }
         ctx.Reply.Integer(outputLength);
 
         static void Push(RedisList list, long fill, ReadOnlySpan<byte> value)
@@ -496,6 +508,7 @@ internal static class SortCommands
     /// </summary>
     private sealed class SortRun(bool desc, bool alpha, bool byPattern, bool store)
     {
+        /// <summary>One element: where its bytes (and its BY value) are in the buffer, and its score.</summary>
         private struct Item
         {
             public int Offset;

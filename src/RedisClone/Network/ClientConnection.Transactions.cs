@@ -104,14 +104,29 @@ internal sealed partial class ClientConnection
 
     /// <summary>After a write: tells the watchers of the command's keys (Redis's signalModifiedKey).</summary>
     [System.Runtime.CompilerServices.SkipLocalsInit]
+    /// <remarks>
+    /// Keys the command only reads (its key specs say RO, e.g. SINTERSTORE's sources, SORT's input
+    /// with STORE) are left alone, as Redis signals only the keys it modifies. Runs only while some
+    /// client watches something, so the argument copy it needs is no hot-path cost.
+    /// </remarks>
     private void SignalWatchers(CommandBuffer buffer, int i, CommandDef def, int db)
     {
-        Span<int> positions = stackalloc int[256];
-        int n = Math.Min(KeyPositions(buffer, i, def, positions), positions.Length);
-        var shards = _server.Shards;
-        for (int k = 0; k < n; k++)
+        int argc = buffer.ArgCount(i);
+        var args = new byte[argc][];
+        for (int a = 0; a < argc; a++) args[a] = buffer.Arg(i, a).ToArray();
+        var keys = new List<(int Position, KeySpecFlags Flags)>();
+        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys))
         {
-            var key = buffer.Arg(i, positions[k]);
+            keys.Clear();
+            Span<int> positions = stackalloc int[256];
+            int n = Math.Min(KeyPositions(buffer, i, def, positions), positions.Length);
+            for (int k = 0; k < n; k++) keys.Add((positions[k], KeySpecFlags.RW));
+        }
+        var shards = _server.Shards;
+        foreach (var (position, flags) in keys)
+        {
+            if ((flags & KeySpecFlags.RO) != 0) continue;
+            var key = args[position];
             var database = shards[shards.ShardOf(key)].Store[db];
             if (database.HasWatchers) database.SignalModified(key);
         }

@@ -318,6 +318,25 @@ public class SortWireTests
         Assert.Equal("*2\r\n$1\r\n1\r\n_\r\n", c.Call("SORT", p + "l", "GET", "#", "GET", p + "o_*"));
     }
 
+    [Fact]
+    public async Task Sort_ExpiredKeys_AreMissing()
+    {
+        using var c = Server.Connect();
+        var p = TestServer.KeyPrefix("sort");
+        c.Call("RPUSH", p + "l", "b", "a");
+        c.Call("SET", p + "w_a", "2");
+        c.Call("SET", p + "w_b", "1", "PX", "20");
+        c.Call("RPUSH", p + "gone", "1");
+        c.Call("PEXPIRE", p + "gone", "20");
+        await Task.Delay(100);
+        // b's weight expired: it sorts as 0 and GET shows nil.
+        Assert.Equal(Arr("b", "a"), c.Call("SORT", p + "l", "BY", p + "w_*"));
+        Assert.Equal(Arr(null, "2"), c.Call("SORT", p + "l", "BY", p + "w_*", "GET", p + "w_*"));
+        Assert.Equal("*0\r\n", c.Call("SORT", p + "gone"));
+        Assert.Equal(":0\r\n", c.Call("SORT", p + "gone", "STORE", p + "d"));
+        Assert.Equal(":0\r\n", c.Call("EXISTS", p + "d"));
+    }
+
     // ------------------------------------------------------------ transactions and counters
 
     [Fact]
@@ -378,6 +397,27 @@ public class SortWireTests
         var info = c.Call("INFO", "stats");
         Assert.Contains("keyspace_hits:4\r\n", info);
         Assert.Contains("keyspace_misses:3\r\n", info);
+    }
+
+    [Fact]
+    public async Task Sort_Store_NotifiesSortstoreOrDel()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        using var c = server.Connect();
+        using var sub = server.Connect();
+        c.Call("RPUSH", "l", "2", "1");
+        c.Call("CONFIG", "SET", "notify-keyspace-events", "KEA");
+        sub.Call("PSUBSCRIBE", "__keyevent@0__:*");
+        c.Call("SORT", "l", "STORE", "d");
+        c.Call("SORT", "l", "LIMIT", "0", "0", "STORE", "d");
+        c.Call("SORT", "l", "LIMIT", "0", "0", "STORE", "d"); // nothing to delete: no event
+        c.Call("SORT", "l", "BY", "nosort"); // a read: no event
+        c.Call("SET", "end", "1");
+        static string Event(string name, string key) =>
+            $"*4\r\n$8\r\npmessage\r\n$16\r\n__keyevent@0__:*\r\n${15 + name.Length}\r\n__keyevent@0__:{name}\r\n${key.Length}\r\n{key}\r\n";
+        Assert.Equal(Event("sortstore", "d"), sub.ReadReply());
+        Assert.Equal(Event("del", "d"), sub.ReadReply());
+        Assert.Equal(Event("set", "end"), sub.ReadReply());
     }
 
     // ------------------------------------------------------------ keys

@@ -19,6 +19,9 @@ public class TransactionDifferentialTests
             "MULTI", "PING", "ECHO hi", "INCRBY n 5", "MGET n w2 nothing", "EXEC",
             "MULTI", "EXEC",
             "WATCH nx1", "SETNX nx1 1", "SETNX nx1 2", "MULTI", "PING", "EXEC",
-            "SET nx2 1", "WATCH nx2", "SETNX nx2 2", "SET nx2 3 NX", "MSETNX nx2 4 other 5", "MULTI", "PING", "EXEC");
+            "SET nx2 1", "WATCH nx2", "SETNX nx2 2", "SET nx2 3 NX", "MSETNX nx2 4 other 5", "MULTI", "PING", "EXEC",
+            // Keys a write only reads do not break a WATCH; the keys it writes do.
+            "SADD src a b", "WATCH src", "SINTERSTORE dst src", "MULTI", "PING", "EXEC",
+            "WATCH dst", "SUNIONSTORE dst src", "MULTI", "PING", "EXEC");
     }
 }
