@@ -2,6 +2,7 @@ using System.Buffers;
 using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 
 namespace RedisClone.Commands;
 
@@ -26,6 +27,8 @@ namespace RedisClone.Commands;
 /// Keyspace hits and misses are counted where Redis uses lookupKeyRead (LLEN, LRANGE, LINDEX, LPOS).
 /// A write that changes nothing (LPUSHX or LPOP on a missing key, LREM without a match, LINSERT without
 /// the pivot...) sets <see cref="CommandContext.Unchanged"/>: Redis only breaks WATCHes on real changes.
+/// Keyspace events are Redis's, in its order: lpush/rpush, lpop/rpop, linsert, lset, lrem, ltrim, then
+/// "del" when a list empties ("new" comes from the database when a key is created).
 /// </para>
 /// </remarks>
 internal static class ListCommands
@@ -100,6 +103,7 @@ internal static class ListCommands
             else list.PushTail(ctx.Arg(i));
         }
         ctx.Reply.Integer(list.Count);
+        ctx.Notify(Ev.List, head ? "lpush" : "rpush", key);
     }
 
     /// <summary>
@@ -175,7 +179,7 @@ internal static class ListCommands
             ReplyEnd(ref ctx, list, n, head);
             list.DeleteRange(head ? 0 : length - n, n);
         }
-        ElementsRemoved(ref ctx, db, slot, list);
+        ElementsRemoved(ref ctx, db, slot, key, list, head);
     }
 
     /// <summary>
@@ -236,7 +240,7 @@ internal static class ListCommands
             ctx.Reply.Bulk(key);
             ReplyEnd(ref ctx, list, n, head);
             list.DeleteRange(head ? 0 : length - n, n);
-            ElementsRemoved(ref ctx, db, slot, list);
+            ElementsRemoved(ref ctx, db, slot, key, list, head);
             // Redis signals only the key it popped from, not every key named: WATCHes on the others hold.
             ctx.Unchanged = true;
             if (db.HasWatchers) db.SignalModified(key);
@@ -271,11 +275,28 @@ internal static class ListCommands
         }
     }
 
-    /// <summary>After elements left a list: delete the emptied key, or let the list go back to a listpack.</summary>
-    private static void ElementsRemoved(ref CommandContext ctx, Database db, int slot, RedisList list)
+    /// <summary>
+    /// After a pop from the <paramref name="head"/> or tail: the lpop/rpop event, then the emptied key
+    /// is deleted ("del" event) or the list may go back to a listpack (Redis's listElementsRemoved).
+    /// </summary>
+    private static void ElementsRemoved(ref CommandContext ctx, Database db, int slot, ReadOnlySpan<byte> key, RedisList list, bool head)
     {
-        if (list.Count == 0) db.RemoveAt(slot);
-        else list.AfterShrink(Fill(ref ctx));
+        ctx.Notify(Ev.List, head ? "lpop" : "rpop", key);
+        RemovedOrShrunk(ref ctx, db, slot, key, list);
+    }
+
+    /// <summary>Deletes the key of an emptied list ("del" event), or lets a smaller list go back to a listpack.</summary>
+    private static void RemovedOrShrunk(ref CommandContext ctx, Database db, int slot, ReadOnlySpan<byte> key, RedisList list)
+    {
+        if (list.Count == 0)
+        {
+            db.RemoveAt(slot);
+            ctx.Notify(Ev.Generic, "del", key);
+        }
+        else
+        {
+            list.AfterShrink(Fill(ref ctx));
+        }
     }
 
     // ---------------------------------------------------------------- moves
@@ -343,11 +364,12 @@ internal static class ListCommands
         dest.PrepareToGrow(Fill(ref ctx), growBytes, 1);
         if (toHead) dest.PushHead(value);
         else dest.PushTail(value);
+        ctx.Notify(Ev.List, toHead ? "lpush" : "rpush", destKey);
         ctx.Reply.Bulk(value);
         if (rented != null) ArrayPool<byte>.Shared.Return(rented);
 
         // The source's slot is still valid: slots never move, even if creating the destination grew the table.
-        ElementsRemoved(ref ctx, sourceDb, sourceSlot, source);
+        ElementsRemoved(ref ctx, sourceDb, sourceSlot, sourceKey, source, fromHead);
     }
 
     /// <summary>LEFT or RIGHT (any case) at argument <paramref name="index"/>; false after a syntax error.</summary>
@@ -569,6 +591,7 @@ internal static class ListCommands
             return;
         }
         ctx.Reply.Ok();
+        ctx.Notify(Ev.List, "lset", key);
         list.AfterShrink(fill);
     }
 
@@ -607,6 +630,7 @@ internal static class ListCommands
             ctx.Reply.Raw(Resp.MinusOne);
             return;
         }
+        ctx.Notify(Ev.List, "linsert", key);
         ctx.Reply.Integer(list.Count);
     }
 
@@ -633,9 +657,12 @@ internal static class ListCommands
         }
         // -long.MinValue stays long.MinValue: a limit never reached, so everything matching goes, as in Redis.
         long removed = list.Remove(ctx.Arg(3), count < 0 ? -count : count, fromTail: count < 0);
-        if (list.Count == 0) db.RemoveAt(slot);
-        else if (removed > 0) list.AfterShrink(Fill(ref ctx));
         ctx.Unchanged = removed == 0;
+        if (removed > 0)
+        {
+            ctx.Notify(Ev.List, "lrem", key);
+            RemovedOrShrunk(ref ctx, db, slot, key, list);
+        }
         ctx.Reply.Integer(removed);
     }
 
@@ -675,8 +702,8 @@ internal static class ListCommands
         }
         list.DeleteRange(0, fromHead);
         list.DeleteRange(length - fromHead - fromTail, fromTail);
-        if (list.Count == 0) db.RemoveAt(slot);
-        else list.AfterShrink(Fill(ref ctx));
+        ctx.Notify(Ev.List, "ltrim", key);
+        RemovedOrShrunk(ref ctx, db, slot, key, list);
         ctx.Reply.Ok();
     }
 

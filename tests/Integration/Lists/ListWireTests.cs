@@ -212,6 +212,39 @@ public class ListWireTests
     }
 
     [Fact]
+    public void Watch_OnlyRealChangesAbortExec()
+    {
+        using var watcher = Server.Connect();
+        using var other = Server.Connect();
+        var p = TestServer.KeyPrefix("lwatch");
+        string empty = p + "empty", full = p + "full";
+        other.Call("RPUSH", full, "a", "b");
+
+        // Writes that change nothing keep the WATCH.
+        watcher.Call("WATCH", empty, full);
+        other.Call("LPUSHX", empty, "x");
+        other.Call("LREM", full, "0", "nomatch");
+        other.Call("LINSERT", full, "BEFORE", "nomatch", "x");
+        other.Call("LPOP", full, "0");
+        other.Call("LMPOP", "1", empty, "LEFT");
+        watcher.Call("MULTI");
+        watcher.Call("PING");
+        Assert.Equal("*1\r\n+PONG\r\n", watcher.Call("EXEC"));
+
+        // LMPOP touches only the key it popped from.
+        watcher.Call("WATCH", empty);
+        other.Call("LMPOP", "2", empty, full, "LEFT");
+        watcher.Call("MULTI");
+        watcher.Call("PING");
+        Assert.Equal("*1\r\n+PONG\r\n", watcher.Call("EXEC"));
+        watcher.Call("WATCH", full);
+        other.Call("LMPOP", "2", empty, full, "LEFT");
+        watcher.Call("MULTI");
+        watcher.Call("PING");
+        Assert.Equal("*-1\r\n", watcher.Call("EXEC"));
+    }
+
+    [Fact]
     public void Pipeline_ManyCommandsInOneWrite_RepliesInOrder()
     {
         using var c = Server.Connect();
