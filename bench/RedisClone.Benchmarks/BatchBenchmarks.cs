@@ -52,7 +52,7 @@ public class BatchBenchmarks
         // Warm the keys so INCR replies have a stable size: set each counter to 10^12.
         var warm = new StringBuilder();
         for (int i = 0; i < 10; i++) warm.Append($"*3\r\n$3\r\nSET\r\n$10\r\nctr:{i:D6}\r\n$13\r\n1000000000000\r\n");
-        RoundTrip(Encoding.ASCII.GetBytes(warm.ToString()), 10 * 5).GetAwaiter().GetResult();
+        RoundTrip(Encoding.ASCII.GetBytes(warm.ToString()), 10 * 5).AsTask().GetAwaiter().GetResult();
         _incrReplyBytes = 100 * ":1000000000001\r\n".Length;
     }
 

@@ -1,6 +1,7 @@
 using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 
 namespace RedisClone.Commands;
 
@@ -13,6 +14,10 @@ namespace RedisClone.Commands;
 /// (numbers before the key lookup where Redis parses them first), write commands create the key
 /// only when they store something, and a hash emptied by HDEL is deleted. The encoding thresholds
 /// are read per command, so CONFIG SET takes effect at once, as in Redis.
+/// <para>Keyspace events are Redis 7.0's: HSET and HMSET always send "hset" (even when no value
+/// changed), HSETNX only when it set the field, HDEL "hdel" then "del" when the hash emptied, the
+/// increments their own names. A write that changed nothing (HSETNX on an existing field, HDEL of
+/// missing fields) sends nothing and sets <see cref="CommandContext.Unchanged"/>, so WATCHes hold.</para>
 /// </remarks>
 internal static class HashCommands
 {
@@ -116,6 +121,7 @@ internal static class HashCommands
         long added = 0;
         for (int i = 2; i < ctx.ArgCount; i += 2)
             if (hash.Set(ctx.Arg(i), ctx.Arg(i + 1), maxEntries, maxValue)) added++;
+        ctx.Notify(Ev.Hash, "hset", key);
         if (replyOk) ctx.Reply.Ok();
         else ctx.Reply.Integer(added);
     }
@@ -131,6 +137,7 @@ internal static class HashCommands
         if (wrongType) return;
         if (hash != null && hash.Contains(field))
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -138,6 +145,7 @@ internal static class HashCommands
         long maxValue = MaxValue(ref ctx);
         hash.ConvertIfTooLong(Math.Max(field.Length, value.Length), maxValue, field.Length + value.Length);
         hash.Set(field, value, MaxEntries(ref ctx), maxValue);
+        ctx.Notify(Ev.Hash, "hset", key);
         ctx.Reply.Raw(Resp.One);
     }
 
@@ -149,6 +157,7 @@ internal static class HashCommands
         var hash = ForWrite(ref ctx, db, key, create: false, out int slot, out bool wrongType);
         if (wrongType) return;
         long deleted = 0;
+        bool keyRemoved = false;
         if (hash != null)
         {
             for (int i = 2; i < ctx.ArgCount; i++)
@@ -158,9 +167,19 @@ internal static class HashCommands
                 if (hash.Count == 0)
                 {
                     db.RemoveAt(slot);
+                    keyRemoved = true;
                     break;
                 }
             }
+        }
+        if (deleted == 0)
+        {
+            ctx.Unchanged = true;
+        }
+        else
+        {
+            ctx.Notify(Ev.Hash, "hdel", key);
+            if (keyRemoved) ctx.Notify(Ev.Generic, "del", key);
         }
         ctx.Reply.Integer(deleted);
     }
@@ -198,6 +217,7 @@ internal static class HashCommands
         Span<byte> digits = stackalloc byte[24];
         digits = digits.Slice(0, RedisNumbers.FormatInt64(result, digits));
         Store(ref ctx, db, key, hash, field, pos, digits);
+        ctx.Notify(Ev.Hash, "hincrby", key);
         ctx.Reply.Integer(result);
     }
 
@@ -237,6 +257,7 @@ internal static class HashCommands
         Span<byte> text = stackalloc byte[RedisNumbers.MaxLongDoubleHumanLength];
         text = text.Slice(0, RedisNumbers.FormatLongDoubleHuman(sum, text));
         Store(ref ctx, db, key, hash, field, pos, text);
+        ctx.Notify(Ev.Hash, "hincrbyfloat", key);
         ctx.Reply.Bulk(text);
     }
 

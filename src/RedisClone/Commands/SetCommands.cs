@@ -2,6 +2,7 @@ using System.Buffers;
 using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 
 namespace RedisClone.Commands;
 
@@ -20,6 +21,11 @@ namespace RedisClone.Commands;
 /// which decide the encoding left behind (SPOP rebuilding the remaining set) and which replies have
 /// a defined order (the whole set when the count covers it). Keyspace hits and misses are counted
 /// where Redis uses lookupKeyRead.</para>
+/// <para>Keyspace events are Redis 7.0's, in its order: the command's name ("sadd", "srem",
+/// "spop", "sinterstore"...) only when something changed, then "del" when a key was emptied and
+/// removed; SMOVE sends "srem" (and "del") on the source, then "sadd" on the destination if the
+/// member was new there. A write that changed nothing sends nothing and sets
+/// <see cref="CommandContext.Unchanged"/>, so WATCHes hold, as Redis signals only real changes.</para>
 /// </remarks>
 internal static class SetCommands
 {
@@ -71,6 +77,8 @@ internal static class SetCommands
             if (set.Add(ctx.Arg(i), limits)) added++;
         // A key born in one SADD (the usual way small sets are written) keeps no spare capacity.
         if (created) set.TrimExcess();
+        if (added > 0) ctx.Notify(Ev.Set, "sadd", key);
+        else ctx.Unchanged = true;
         ctx.Reply.Integer(added);
     }
 
@@ -82,10 +90,12 @@ internal static class SetCommands
         if (!TryFindForWrite(ref ctx, db, key, out int slot, out var set)) return;
         if (set == null)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
         long removed = 0;
+        bool keyRemoved = false;
         for (int i = 2; i < ctx.ArgCount; i++)
         {
             if (!set.Remove(ctx.Arg(i))) continue;
@@ -93,8 +103,18 @@ internal static class SetCommands
             if (set.Count == 0)
             {
                 db.RemoveAt(slot);
+                keyRemoved = true;
                 break;
             }
+        }
+        if (removed == 0)
+        {
+            ctx.Unchanged = true;
+        }
+        else
+        {
+            ctx.Notify(Ev.Set, "srem", key);
+            if (keyRemoved) ctx.Notify(Ev.Generic, "del", key);
         }
         ctx.Reply.Integer(removed);
     }
@@ -153,6 +173,7 @@ internal static class SetCommands
         if (!TryFindForWrite(ref ctx, db, key, out int slot, out var set)) return;
         if (set == null)
         {
+            ctx.Unchanged = true;
             ctx.Reply.NullBulk();
             return;
         }
@@ -161,7 +182,12 @@ internal static class SetCommands
         // Reply before removing: the member may point into storage the removal reuses.
         ctx.Reply.Bulk(set.MemberAt(position, scratch));
         set.RemoveAt(position);
-        if (set.Count == 0) db.RemoveAt(slot);
+        ctx.Notify(Ev.Set, "spop", key);
+        if (set.Count == 0)
+        {
+            db.RemoveAt(slot);
+            ctx.Notify(Ev.Generic, "del", key);
+        }
     }
 
     /// <remarks>
@@ -183,9 +209,12 @@ internal static class SetCommands
         if (!TryFindForWrite(ref ctx, db, key, out int slot, out var set)) return;
         if (set == null || count == 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.SetHeader(0);
             return;
         }
+        // One "spop" whatever the count, before any "del" (Redis sends it before choosing a strategy).
+        ctx.Notify(Ev.Set, "spop", key);
         int size = set.Count;
         if (count >= size)
         {
@@ -203,6 +232,7 @@ internal static class SetCommands
             ctx.Reply.SetHeader(size);
             WriteMembers(ctx.Reply, whole);
             db.RemoveAt(slot);
+            ctx.Notify(Ev.Generic, "del", key);
             return;
         }
 
@@ -357,6 +387,7 @@ internal static class SetCommands
         int destinationSlot = destinationDb.FindLive(destination, ctx.NowMs);
         if (sourceSlot < 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -377,22 +408,39 @@ internal static class SetCommands
         }
         if (ReferenceEquals(sourceSet, destinationSet))
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(sourceSet.Contains(member) ? Resp.One : Resp.Zero);
             return;
         }
         if (!sourceSet.Remove(member))
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
-        if (sourceSet.Count == 0) sourceDb.RemoveAt(sourceSlot);
+        ctx.Notify(Ev.Set, "srem", source);
+        if (sourceSet.Count == 0)
+        {
+            sourceDb.RemoveAt(sourceSlot);
+            ctx.Notify(Ev.Generic, "del", source);
+        }
         var limits = LimitsOf(ref ctx);
         if (destinationSet == null)
         {
             destinationSet = RedisSet.Create(member, 1, limits);
             destinationDb.Add(destination.ToArray(), destinationSet);
         }
-        destinationSet.Add(member, limits);
+        if (destinationSet.Add(member, limits))
+        {
+            ctx.Notify(Ev.Set, "sadd", destination);
+        }
+        else
+        {
+            // The destination already held the member, so only the source changed: Redis signals
+            // just that key, and a WATCH on the destination holds.
+            ctx.Unchanged = true;
+            if (sourceDb.HasWatchers) sourceDb.SignalModified(source);
+        }
         ctx.Reply.Raw(Resp.One);
     }
 
@@ -604,7 +652,7 @@ internal static class SetCommands
         if (stored != null)
         {
             if (onlyIntegers && stored.Count > 0) stored.ConvertToIntsetIfFits(limits);
-            Store(ref ctx, ctx.Arg(destinationArg), stored);
+            Store(ref ctx, ctx.Arg(destinationArg), stored, "sinterstore");
             return;
         }
         if (cardinalityOnly)
@@ -705,7 +753,7 @@ internal static class SetCommands
 
         if (destinationArg > 0)
         {
-            Store(ref ctx, ctx.Arg(destinationArg), result);
+            Store(ref ctx, ctx.Arg(destinationArg), result, diff ? "sdiffstore" : "sunionstore");
             return;
         }
         ctx.Reply.SetHeader(result.Count);
@@ -771,8 +819,12 @@ internal static class SetCommands
         return true;
     }
 
-    /// <summary>Stores a *STORE result over whatever destination held (its TTL dropped), or deletes destination when the result is empty; replies the size.</summary>
-    private static void Store(ref CommandContext ctx, ReadOnlySpan<byte> destination, RedisSet result)
+    /// <summary>
+    /// Stores a *STORE result over whatever destination held (its TTL dropped) and sends
+    /// <paramref name="evt"/> (the command's name), or deletes destination when the result is empty;
+    /// replies the size.
+    /// </summary>
+    private static void Store(ref CommandContext ctx, ReadOnlySpan<byte> destination, RedisSet result, string evt)
     {
         if (result.Count == 0)
         {
@@ -782,10 +834,19 @@ internal static class SetCommands
         }
         result.TrimExcess();
         ctx.Db(destination).Set(destination, result, 0, ctx.NowMs);
+        ctx.Notify(Ev.Set, evt, destination);
         ctx.Reply.Integer(result.Count);
     }
 
-    private static void DeleteKey(ref CommandContext ctx, ReadOnlySpan<byte> key) => ctx.Db(key).Delete(key, ctx.NowMs);
+    /// <summary>
+    /// Deletes a *STORE destination whose result is empty: "del" when there was a key, else nothing
+    /// happened (Redis then signals no change).
+    /// </summary>
+    private static void DeleteKey(ref CommandContext ctx, ReadOnlySpan<byte> key)
+    {
+        if (ctx.Db(key).Delete(key, ctx.NowMs)) ctx.Notify(Ev.Generic, "del", key);
+        else ctx.Unchanged = true;
+    }
 
     /// <summary>Every member as a bulk string, in the set's order (an intset's is ascending).</summary>
     private static void WriteMembers(RespWriter w, RedisSet set)
