@@ -2,6 +2,7 @@ using System.Buffers;
 using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 
 namespace RedisClone.Commands;
 
@@ -178,6 +179,7 @@ internal static class SortedSetCommands
         if (!TryWrite(ref ctx, db, key, out int slot, out var zset)) return;
         long added = 0, updated = 0, processed = 0;
         double score = 0;
+        var limits = Limits(ref ctx);
         if (zset == null)
         {
             if (xx)
@@ -185,17 +187,28 @@ internal static class SortedSetCommands
                 ReplyAdd(ref ctx, incr, ch, processed, score, added, updated);
                 return;
             }
-            zset = RedisSortedSet.Create(ctx.Arg(scoreAt + 1), Limits(ref ctx));
+            zset = RedisSortedSet.Create(ctx.Arg(scoreAt + 1), limits);
             slot = db.Add(key.ToArray(), zset);
         }
 
-        var limits = Limits(ref ctx);
+        if (elements > 1)
+        {
+            long bytes = 0, longest = 0;
+            for (int j = 0; j < elements; j++)
+            {
+                int length = ctx.Arg(scoreAt + j * 2 + 1).Length;
+                longest = Math.Max(longest, length);
+                bytes += SortedSetPack.EntrySize(length);
+            }
+            if (longest <= limits.ListpackValue) zset.ReserveForAdds(elements, bytes, limits);
+        }
         for (int j = 0; j < elements; j++)
         {
             RedisNumbers.TryParseDouble(ctx.Arg(scoreAt + j * 2), out double given);
             var outcome = zset.Add(ctx.Arg(scoreAt + j * 2 + 1), given, flags, limits, out double newScore);
             if (outcome == RedisSortedSet.AddOutcome.NotANumber)
             {
+                zset.TrimExcess();
                 ctx.Error(ScoreNaN);
                 return;
             }
@@ -204,7 +217,9 @@ internal static class SortedSetCommands
             if (outcome != RedisSortedSet.AddOutcome.Skipped) processed++;
             score = newScore;
         }
+        if (elements > 1) zset.TrimExcess();
         if (zset.Count == 0) db.RemoveAt(slot);
+        if (added > 0 || updated > 0) ctx.Notify(Ev.ZSet, incr ? "zincr" : "zadd", key);
         ReplyAdd(ref ctx, incr, ch, processed, score, added, updated);
     }
 
@@ -229,14 +244,21 @@ internal static class SortedSetCommands
             return;
         }
         long deleted = 0;
+        bool keyRemoved = false;
         for (int j = 2; j < ctx.ArgCount; j++)
         {
             if (zset.Remove(ctx.Arg(j))) deleted++;
             if (zset.Count == 0)
             {
                 db.RemoveAt(slot);
+                keyRemoved = true;
                 break;
             }
+        }
+        if (deleted > 0)
+        {
+            ctx.Notify(Ev.ZSet, "zrem", key);
+            if (keyRemoved) ctx.Notify(Ev.Generic, "del", key);
         }
         ctx.Reply.Integer(deleted);
     }
@@ -394,8 +416,10 @@ internal static class SortedSetCommands
 
     // ---------------------------------------------------------------- ZRANGE and its variants
 
+    /// <summary>What a ZRANGE-style range is made of; Auto until BYSCORE/BYLEX is seen (then ranks).</summary>
     private enum RangeKind : byte { Auto, Rank, Score, Lex }
 
+    /// <summary>Which way a range is read; Auto until REV is seen (then forward).</summary>
     private enum Direction : byte { Auto, Forward, Reverse }
 
     /// <summary>
@@ -664,7 +688,7 @@ internal static class SortedSetCommands
         var db = ctx.Db(dst);
         if (sink.Stored == 0)
         {
-            db.Delete(dst, ctx.NowMs);
+            if (db.Delete(dst, ctx.NowMs)) ctx.Notify(Ev.Generic, "del", dst);
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -672,6 +696,7 @@ internal static class SortedSetCommands
         if (sink.Descending) slots.Reverse();
         sink.Built!.Build(slots);
         db.Set(dst, RedisSortedSet.FromIndex(sink.Built, Limits(ref ctx)), 0, ctx.NowMs);
+        ctx.Notify(Ev.ZSet, "zrangestore", dst);
         ctx.Reply.Integer(sink.Stored);
     }
 
@@ -704,7 +729,7 @@ internal static class SortedSetCommands
         }
         if (end >= length) end = length - 1;
         zset.RemoveRankRange(start, end - start + 1);
-        if (zset.Count == 0) db.RemoveAt(slot);
+        NotifyRemoved(ref ctx, db, slot, zset, "zremrangebyrank");
         ctx.Reply.Integer(end - start + 1);
     }
 
@@ -716,7 +741,7 @@ internal static class SortedSetCommands
             ctx.Error(MinMaxNotFloat);
             return;
         }
-        RemoveRange(ref ctx, range);
+        RemoveRange(ref ctx, range, "zremrangebyscore");
     }
 
     /// <summary>ZREMRANGEBYLEX key min max — removes the members in the lexicographical range; how many.</summary>
@@ -727,10 +752,10 @@ internal static class SortedSetCommands
             ctx.Error(MinMaxNotString);
             return;
         }
-        RemoveRange(ref ctx, range);
+        RemoveRange(ref ctx, range, "zremrangebylex");
     }
 
-    private static void RemoveRange<T>(ref CommandContext ctx, in T range) where T : ISortedSetRange, allows ref struct
+    private static void RemoveRange<T>(ref CommandContext ctx, in T range, string evt) where T : ISortedSetRange, allows ref struct
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
@@ -741,8 +766,18 @@ internal static class SortedSetCommands
             return;
         }
         long removed = zset.RemoveRange(range);
-        if (zset.Count == 0) db.RemoveAt(slot);
+        if (removed > 0) NotifyRemoved(ref ctx, db, slot, zset, evt);
         ctx.Reply.Integer(removed);
+    }
+
+    /// <summary>After elements were removed: the family event, then the key's deletion ("del") if it emptied.</summary>
+    private static void NotifyRemoved(ref CommandContext ctx, Database db, int slot, RedisSortedSet zset, string evt)
+    {
+        var key = ctx.Arg(1);
+        ctx.Notify(Ev.ZSet, evt, key);
+        if (zset.Count > 0) return;
+        db.RemoveAt(slot);
+        ctx.Notify(Ev.Generic, "del", key);
     }
 
     // ---------------------------------------------------------------- ZPOPMIN, ZPOPMAX, ZMPOP
@@ -878,7 +913,12 @@ internal static class SortedSetCommands
             else zset.MoveNext(ref c);
         }
         zset.RemoveRankRange(max ? length - n : 0, n);
-        if (zset.Count == 0) db!.RemoveAt(slot);
+        ctx.Notify(Ev.ZSet, max ? "zpopmax" : "zpopmin", ctx.Arg(keyAt));
+        if (zset.Count == 0)
+        {
+            db!.RemoveAt(slot);
+            ctx.Notify(Ev.Generic, "del", ctx.Arg(keyAt));
+        }
     }
 
     // ---------------------------------------------------------------- ZRANDMEMBER
@@ -996,8 +1036,10 @@ internal static class SortedSetCommands
 
     // ---------------------------------------------------------------- ZUNION, ZINTER, ZDIFF and their STOREs
 
+    /// <summary>The operation of ZUNION/ZINTER/ZDIFF and their STORE and CARD forms.</summary>
     private enum SetOp : byte { Union, Inter, Diff }
 
+    /// <summary>AGGREGATE: how the weighted scores of a member found in several inputs combine.</summary>
     private enum Aggregate : byte { Sum, Min, Max }
 
     /// <summary>One input of a set operation: a sorted set, a plain set (every score 1), or nothing.</summary>
@@ -1188,12 +1230,13 @@ internal static class SortedSetCommands
             var db = ctx.Db(dst);
             if (result.Count == 0)
             {
-                db.Delete(dst, ctx.NowMs);
+                if (db.Delete(dst, ctx.NowMs)) ctx.Notify(Ev.Generic, "del", dst);
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }
             result.BuildFromTable();
             db.Set(dst, RedisSortedSet.FromIndex(result, Limits(ref ctx)), 0, ctx.NowMs);
+            ctx.Notify(Ev.ZSet, op switch { SetOp.Union => "zunionstore", SetOp.Inter => "zinterstore", _ => "zdiffstore" }, dst);
             ctx.Reply.Integer(result.Count);
             return;
         }

@@ -72,7 +72,8 @@ internal sealed class RedisSortedSet : IRedisValue
     /// <summary>Bytes a caller passes as scratch when reading members (short ones are copied there).</summary>
     public const int ScratchSize = 8;
 
-    private SortedSetPack? _pack;
+    // The listpack lives inline (a struct), so a small set is one object plus its byte array.
+    private SortedSetPack _pack;
     private SortedSetIndex? _index;
 
     private RedisSortedSet(SortedSetPack pack) => _pack = pack;
@@ -98,6 +99,11 @@ internal sealed class RedisSortedSet : IRedisValue
         // MaxMemberLength is an upper bound; measure while copying.
         var pack = new SortedSetPack();
         Span<byte> scratch = stackalloc byte[ScratchSize];
+        long bytes = 0;
+        for (var leaf = index.Head; leaf != null; leaf = leaf.Next)
+            for (int i = 0; i < leaf.Count; i++) bytes += SortedSetPack.EntrySize(index.MemberOf(leaf.Slots[i], scratch).Length);
+        if (bytes > SortedSetPack.MaxBytes) return new RedisSortedSet(index);
+        pack.Reserve(bytes);
         for (var leaf = index.Head; leaf != null; leaf = leaf.Next)
             for (int i = 0; i < leaf.Count; i++)
             {
@@ -109,22 +115,22 @@ internal sealed class RedisSortedSet : IRedisValue
 
     public string TypeName => "zset";
 
-    public string Encoding => _pack != null ? "listpack" : "skiplist";
+    public string Encoding => _index == null ? "listpack" : "skiplist";
 
-    public bool IsListpack => _pack != null;
+    public bool IsListpack => _index == null;
 
-    public int Count => _pack?.Count ?? _index!.Count;
+    public int Count => _index == null ? _pack.Count : _index.Count;
 
-    public IRedisValue DeepCopy() => _pack != null ? new RedisSortedSet(_pack.Clone()) : new RedisSortedSet(_index!.Clone());
+    public IRedisValue DeepCopy() => _index == null ? new RedisSortedSet(_pack.Clone()) : new RedisSortedSet(_index!.Clone());
 
     /// <summary>Bytes held, for memory accounting (the index's tree is estimated).</summary>
-    public long AllocatedBytes() => _pack != null ? _pack.AllocatedBytes : _index!.AllocatedBytes();
+    public long AllocatedBytes() => _index == null ? _pack.AllocatedBytes : _index!.AllocatedBytes();
 
     // ---------------------------------------------------------------- members
 
     public bool TryGetScore(ReadOnlySpan<byte> member, out double score)
     {
-        if (_pack != null)
+        if (_index == null)
         {
             int p = _pack.Find(member, out _);
             score = p >= 0 ? _pack.ScoreAt(p) : 0;
@@ -135,7 +141,7 @@ internal sealed class RedisSortedSet : IRedisValue
         return slot >= 0;
     }
 
-    public bool Contains(ReadOnlySpan<byte> member) => _pack != null ? _pack.Find(member, out _) >= 0 : _index!.Find(member) >= 0;
+    public bool Contains(ReadOnlySpan<byte> member) => _index == null ? _pack.Find(member, out _) >= 0 : _index!.Find(member) >= 0;
 
     /// <summary>
     /// Adds or updates <paramref name="member"/> with ZADD's rules (Redis's zsetAdd): NX only adds,
@@ -150,7 +156,7 @@ internal sealed class RedisSortedSet : IRedisValue
         bool nx = (flags & AddFlags.Nx) != 0, xx = (flags & AddFlags.Xx) != 0;
         bool gt = (flags & AddFlags.Gt) != 0, lt = (flags & AddFlags.Lt) != 0;
 
-        if (_pack != null)
+        if (_index == null)
         {
             int p = _pack.Find(member, out _);
             if (p >= 0)
@@ -201,10 +207,26 @@ internal sealed class RedisSortedSet : IRedisValue
         return AddOutcome.Added;
     }
 
+    /// <summary>
+    /// Before a ZADD of several members: sizes a listpack for all of them at once when they can all
+    /// fit (instead of growing entry by entry); <see cref="TrimExcess"/> afterwards returns what
+    /// members already present did not use.
+    /// </summary>
+    public void ReserveForAdds(long members, long bytes, in Limits limits)
+    {
+        if (_index == null && _pack.Count + members <= limits.ListpackEntries) _pack.Reserve(bytes);
+    }
+
+    /// <summary>Drops a listpack's unused capacity (after <see cref="ReserveForAdds"/>).</summary>
+    public void TrimExcess()
+    {
+        if (_index == null) _pack.TrimExcess();
+    }
+
     /// <summary>Removes <paramref name="member"/>; false when absent. The encoding stays.</summary>
     public bool Remove(ReadOnlySpan<byte> member)
     {
-        if (_pack != null)
+        if (_index == null)
         {
             int p = _pack.Find(member, out _);
             if (p < 0) return false;
@@ -222,7 +244,7 @@ internal sealed class RedisSortedSet : IRedisValue
     {
         long rank;
         score = 0;
-        if (_pack != null)
+        if (_index == null)
         {
             int p = _pack.Find(member, out rank);
             if (p < 0) return -1;
@@ -244,7 +266,7 @@ internal sealed class RedisSortedSet : IRedisValue
     public Cursor AtRank(long rank)
     {
         if (rank < 0 || rank >= Count) return Cursor.None;
-        if (_pack != null) return new Cursor { Index = _pack.Seek(rank) };
+        if (_index == null) return new Cursor { Index = _pack.Seek(rank) };
         var leaf = _index!.At(rank, out int i);
         return new Cursor { Leaf = leaf, Index = i };
     }
@@ -256,7 +278,7 @@ internal sealed class RedisSortedSet : IRedisValue
     /// <summary>Moves to the next element in ascending order; false (and an invalid cursor) past the end.</summary>
     public bool MoveNext(ref Cursor c)
     {
-        if (_pack != null)
+        if (_index == null)
         {
             c.Index = _pack.Next(c.Index);
             return c.Index >= 0;
@@ -270,7 +292,7 @@ internal sealed class RedisSortedSet : IRedisValue
     /// <summary>Moves to the previous element; false (and an invalid cursor) before the start.</summary>
     public bool MovePrevious(ref Cursor c)
     {
-        if (_pack != null)
+        if (_index == null)
         {
             c.Index = _pack.Previous(c.Index);
             return c.Index >= 0;
@@ -283,9 +305,9 @@ internal sealed class RedisSortedSet : IRedisValue
 
     /// <summary>The member at <paramref name="c"/>; short members of the index are copied into <paramref name="scratch"/>.</summary>
     public ReadOnlySpan<byte> MemberAt(Cursor c, Span<byte> scratch)
-        => _pack != null ? _pack.MemberAt(c.Index) : _index!.MemberOf(c.Leaf!.Slots[c.Index], scratch);
+        => _index == null ? _pack.MemberAt(c.Index) : _index!.MemberOf(c.Leaf!.Slots[c.Index], scratch);
 
-    public double ScoreAt(Cursor c) => _pack != null ? _pack.ScoreAt(c.Index) : _index!.ScoreOf(c.Leaf!.Slots[c.Index]);
+    public double ScoreAt(Cursor c) => _index == null ? _pack.ScoreAt(c.Index) : _index!.ScoreOf(c.Leaf!.Slots[c.Index]);
 
     /// <summary>A uniformly random element (the set must not be empty).</summary>
     public Cursor Random(Random random) => AtRank(random.NextInt64(Count));
@@ -302,7 +324,7 @@ internal sealed class RedisSortedSet : IRedisValue
         rank = -1;
         if (!MayIntersect(range)) return false;
         Span<byte> scratch = stackalloc byte[ScratchSize];
-        if (_pack != null)
+        if (_index == null)
         {
             long r = 0;
             for (int p = _pack.First; p >= 0; p = _pack.Next(p), r++)
@@ -336,7 +358,7 @@ internal sealed class RedisSortedSet : IRedisValue
         rank = -1;
         if (!MayIntersect(range)) return false;
         Span<byte> scratch = stackalloc byte[ScratchSize];
-        if (_pack != null)
+        if (_index == null)
         {
             long r = _pack.Count - 1;
             for (int p = _pack.Last; p >= 0; p = _pack.Previous(p), r--)
@@ -367,7 +389,7 @@ internal sealed class RedisSortedSet : IRedisValue
     public long CountInRange<T>(in T range) where T : ISortedSetRange, allows ref struct
     {
         if (!FirstInRange(range, out var c, out long first)) return 0;
-        if (_pack != null)
+        if (_index == null)
         {
             // zzl: walk on from the first while the elements stay below the maximum.
             long n = 0;
@@ -392,7 +414,7 @@ internal sealed class RedisSortedSet : IRedisValue
         Cursor c;
         long start;
         Span<byte> scratch = stackalloc byte[ScratchSize];
-        if (_pack != null)
+        if (_index == null)
         {
             if (!FirstInRange(range, out c, out start)) return 0;
         }
@@ -418,7 +440,7 @@ internal sealed class RedisSortedSet : IRedisValue
     public void RemoveRankRange(long start, long count)
     {
         if (count <= 0) return;
-        if (_pack != null) _pack.RemoveRange(_pack.Seek(start), count);
+        if (_index == null) _pack.RemoveRange(_pack.Seek(start), count);
         else _index!.RemoveRange(start, count);
     }
 
@@ -469,7 +491,7 @@ internal sealed class RedisSortedSet : IRedisValue
     {
         if (_index != null) return _index.MaxMemberLength;
         int max = 0;
-        for (int p = _pack!.First; p >= 0; p = _pack.Next(p)) max = Math.Max(max, _pack.MemberAt(p).Length);
+        for (int p = _pack.First; p >= 0; p = _pack.Next(p)) max = Math.Max(max, _pack.MemberAt(p).Length);
         return max;
     }
 
@@ -477,13 +499,13 @@ internal sealed class RedisSortedSet : IRedisValue
 
     private void ConvertToIndex(int extra)
     {
-        var pack = _pack!;
+        ref var pack = ref _pack;
         var index = new SortedSetIndex(pack.Count + extra);
         var slots = new int[pack.Count];
         int n = 0;
         for (int p = pack.First; p >= 0; p = pack.Next(p)) slots[n++] = index.AddUnordered(pack.MemberAt(p), pack.ScoreAt(p));
         index.Build(slots);
         _index = index;
-        _pack = null;
+        _pack = default;
     }
 }

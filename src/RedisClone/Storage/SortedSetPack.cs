@@ -8,60 +8,85 @@ namespace RedisClone.Storage;
 /// do; at the default limit of 128 entries of at most 64 bytes that is a few cache lines.
 /// </summary>
 /// <remarks>
-/// <para>An entry is laid out as <c>[score: 8 bytes][length: varint][member][size: reversed varint]</c>.
-/// The trailing size (of everything before it in the entry) lets the array be walked backwards,
-/// which ZREVRANGE and ZPOPMAX need; the reversed varint is read from its last byte towards the
-/// front. An entry costs its member plus 10 bytes for members shorter than 118 bytes.</para>
+/// <para>An entry is laid out as <c>[score][length: varint][member][size: reversed varint]</c>. Scores
+/// that are small integers (the common case: counters, ranks, timestamps) take 1, 3 or 5 bytes, as
+/// a listpack stores integers compactly; any other score is a tag byte and the 8-byte double. The
+/// trailing size (of everything before it in the entry) lets the array be walked backwards, which
+/// ZREVRANGE and ZPOPMAX need; the reversed varint is read from its last byte towards the front.
+/// An entry with a score in [-120, 119] costs its member plus 3 bytes.</para>
 /// <para>A position is the byte offset of an entry; -1 means none. Positions after a change point
 /// elsewhere, so callers re-find what they need after writing.</para>
-/// <para>Scores are stored as doubles with negative zero turned into zero: Redis keeps listpack
-/// scores that are integers as integers, so a -0 stored there reads back as 0.</para>
+/// <para>A struct held inline by <see cref="RedisSortedSet"/>: a small set costs one object and
+/// its array. Callers keep it in a field and call it in place (a copy would not see changes).</para>
+/// <para>Negative zero is stored as the integer 0: Redis keeps listpack scores that are integers as
+/// integers, so a -0 stored there reads back as 0 too.</para>
 /// </remarks>
-internal sealed class SortedSetPack
+internal struct SortedSetPack
 {
     /// <summary>Redis's lpSafeToAdd: a listpack never grows past 1 GB.</summary>
     public const long MaxBytes = 1L << 30;
+
+    // Score tags: below Int16Tag, the byte itself is the score plus SmallBias.
+    private const int SmallBias = 0x78;
+    private const byte Int16Tag = 0xF0, Int32Tag = 0xF1, DoubleTag = 0xF2;
+    private const int MaxScoreSize = 9;
 
     private byte[] _bytes;
     private int _used;
     private int _count;
 
-    public SortedSetPack(int capacity = 0) => _bytes = capacity == 0 ? [] : new byte[capacity];
+    public SortedSetPack() => _bytes = [];
 
-    private SortedSetPack(SortedSetPack other)
-    {
-        _bytes = other._bytes.AsSpan(0, other._used).ToArray();
-        _used = other._used;
-        _count = other._count;
-    }
-
-    public int Count => _count;
+    public readonly int Count => _count;
 
     /// <summary>Bytes in use.</summary>
-    public int UsedBytes => _used;
+    public readonly int UsedBytes => _used;
 
     /// <summary>Bytes held (for memory accounting).</summary>
-    public int AllocatedBytes => _bytes.Length;
+    public readonly int AllocatedBytes => _bytes.Length;
 
-    public SortedSetPack Clone() => new(this);
+    public readonly SortedSetPack Clone() => new() { _bytes = _bytes.AsSpan(0, _used).ToArray(), _used = _used, _count = _count };
+
+    /// <summary>Makes room for <paramref name="extra"/> more bytes at once (a ZADD of many new members).</summary>
+    public void Reserve(long extra)
+    {
+        long needed = Math.Min(_used + extra, MaxBytes);
+        if (needed > _bytes.Length) Resize((int)needed);
+    }
+
+    /// <summary>Drops unused capacity beyond a little slack (after <see cref="Reserve"/> overestimated).</summary>
+    public void TrimExcess()
+    {
+        if (_bytes.Length - _used > Math.Max(16, _used / 8)) Resize(_used);
+    }
+
+    private void Resize(int capacity)
+    {
+        var bytes = new byte[capacity];
+        _bytes.AsSpan(0, _used).CopyTo(bytes);
+        _bytes = bytes;
+    }
+
+    /// <summary>Capacity for <paramref name="needed"/> bytes when growing one entry at a time: an eighth of slack.</summary>
+    private static int Grown(int needed) => (int)Math.Min(MaxBytes + 64, needed + (needed >> 3) + 8);
 
     /// <summary>The size an entry for a member of <paramref name="length"/> bytes takes.</summary>
     public static long EntrySize(long length)
     {
-        long head = 8 + VarintSize(length) + length;
+        long head = MaxScoreSize + VarintSize(length) + length;
         return head + VarintSize(head);
     }
 
     // ---------------------------------------------------------------- positions
 
-    public int First => _count == 0 ? -1 : 0;
+    public readonly int First => _count == 0 ? -1 : 0;
 
-    public int Last => _count == 0 ? -1 : Previous(_used);
+    public readonly int Last => _count == 0 ? -1 : Previous(_used);
 
     /// <summary>The entry after <paramref name="position"/>, or -1.</summary>
-    public int Next(int position)
+    public readonly int Next(int position)
     {
-        int at = position + 8;
+        int at = position + ScoreSize(_bytes[position]);
         int length = ReadVarint(_bytes, ref at);
         at += length;
         at += BackSize(at - position);
@@ -69,7 +94,7 @@ internal sealed class SortedSetPack
     }
 
     /// <summary>The entry before <paramref name="position"/> (which may be the end offset), or -1.</summary>
-    public int Previous(int position)
+    public readonly int Previous(int position)
     {
         if (position <= 0) return -1;
         int at = position - 1;
@@ -85,17 +110,27 @@ internal sealed class SortedSetPack
         return at - size;
     }
 
-    public double ScoreAt(int position) => BinaryPrimitives.ReadDoubleLittleEndian(_bytes.AsSpan(position, 8));
-
-    public ReadOnlySpan<byte> MemberAt(int position)
+    public readonly double ScoreAt(int position)
     {
-        int at = position + 8;
+        byte tag = _bytes[position];
+        return tag switch
+        {
+            < Int16Tag => tag - SmallBias,
+            Int16Tag => BinaryPrimitives.ReadInt16LittleEndian(_bytes.AsSpan(position + 1, 2)),
+            Int32Tag => BinaryPrimitives.ReadInt32LittleEndian(_bytes.AsSpan(position + 1, 4)),
+            _ => BinaryPrimitives.ReadDoubleLittleEndian(_bytes.AsSpan(position + 1, 8)),
+        };
+    }
+
+    public readonly ReadOnlySpan<byte> MemberAt(int position)
+    {
+        int at = position + ScoreSize(_bytes[position]);
         int length = ReadVarint(_bytes, ref at);
         return new ReadOnlySpan<byte>(_bytes, at, length);
     }
 
     /// <summary>The position of the entry of rank <paramref name="rank"/> (0-based, ascending), walking from the nearer end.</summary>
-    public int Seek(long rank)
+    public readonly int Seek(long rank)
     {
         if (rank < 0 || rank >= _count) return -1;
         if (rank <= _count / 2)
@@ -110,7 +145,7 @@ internal sealed class SortedSetPack
     }
 
     /// <summary>The position of <paramref name="member"/> and its rank, or -1.</summary>
-    public int Find(ReadOnlySpan<byte> member, out long rank)
+    public readonly int Find(ReadOnlySpan<byte> member, out long rank)
     {
         rank = 0;
         for (int p = First; p >= 0; p = Next(p), rank++)
@@ -124,7 +159,6 @@ internal sealed class SortedSetPack
     /// <summary>Inserts a member known to be absent at its place in the order.</summary>
     public void Insert(ReadOnlySpan<byte> member, double score)
     {
-        if (score == 0) score = 0; // -0 becomes 0, as a listpack integer would
         int at = _used;
         for (int p = First; p >= 0; p = Next(p))
         {
@@ -136,12 +170,11 @@ internal sealed class SortedSetPack
             }
         }
 
-        int head = 8 + VarintSize(member.Length) + member.Length;
+        int head = EncodedScoreSize(score) + VarintSize(member.Length) + member.Length;
         int size = head + BackSize(head);
         if (_used + size > _bytes.Length)
         {
-            int capacity = Math.Max(_used + size, Math.Max(32, _bytes.Length + _bytes.Length / 2));
-            var grown = new byte[capacity];
+            var grown = new byte[Grown(_used + size)];
             _bytes.AsSpan(0, at).CopyTo(grown);
             _bytes.AsSpan(at, _used - at).CopyTo(grown.AsSpan(at + size));
             _bytes = grown;
@@ -151,13 +184,7 @@ internal sealed class SortedSetPack
             _bytes.AsSpan(at, _used - at).CopyTo(_bytes.AsSpan(at + size));
         }
 
-        var entry = _bytes.AsSpan(at, size);
-        BinaryPrimitives.WriteDoubleLittleEndian(entry, score);
-        int w = 8;
-        WriteVarint(entry, ref w, member.Length);
-        member.CopyTo(entry.Slice(w));
-        w += member.Length;
-        WriteBackSize(entry.Slice(w), head);
+        WriteEntry(_bytes.AsSpan(at, size), member, score, head);
         _used += size;
         _count++;
     }
@@ -165,21 +192,10 @@ internal sealed class SortedSetPack
     /// <summary>Appends a member known to be absent and to sort after every entry (building from an ordered source).</summary>
     public void Append(ReadOnlySpan<byte> member, double score)
     {
-        if (score == 0) score = 0;
-        int head = 8 + VarintSize(member.Length) + member.Length;
+        int head = EncodedScoreSize(score) + VarintSize(member.Length) + member.Length;
         int size = head + BackSize(head);
-        if (_used + size > _bytes.Length)
-        {
-            var grown = new byte[Math.Max(_used + size, Math.Max(32, _bytes.Length + _bytes.Length / 2))];
-            _bytes.AsSpan(0, _used).CopyTo(grown);
-            _bytes = grown;
-        }
-        var entry = _bytes.AsSpan(_used, size);
-        BinaryPrimitives.WriteDoubleLittleEndian(entry, score);
-        int w = 8;
-        WriteVarint(entry, ref w, member.Length);
-        member.CopyTo(entry.Slice(w));
-        WriteBackSize(entry.Slice(w + member.Length), head);
+        if (_used + size > _bytes.Length) Resize(Grown(_used + size));
+        WriteEntry(_bytes.AsSpan(_used, size), member, score, head);
         _used += size;
         _count++;
     }
@@ -198,6 +214,59 @@ internal sealed class SortedSetPack
         _used -= end - position;
         // Give memory back once most of it is unused (after a large removal).
         if (_bytes.Length > 256 && _used < _bytes.Length / 4) _bytes = _bytes.AsSpan(0, _used).ToArray();
+    }
+
+    private static void WriteEntry(Span<byte> entry, ReadOnlySpan<byte> member, double score, int head)
+    {
+        int w = WriteScore(entry, score);
+        WriteVarint(entry, ref w, member.Length);
+        member.CopyTo(entry.Slice(w));
+        WriteBackSize(entry.Slice(w + member.Length), head);
+    }
+
+    // ---------------------------------------------------------------- scores
+
+    private static int ScoreSize(byte tag) => tag switch
+    {
+        < Int16Tag => 1,
+        Int16Tag => 3,
+        Int32Tag => 5,
+        _ => 9,
+    };
+
+    /// <summary>True for scores held as integers: whole numbers in the int range (-0 included, as 0).</summary>
+    private static bool IsSmallInteger(double score) => score >= int.MinValue && score <= int.MaxValue && score == Math.Floor(score);
+
+    private static int EncodedScoreSize(double score)
+    {
+        if (!IsSmallInteger(score)) return 9;
+        int v = (int)score;
+        return v is >= -SmallBias and < Int16Tag - SmallBias ? 1 : v is >= short.MinValue and <= short.MaxValue ? 3 : 5;
+    }
+
+    private static int WriteScore(Span<byte> dest, double score)
+    {
+        if (!IsSmallInteger(score))
+        {
+            dest[0] = DoubleTag;
+            BinaryPrimitives.WriteDoubleLittleEndian(dest.Slice(1), score);
+            return 9;
+        }
+        int v = (int)score;
+        if (v is >= -SmallBias and < Int16Tag - SmallBias)
+        {
+            dest[0] = (byte)(v + SmallBias);
+            return 1;
+        }
+        if (v is >= short.MinValue and <= short.MaxValue)
+        {
+            dest[0] = Int16Tag;
+            BinaryPrimitives.WriteInt16LittleEndian(dest.Slice(1), (short)v);
+            return 3;
+        }
+        dest[0] = Int32Tag;
+        BinaryPrimitives.WriteInt32LittleEndian(dest.Slice(1), v);
+        return 5;
     }
 
     // ---------------------------------------------------------------- varints

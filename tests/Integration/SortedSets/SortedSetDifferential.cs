@@ -14,19 +14,24 @@ namespace RedisClone.Tests.SortedSets;
 /// (member, score) pairs seen are compared. A skiplist's scan order is a hash order in Redis and a
 /// slot order here; cursors are opaque.</item>
 /// </list>
-/// Scripts run in database 13 of both servers after FLUSHDB, one at a time; the RedisClone side is a
-/// private 4-shard server, so CONFIG SET is allowed (the helper restores the zset limits afterwards).
+/// Scripts run in database 14 of both servers after FLUSHDB, one at a time; both sides are private
+/// servers (a redis-server and a 4-shard RedisClone), so CONFIG SET is allowed (the helper restores
+/// the zset limits afterwards).
 /// </summary>
 internal static class SortedSetDifferential
 {
     private static readonly SemaphoreSlim Gate = new(1, 1);
     private static readonly Lazy<TestServer> Server = new(() => TestServer.Start(shards: 4));
 
+    // A private reference server: these scripts change zset-max-listpack-* with CONFIG SET, which
+    // would leak into other tests' CONFIG GET comparisons on the shared one.
+    private static readonly Lazy<ReferenceRedis?> Reference = new(ReferenceRedis.StartOrNull);
+
     public static void AssertSame(params string[] script) => AssertSame(script.Select(Differential.SplitLine).ToArray());
 
     public static void AssertSame(params string[][] script)
     {
-        var reference = ReferenceRedis.Shared ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
+        var reference = Reference.Value ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
         Gate.Wait();
         try
         {
@@ -34,7 +39,7 @@ internal static class SortedSetDifferential
             using var ours = Server.Value.Connect();
             foreach (var c in new[] { theirs, ours })
             {
-                c.Call("SELECT", "13");
+                c.Call("SELECT", "14");
                 c.Call("FLUSHDB");
             }
             var failures = new StringBuilder();

@@ -1,43 +1,6 @@
 namespace RedisClone.Storage;
 
 /// <summary>
-/// A range of sorted set elements, by score or by member: which elements fall before its start and
-/// which after its end. The order of a sorted set makes both tests monotone for score ranges, and
-/// for member ranges when every score is equal (Redis leaves other cases undefined).
-/// </summary>
-internal interface ISortedSetRange
-{
-    /// <summary>True when no element can be in the range (min above max, or equal with an exclusive end).</summary>
-    bool IsEmpty { get; }
-
-    /// <summary>False when the tests ignore the member, so it need not be fetched.</summary>
-    bool NeedsMember { get; }
-
-    /// <summary>The element sorts before the range's start.</summary>
-    bool BelowMin(double score, scoped ReadOnlySpan<byte> member);
-
-    /// <summary>The element sorts after the range's end.</summary>
-    bool AboveMax(double score, scoped ReadOnlySpan<byte> member);
-}
-
-/// <summary>A score interval, each end inclusive or exclusive (ZRANGEBYSCORE's "(1.5" is exclusive).</summary>
-internal readonly struct ScoreRange(double min, bool minExclusive, double max, bool maxExclusive) : ISortedSetRange
-{
-    public readonly double Min = min;
-    public readonly double Max = max;
-    public readonly bool MinExclusive = minExclusive;
-    public readonly bool MaxExclusive = maxExclusive;
-
-    public bool IsEmpty => Min > Max || (Min == Max && (MinExclusive || MaxExclusive));
-
-    public bool NeedsMember => false;
-
-    public bool BelowMin(double score, scoped ReadOnlySpan<byte> member) => MinExclusive ? score <= Min : score < Min;
-
-    public bool AboveMax(double score, scoped ReadOnlySpan<byte> member) => MaxExclusive ? score >= Max : score > Max;
-}
-
-/// <summary>
 /// A member interval for ZRANGEBYLEX and friends: each end is "-" (before everything), "+" (after
 /// everything), or a member, inclusive or exclusive. Members compare as bytes (memcmp, then length).
 /// </summary>
