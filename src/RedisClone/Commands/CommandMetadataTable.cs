@@ -13,7 +13,7 @@ internal static partial class CommandMetadata
 {
     /// <summary>Every entry: the core families here, the data-type families in CommandMetadata.*.cs.</summary>
     private static MetadataEntry[] Entries() =>
-        [.. CoreEntries(), .. ListEntries(), .. HashEntries(), .. SetEntries(), .. SortedSetEntries(), .. SortEntries(), .. TransactionEntries(), .. PubSubEntries()];
+        [.. CoreEntries(), .. ListEntries(), .. HashEntries(), .. SetEntries(), .. SortedSetEntries(), .. SortEntries(), .. TransactionEntries(), .. PubSubEntries(), .. BlockingEntries()];
 
     private static MetadataEntry[] CoreEntries() =>
     [
@@ -217,6 +217,8 @@ internal static partial class CommandMetadata
                     + "[USER=username] | [ADDR=ip:port] | [LADDR=ip:port@6.2.0] | [SKIPME=yes/no])...)",
                 history: "2.8.12: filters as name/value pairs; 2.8.12: ID filter; 3.2.0: master TYPE; "
                     + "5.0.0: replica TYPE (slave still accepted); 6.2.0: LADDR filter"),
+            E("client|unblock", "5.0.0", "Unblocks a client blocked by a blocking command, as a timeout or as an error.", "O(log N), N = clients",
+                args: "client-id:integer [timeout_error(TIMEOUT | ERROR)]"),
             E("client|list", "2.4.0", "Describes the client connections, one line each.", "O(N), N = connections",
                 args: "[TYPE=normal_master_replica_pubsub(NORMAL | MASTER | REPLICA | PUBSUB)@5.0.0] [ID=id{client-id:integer...}@6.2.0]",
                 tips: "nondeterministic_output",

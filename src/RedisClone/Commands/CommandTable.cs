@@ -64,7 +64,7 @@ internal sealed partial class CommandTable
 
     /// <summary>Every row: the core families here, the data-type families in CommandTable.*.cs.</summary>
     private static IEnumerable<CommandDef> Build() =>
-        [.. CoreRows(), .. ListRows(), .. HashRows(), .. SetRows(), .. SortedSetRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows()];
+        [.. CoreRows(), .. ListRows(), .. HashRows(), .. SetRows(), .. SortedSetRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows(), .. BlockingRows()];
 
     private static IEnumerable<CommandDef> CoreRows()
     {
@@ -151,6 +151,7 @@ internal sealed partial class CommandTable
                 Sub("list",       -2, Adm, ConnectionCommands.ClientList),
                 Sub("info",        2, Cli, ConnectionCommands.ClientInfo),
                 Sub("kill",       -3, Adm, ConnectionCommands.ClientKill),
+                Sub("unblock",    -3, Adm, BlockingCommands.ClientUnblock),
                 Sub("no-evict",    3, Adm, ConnectionCommands.ClientNoEvict),
                 Sub("no-touch",    3, Cli, ConnectionCommands.ClientNoTouch),
                 Sub("reply",       3, Cli, ConnectionCommands.ClientReply),

@@ -279,7 +279,7 @@ internal static class ListCommands
     /// After a pop from the <paramref name="head"/> or tail: the lpop/rpop event, then the emptied key
     /// is deleted ("del" event) or the list may go back to a listpack (Redis's listElementsRemoved).
     /// </summary>
-    private static void ElementsRemoved(ref CommandContext ctx, Database db, int slot, ReadOnlySpan<byte> key, RedisList list, bool head)
+    internal static void ElementsRemoved(ref CommandContext ctx, Database db, int slot, ReadOnlySpan<byte> key, RedisList list, bool head)
     {
         ctx.Notify(Ev.List, head ? "lpop" : "rpop", key);
         RemovedOrShrunk(ref ctx, db, slot, key, list);

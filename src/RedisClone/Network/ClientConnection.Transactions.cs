@@ -90,7 +90,15 @@ internal sealed partial class ClientConnection
             else
             {
                 reply.ArrayHeader(defs.Count);
-                for (int j = 0; j < defs.Count; j++) Run(queue, j, defs[j], sink);
+                session.InExec = true;
+                try
+                {
+                    for (int j = 0; j < defs.Count; j++) Run(queue, j, defs[j], sink);
+                }
+                finally
+                {
+                    session.InExec = false;
+                }
             }
             TransactionCommands.UnwatchAll(_server, session, gatesHeld: true);
         }
@@ -129,6 +137,7 @@ internal sealed partial class ClientConnection
             var key = args[position];
             var database = shards[shards.ShardOf(key)].Store[db];
             if (database.HasWatchers) database.SignalModified(key);
+            if (database.HasBlocked) database.WakeBlocked(key);
         }
     }
 }

@@ -41,6 +41,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     private int[] _replyEnd = new int[64];
     private long _nowMs;
     private int _sampleCounter;
+    private readonly CancellationToken _closed;
 
     // True when replies were flushed mid-read (past the threshold) since the loop last went idle:
     // Redis would have them queued, which is what decides whether it closes (see DiscardInputAsync).
@@ -51,8 +52,10 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     private string? _rejectedError;
 
     /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
-    public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close)
+    public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close,
+        CancellationToken closed = default)
     {
+        _closed = closed;
         _server = server;
         _inputReader = transport.Input;
         _outputWriter = transport.Output;
@@ -70,7 +73,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     public static async Task ServeAsync(RedisServer server, Socket socket)
     {
         var transport = new SocketTransport(socket, server.Stats);
-        var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close);
+        var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
+            transport.Closed);
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {
@@ -217,6 +221,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
                 _server.Shards.EnterAll(mask);
                 try { RunDirect(i); }
                 finally { _server.Shards.ExitAll(mask); }
+                if (Session.Blocked != null && !await WaitWhileBlockedAsync(i, mask)) return;
             }
             if (Session.CloseAfterReply || Session.Killed) return;
             if (output.UnflushedBytes > FlushThreshold)
@@ -275,6 +280,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
 
         mask = KeyMask(_commands, i, def);
         if (mask == 0) return Kind.Direct;
+        if ((def.Flags & CommandFlags.Blocking) != 0) return Kind.Locked; // may park the connection: never in a segment
         if (BitOperations.PopCount(mask) == 1 && Session.ReplyMode == ReplyMode.On)
         {
             _shardOf[i] = BitOperations.TrailingZeroCount(mask);
@@ -396,7 +402,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
             ctx.Error("ERR " + ex.Message);
         }
         _server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
-        if ((def.Flags & CommandFlags.Write) != 0 && Volatile.Read(ref _server.WatchedKeyCount) > 0 && !ctx.Failed && !ctx.Unchanged)
+        if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged
+            && (Volatile.Read(ref _server.WatchedKeyCount) > 0 || Volatile.Read(ref _server.BlockedClientCount) > 0))
             SignalWatchers(buffer, i, def, ctx.DbIndex);
     }
 

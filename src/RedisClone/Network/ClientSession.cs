@@ -63,6 +63,14 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     public bool Killed { get; private set; }
 
+    // --- Blocking commands (see ClientConnection.Blocking.cs)
+
+    /// <summary>Set by a blocking command that found nothing: the connection waits on it.</summary>
+    public Storage.BlockedClient? Blocked { get; set; }
+
+    /// <summary>True while EXEC runs the queued commands: blocking commands then reply nil at once.</summary>
+    public bool InExec { get; set; }
+
     // --- Pub/sub
 
     private HashSet<byte[]>?[] _subscriptions = new HashSet<byte[]>?[3];

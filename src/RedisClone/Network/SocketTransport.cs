@@ -31,6 +31,10 @@ internal sealed class SocketTransport : IDuplexPipe
     private readonly Pipe _input = new(InputOptions);
     private readonly Pipe _output = new(OutputOptions);
     private int _closed;
+    private readonly CancellationTokenSource _closedSource = new();
+
+    /// <summary>Canceled once the client is gone (its side closed, or we closed the socket).</summary>
+    public CancellationToken Closed => _closedSource.Token;
 
     public SocketTransport(Socket socket, ServerStats stats)
     {
@@ -49,6 +53,7 @@ internal sealed class SocketTransport : IDuplexPipe
     public void Close()
     {
         if (Interlocked.Exchange(ref _closed, 1) == 1) return;
+        try { _closedSource.Cancel(); } catch (ObjectDisposedException) { }
         try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
         _input.Reader.CancelPendingRead();
         _output.Writer.CancelPendingFlush();
@@ -72,6 +77,7 @@ internal sealed class SocketTransport : IDuplexPipe
         }
         catch (SocketException) { }
         catch (ObjectDisposedException) { }
+        try { _closedSource.Cancel(); } catch (ObjectDisposedException) { }
         await writer.CompleteAsync();
     }
 

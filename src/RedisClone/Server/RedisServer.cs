@@ -65,6 +65,9 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>Keys watched by all clients: write commands skip WATCH bookkeeping while it is 0.</summary>
     public int WatchedKeyCount;
 
+    /// <summary>Clients registered as blocked on keys: write commands skip the wake-up check while it is 0.</summary>
+    public int BlockedClientCount;
+
     /// <summary>Channels and patterns with their subscribers.</summary>
     public PubSub.PubSubRegistry PubSub { get; } = new();
 

@@ -132,6 +132,47 @@ internal sealed class Database
         return true;
     }
 
+    // Blocked clients (BLPOP...) waiting for each key, first come first served. Null until the first.
+    private Dictionary<byte[], List<BlockedClient>>? _blocked;
+
+    public bool HasBlocked => _blocked is { Count: > 0 };
+
+    public void Block(byte[] key, BlockedClient client)
+    {
+        _blocked ??= new Dictionary<byte[], List<BlockedClient>>(ByteArrayComparer.Instance);
+        if (!_blocked.TryGetValue(key, out var queue)) _blocked[key] = queue = new List<BlockedClient>(1);
+        queue.Add(client);
+    }
+
+    public void Unblock(byte[] key, BlockedClient client)
+    {
+        if (_blocked == null || !_blocked.TryGetValue(key, out var queue)) return;
+        queue.Remove(client);
+        if (queue.Count == 0) _blocked.Remove(key);
+    }
+
+    /// <summary>
+    /// After a write to <paramref name="key"/>: makes as many of its waiters Ready, oldest first, as
+    /// the key now has elements of the type they wait for. Each re-runs its command to take one.
+    /// </summary>
+    public void WakeBlocked(ReadOnlySpan<byte> key)
+    {
+        if (_blocked == null) return;
+        var lookup = _blocked.GetAlternateLookup<ReadOnlySpan<byte>>();
+        if (!lookup.TryGetValue(key, out var queue)) return;
+        int slot = _table.Find(key);
+        if (slot < 0) return;
+        object value = _table.At(slot).Value;
+        bool isSortedSet = value is RedisSortedSet;
+        long available = value is RedisList list ? list.Count : value is RedisSortedSet zset ? zset.Count : 0;
+        for (int i = 0; i < queue.Count && available > 0; i++)
+        {
+            var waiter = queue[i];
+            if (waiter.WantsSortedSet != isSortedSet) continue;
+            if (waiter.TryFinish(BlockedClient.Ready)) available--;
+        }
+    }
+
     // WATCH: who watches which key of this database. Null until the first WATCH.
     private Dictionary<byte[], List<IKeyWatcher>>? _watchers;
 

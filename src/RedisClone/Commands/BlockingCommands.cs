@@ -1,0 +1,148 @@
+using RedisClone.Common;
+using RedisClone.Protocol;
+using RedisClone.Storage;
+
+namespace RedisClone.Commands;
+
+/// <summary>
+/// BLPOP, BRPOP, BRPOPLPUSH, BLMOVE and CLIENT UNBLOCK. A blocking command that finds data behaves
+/// like its non-blocking twin; otherwise it registers a <see cref="BlockedClient"/> on each key and
+/// replies nothing: the dispatcher parks the connection (ClientConnection.Blocking.cs) until a write
+/// to one of the keys wakes it (it then runs the command again), its timeout passes, CLIENT UNBLOCK
+/// or a disconnect. Inside MULTI/EXEC they never block and reply nil at once, as in Redis.
+/// </summary>
+internal static class BlockingCommands
+{
+    private static ReadOnlySpan<byte> TimeoutNotFloat => "-ERR timeout is not a float or out of range\r\n"u8;
+    private static ReadOnlySpan<byte> TimeoutNegative => "-ERR timeout is negative\r\n"u8;
+    private static ReadOnlySpan<byte> UnblockReason => "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n"u8;
+
+    /// <summary>BLPOP key [key ...] timeout — [key, element] from the first non-empty list, waiting when all are empty.</summary>
+    public static void BLPop(ref CommandContext ctx) => PopFirst(ref ctx, head: true);
+
+    /// <summary>BRPOP key [key ...] timeout — as BLPOP, from the tail.</summary>
+    public static void BRPop(ref CommandContext ctx) => PopFirst(ref ctx, head: false);
+
+    /// <summary>BRPOPLPUSH source destination timeout — RPOPLPUSH, waiting while the source is empty.</summary>
+    public static void BRPopLPush(ref CommandContext ctx)
+    {
+        if (!TryTimeout(ref ctx, ctx.Arg(3), out long timeoutMs)) return;
+        if (SourceHasData(ref ctx)) ListCommands.RPopLPush(ref ctx); // uses only source and destination
+        else BlockOrNil(ref ctx, 1, 1, timeoutMs);
+    }
+
+    /// <summary>BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout — LMOVE, waiting while the source is empty.</summary>
+    public static void BLMove(ref CommandContext ctx)
+    {
+        if (!IsSide(ctx.Arg(3)) || !IsSide(ctx.Arg(4)))
+        {
+            ctx.Syntax();
+            return;
+        }
+        if (!TryTimeout(ref ctx, ctx.Arg(5), out long timeoutMs)) return;
+        if (SourceHasData(ref ctx)) ListCommands.LMove(ref ctx); // reads arguments 1 to 4
+        else BlockOrNil(ref ctx, 1, 1, timeoutMs);
+    }
+
+    /// <summary>CLIENT UNBLOCK client-id [TIMEOUT|ERROR] — 1 if that client was blocked and is now released.</summary>
+    public static void ClientUnblock(ref CommandContext ctx)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long id))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        int reason = BlockedClient.UnblockedTimeout;
+        if (ctx.ArgCount == 4)
+        {
+            if (ctx.ArgIs(3, "ERROR")) reason = BlockedClient.UnblockedError;
+            else if (!ctx.ArgIs(3, "TIMEOUT"))
+            {
+                ctx.Error(UnblockReason);
+                return;
+            }
+        }
+        else if (ctx.ArgCount > 4)
+        {
+            ctx.Syntax();
+            return;
+        }
+        bool released = ctx.Server.Clients.TryGetValue(id, out var client) && client.Blocked is { } blocked
+                        && blocked.TryFinish(reason);
+        ctx.Reply.Integer(released ? 1 : 0);
+    }
+
+    private static void PopFirst(ref CommandContext ctx, bool head)
+    {
+        if (!TryTimeout(ref ctx, ctx.Arg(ctx.ArgCount - 1), out long timeoutMs)) return;
+        for (int i = 1; i < ctx.ArgCount - 1; i++)
+        {
+            var key = ctx.Arg(i);
+            var db = ctx.Db(key);
+            int slot = db.FindLive(key, ctx.NowMs);
+            if (slot < 0) continue;
+            if (db.Table.At(slot).Value is not RedisList list)
+            {
+                ctx.WrongType();
+                return;
+            }
+            long at = head ? 0 : list.Count - 1;
+            Span<byte> scratch = stackalloc byte[24];
+            ctx.Reply.ArrayHeader(2);
+            ctx.Reply.Bulk(key);
+            ctx.Reply.Bulk(list.At(at).Text(scratch));
+            list.DeleteRange(at, 1);
+            ListCommands.ElementsRemoved(ref ctx, db, slot, key, list, head);
+            return;
+        }
+        BlockOrNil(ref ctx, 1, ctx.ArgCount - 2, timeoutMs);
+    }
+
+    /// <summary>True when the source key holds something (a wrong type counts: the twin replies WRONGTYPE).</summary>
+    private static bool SourceHasData(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        return ctx.Db(key).FindLive(key, ctx.NowMs) >= 0;
+    }
+
+    /// <summary>Registers the client on keys [first, last], or replies nil inside a transaction.</summary>
+    private static void BlockOrNil(ref CommandContext ctx, int first, int last, long timeoutMs)
+    {
+        ctx.Unchanged = true;
+        if (ctx.Client.InExec)
+        {
+            ctx.Reply.NullArray(); // Redis replies a null array for every blocking command here
+            return;
+        }
+        var keys = new byte[last - first + 1][];
+        for (int i = first; i <= last; i++) keys[i - first] = ctx.Arg(i).ToArray();
+        var blocked = new BlockedClient(ctx.DbIndex, keys, wantsSortedSet: false, timeoutMs);
+        // Counted before the gates are released, so a write right after us sees a waiter to wake.
+        Interlocked.Increment(ref ctx.Server.BlockedClientCount);
+        foreach (var key in keys) ctx.Db(key).Block(key, blocked);
+        ctx.Client.Blocked = blocked;
+    }
+
+    /// <summary>Redis's timeout argument: seconds as a float, 0 = forever; under a millisecond rounds to 0.</summary>
+    private static bool TryTimeout(ref CommandContext ctx, ReadOnlySpan<byte> arg, out long timeoutMs)
+    {
+        timeoutMs = 0;
+        if (!RedisNumbers.TryParseDouble(arg, out double seconds))
+        {
+            ctx.Error(TimeoutNotFloat);
+            return false;
+        }
+        // Redis converts seconds*1000 to a 64-bit integer; on x86 anything out of range (inf, 1e300)
+        // becomes the most negative value, hence "negative" for huge timeouts too.
+        if (seconds < 0 || !(seconds * 1000 < 9.2233720368547758E18))
+        {
+            ctx.Error(TimeoutNegative);
+            return false;
+        }
+        timeoutMs = (long)(seconds * 1000);
+        return true;
+    }
+
+    private static bool IsSide(ReadOnlySpan<byte> arg)
+        => System.Text.Ascii.EqualsIgnoreCase(arg, "LEFT"u8) || System.Text.Ascii.EqualsIgnoreCase(arg, "RIGHT"u8);
+}

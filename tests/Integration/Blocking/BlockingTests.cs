@@ -1,0 +1,169 @@
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Blocking;
+
+/// <summary>BLPOP/BRPOP/BRPOPLPUSH/BLMOVE: waiting, wake-up by writes, FIFO, timeouts, CLIENT UNBLOCK.</summary>
+public class BlockingTests
+{
+    private static TestServer Server => TestServer.Shared;
+
+    [Fact]
+    public void BLPop_WithData_ReturnsAtOnce()
+    {
+        using var c = Server.Connect();
+        var k = TestServer.KeyPrefix("bl") + "k";
+        c.Call("RPUSH", k, "a", "b");
+        Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$1\r\na\r\n", c.Call("BLPOP", k, "0"));
+        Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$1\r\nb\r\n", c.Call("BRPOP", k, "0"));
+        Assert.Equal(":0\r\n", c.Call("EXISTS", k));
+    }
+
+    [Fact]
+    public void BLPop_Empty_WaitsForPushFromAnotherClient()
+    {
+        using var waiter = Server.Connect();
+        using var pusher = Server.Connect();
+        var k = TestServer.KeyPrefix("blwait") + "k";
+        waiter.Send("BLPOP", "other-" + k, k, "5");
+        Thread.Sleep(100);
+        Assert.Equal(":1\r\n", pusher.Call("LPUSH", k, "x"));
+        Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$1\r\nx\r\n", waiter.ReadReply());
+        Assert.Equal(":0\r\n", pusher.Call("EXISTS", k));
+        // The waiter's connection goes on with later commands.
+        Assert.Equal("+PONG\r\n", waiter.Call("PING"));
+    }
+
+    [Fact]
+    public void BLPop_Timeout_RepliesNil()
+    {
+        using var c = Server.Connect();
+        var k = TestServer.KeyPrefix("bltimeout") + "k";
+        Assert.Equal("*-1\r\n", c.Call("BLPOP", k, "0.1"));
+        Assert.Equal("*-1\r\n", c.Call("BRPOPLPUSH", k, k + "d", "0.05")); // Redis: a null array, not a null bulk
+        c.Call("HELLO", "3");
+        Assert.Equal("_\r\n", c.Call("BRPOP", k, "0.05"));
+    }
+
+    [Fact]
+    public void BlockedClients_ServedFirstComeFirstServed()
+    {
+        using var first = Server.Connect();
+        using var second = Server.Connect();
+        using var pusher = Server.Connect();
+        var k = TestServer.KeyPrefix("blfifo") + "k";
+        first.Send("BLPOP", k, "5");
+        Thread.Sleep(100);
+        second.Send("BLPOP", k, "5");
+        Thread.Sleep(100);
+        pusher.Call("RPUSH", k, "one");
+        Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$3\r\none\r\n", first.ReadReply());
+        pusher.Call("RPUSH", k, "two");
+        Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$3\r\ntwo\r\n", second.ReadReply());
+    }
+
+    [Fact]
+    public void BLMove_Blocked_MovesWhenSourceGetsElement()
+    {
+        using var waiter = Server.Connect();
+        using var pusher = Server.Connect();
+        var p = TestServer.KeyPrefix("blmove");
+        waiter.Send("BLMOVE", p + "src", p + "dst", "RIGHT", "LEFT", "5");
+        Thread.Sleep(100);
+        pusher.Call("RPUSH", p + "src", "v");
+        Assert.Equal("$1\r\nv\r\n", waiter.ReadReply());
+        Assert.Equal("*1\r\n$1\r\nv\r\n", pusher.Call("LRANGE", p + "dst", "0", "-1"));
+    }
+
+    [Fact]
+    public void BLPop_InsideMulti_DoesNotBlock()
+    {
+        using var c = Server.Connect();
+        var k = TestServer.KeyPrefix("blmulti") + "k";
+        c.Call("MULTI");
+        c.Call("BLPOP", k, "0");
+        Assert.Equal("*1\r\n*-1\r\n", c.Call("EXEC"));
+    }
+
+    [Fact]
+    public void ClientUnblock_TimeoutAndError()
+    {
+        using var waiter = Server.Connect();
+        using var admin = Server.Connect();
+        var k = TestServer.KeyPrefix("blunblock") + "k";
+        string id = waiter.Call("CLIENT", "ID").Trim(':', '\r', '\n');
+        waiter.Send("BLPOP", k, "0");
+        Thread.Sleep(100);
+        Assert.Contains("blocked_clients:", admin.Call("INFO", "clients"));
+        Assert.Equal(":1\r\n", admin.Call("CLIENT", "UNBLOCK", id));
+        Assert.Equal("*-1\r\n", waiter.ReadReply());
+        Assert.Equal(":0\r\n", admin.Call("CLIENT", "UNBLOCK", id));
+
+        waiter.Send("BRPOP", k, "0");
+        Thread.Sleep(100);
+        Assert.Equal(":1\r\n", admin.Call("CLIENT", "UNBLOCK", id, "ERROR"));
+        Assert.Equal("-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n", waiter.ReadReply());
+    }
+
+    [Fact]
+    public void BlockedClientThatDisconnects_IsForgotten()
+    {
+        using var pusher = Server.Connect();
+        var k = TestServer.KeyPrefix("blgone") + "k";
+        using (var gone = Server.Connect())
+        {
+            gone.Send("BLPOP", k, "0");
+            Thread.Sleep(100);
+        }
+        Thread.Sleep(300);
+        pusher.Call("RPUSH", k, "kept");
+        Thread.Sleep(100);
+        Assert.Equal(":1\r\n", pusher.Call("LLEN", k));
+    }
+
+    [Fact]
+    public async Task ThousandBlockedClients_OnKeysOverAllShards_EachServedExactlyOnce()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        const int Clients = 1000;
+        var waiters = new List<RespClient>();
+        try
+        {
+            for (int i = 0; i < Clients; i++)
+            {
+                var c = server.Connect();
+                waiters.Add(c);
+                c.Send("BLPOP", $"q{i % 37}", "30");
+            }
+            await Task.Delay(500);
+            using var pusher = server.Connect();
+            // Exactly one element per waiter, queue by queue.
+            for (int i = 0; i < Clients; i++) pusher.Call("RPUSH", $"q{i % 37}", $"e{i}");
+
+            var received = new HashSet<string>();
+            foreach (var c in waiters)
+            {
+                string reply = c.ReadReply();
+                Assert.StartsWith("*2\r\n", reply);
+                string element = reply.Split("\r\n")[4];
+                Assert.True(received.Add(element), $"{element} served twice");
+            }
+            Assert.Equal(Clients, received.Count);
+            for (int q = 0; q < 37; q++) Assert.Equal(":0\r\n", pusher.Call("LLEN", $"q{q}"));
+        }
+        finally
+        {
+            foreach (var c in waiters) c.Dispose();
+        }
+    }
+
+    [RedisFact]
+    public void BlockingErrorsAndTimeouts_SameAsRedis()
+    {
+        Differential.AssertSame(
+            "BLPOP k -1", "BLPOP k abc", "BLPOP k 0.01", "BRPOP k inf", "SET s x", "BLPOP s 0", "BLPOP k s 0",
+            "LPUSH k a", "BLPOP nothing k 0", "BLMOVE k d LEFT UP 0", "BLMOVE k d LEFT RIGHT -1",
+            "BRPOPLPUSH nothing d 0.01", "BLMOVE nothing d LEFT LEFT 0.01", "RPUSH k b c", "BRPOPLPUSH k d 0",
+            "BLMOVE k d LEFT LEFT 0", "LRANGE d 0 -1", "CLIENT UNBLOCK abc", "CLIENT UNBLOCK 999999 FOO",
+            "CLIENT UNBLOCK 999999", "CLIENT UNBLOCK 999999 ERROR");
+    }
+}
