@@ -44,6 +44,63 @@ internal static class BlockingCommands
         else BlockOrNil(ref ctx, 1, 1, timeoutMs);
     }
 
+    /// <summary>BZPOPMIN key [key ...] timeout — [key, member, score] from the first non-empty sorted set, waiting when none.</summary>
+    public static void BZPopMin(ref CommandContext ctx) => ZPopFirst(ref ctx, max: false);
+
+    /// <summary>BZPOPMAX key [key ...] timeout — as BZPOPMIN, the highest score.</summary>
+    public static void BZPopMax(ref CommandContext ctx) => ZPopFirst(ref ctx, max: true);
+
+    /// <summary>BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count] — LMPOP, waiting while every list is empty.</summary>
+    public static void BLMPop(ref CommandContext ctx) => MPopOrBlock(ref ctx, ListCommands.LMPop, sortedSets: false);
+
+    /// <summary>BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count] — ZMPOP, waiting while every sorted set is empty.</summary>
+    public static void BZMPop(ref CommandContext ctx) => MPopOrBlock(ref ctx, SortedSetCommands.ZMPop, sortedSets: true);
+
+    /// <summary>Keys of BLMPOP/BZMPOP: numkeys at argument 2, the keys after it (none when numkeys is bad).</summary>
+    public static int MPopKeys(ref CommandContext ctx, scoped Span<int> keys)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long n) || n < 1 || n > ctx.ArgCount - 3) return 0;
+        for (int i = 0; i < n && i < keys.Length; i++) keys[i] = 3 + i;
+        return (int)n;
+    }
+
+    private static void ZPopFirst(ref CommandContext ctx, bool max)
+    {
+        if (!TryTimeout(ref ctx, ctx.Arg(ctx.ArgCount - 1), out long timeoutMs)) return;
+        for (int i = 1; i < ctx.ArgCount - 1; i++)
+        {
+            var key = ctx.Arg(i);
+            if (ctx.Db(key).FindLive(key, ctx.NowMs) < 0) continue;
+            // The first existing key decides: popped from, or WRONGTYPE.
+            SortedSetCommands.Pop(ref ctx, 1, ctx.ArgCount - 2, max, emitKey: true, -1, nested: false, nilWhenEmpty: true);
+            return;
+        }
+        BlockOrNil(ref ctx, 1, ctx.ArgCount - 2, timeoutMs, sortedSets: true);
+    }
+
+    /// <summary>
+    /// Runs the non-blocking twin on the arguments after the timeout, into a scratch buffer: its
+    /// errors and replies pass through unchanged, and its "nothing there" nil turns into a wait.
+    /// </summary>
+    private static void MPopOrBlock(ref CommandContext ctx, CommandHandler twin, bool sortedSets)
+    {
+        if (!TryTimeout(ref ctx, ctx.Arg(1), out long timeoutMs)) return;
+        var scratch = new ReplyBuffer(64);
+        var inner = ctx.WithoutArgument1(scratch);
+        twin(ref inner);
+        var bytes = scratch.Slice(0, scratch.Written);
+        bool nothing = !inner.Failed && (bytes.SequenceEqual("*-1\r\n"u8) || bytes.SequenceEqual("_\r\n"u8));
+        if (!nothing)
+        {
+            ctx.Failed = inner.Failed;
+            ctx.Unchanged = inner.Unchanged;
+            ctx.Reply.Raw(bytes);
+            return;
+        }
+        RedisNumbers.TryParseInt64(ctx.Arg(2), out long numKeys);
+        BlockOrNil(ref ctx, 3, 2 + (int)numKeys, timeoutMs, sortedSets);
+    }
+
     /// <summary>CLIENT UNBLOCK client-id [TIMEOUT|ERROR] — 1 if that client was blocked and is now released.</summary>
     public static void ClientUnblock(ref CommandContext ctx)
     {
@@ -106,7 +163,7 @@ internal static class BlockingCommands
     }
 
     /// <summary>Registers the client on keys [first, last], or replies nil inside a transaction.</summary>
-    private static void BlockOrNil(ref CommandContext ctx, int first, int last, long timeoutMs)
+    private static void BlockOrNil(ref CommandContext ctx, int first, int last, long timeoutMs, bool sortedSets = false)
     {
         ctx.Unchanged = true;
         if (ctx.Client.InExec)
@@ -116,7 +173,7 @@ internal static class BlockingCommands
         }
         var keys = new byte[last - first + 1][];
         for (int i = first; i <= last; i++) keys[i - first] = ctx.Arg(i).ToArray();
-        var blocked = new BlockedClient(ctx.DbIndex, keys, wantsSortedSet: false, timeoutMs);
+        var blocked = new BlockedClient(ctx.DbIndex, keys, sortedSets, timeoutMs);
         // Counted before the gates are released, so a write right after us sees a waiter to wake.
         Interlocked.Increment(ref ctx.Server.BlockedClientCount);
         foreach (var key in keys) ctx.Db(key).Block(key, blocked);

@@ -19,13 +19,17 @@ internal ref struct CommandContext
     // each key again (CRC16) to find its database. -1 when the keys span shards or are not known.
     private readonly int _shard;
 
+    // 1 in a view made by WithoutArgument1: argument 1 is hidden and the rest move down by one.
+    private readonly int _skip;
+
     public CommandContext(CommandBuffer buffer, int command, RespWriter reply, ClientSession client,
-        RedisServer server, long nowMs, int shard = -1)
+        RedisServer server, long nowMs, int shard = -1, int skip = 0)
     {
         _shard = shard;
+        _skip = skip;
         _buffer = buffer;
         _command = command;
-        ArgCount = buffer.ArgCount(command);
+        ArgCount = buffer.ArgCount(command) - skip;
         Reply = reply;
         Client = client;
         Server = server;
@@ -52,7 +56,14 @@ internal ref struct CommandContext
     public bool Unchanged;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public readonly ReadOnlySpan<byte> Arg(int index) => _buffer.Arg(_command, index);
+    public readonly ReadOnlySpan<byte> Arg(int index) => _buffer.Arg(_command, index == 0 ? 0 : index + _skip);
+
+    /// <summary>
+    /// The same command seen without argument 1, replying into <paramref name="sink"/>: BLMPOP
+    /// timeout numkeys ... runs LMPOP's handler on "BLMPOP numkeys ...".
+    /// </summary>
+    public readonly CommandContext WithoutArgument1(System.Buffers.IBufferWriter<byte> sink)
+        => new(_buffer, _command, new RespWriter(sink, Reply.Protocol), Client, Server, NowMs, _shard, _skip + 1);
 
     /// <summary>True when argument <paramref name="index"/> equals <paramref name="upper"/> ignoring ASCII case.</summary>
     public readonly bool ArgIs(int index, string upper) => System.Text.Ascii.EqualsIgnoreCase(Arg(index), upper);

@@ -858,7 +858,7 @@ internal static class SortedSetCommands
     /// Redis's genericZpopCommand: the first existing key is used (a WRONGTYPE before it stops the
     /// command); count -1 means one element and a flat reply; the key is deleted when emptied.
     /// </summary>
-    private static void Pop(ref CommandContext ctx, int firstKey, int keyCount, bool max, bool emitKey, long count, bool nested,
+    internal static void Pop(ref CommandContext ctx, int firstKey, int keyCount, bool max, bool emitKey, long count, bool nested,
         bool nilWhenEmpty)
     {
         Database? db = null;

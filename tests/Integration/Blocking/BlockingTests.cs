@@ -156,6 +156,36 @@ public class BlockingTests
         }
     }
 
+    [Fact]
+    public void BZPopMinAndMPop_WaitThenServe()
+    {
+        using var waiter = Server.Connect();
+        using var pusher = Server.Connect();
+        var p = TestServer.KeyPrefix("bz");
+        waiter.Send("BZPOPMIN", p + "z1", p + "z2", "5");
+        Thread.Sleep(100);
+        pusher.Call("ZADD", p + "z2", "2", "b", "1", "a");
+        string z2 = p + "z2";
+        Assert.Equal($"*3\r\n${z2.Length}\r\n{z2}\r\n$1\r\na\r\n$1\r\n1\r\n", waiter.ReadReply());
+
+        waiter.Send("BLMPOP", "5", "2", p + "l1", p + "l2", "LEFT", "COUNT", "2");
+        Thread.Sleep(100);
+        pusher.Call("RPUSH", p + "l2", "x", "y", "z");
+        string l2 = p + "l2";
+        Assert.Equal($"*2\r\n${l2.Length}\r\n{l2}\r\n*2\r\n$1\r\nx\r\n$1\r\ny\r\n", waiter.ReadReply());
+
+        waiter.Send("BZMPOP", "5", "1", p + "z3", "MAX");
+        Thread.Sleep(100);
+        pusher.Call("ZADD", p + "z3", "7", "m");
+        string z3 = p + "z3";
+        Assert.Equal($"*2\r\n${z3.Length}\r\n{z3}\r\n*1\r\n*2\r\n$1\r\nm\r\n$1\r\n7\r\n", waiter.ReadReply());
+        // A list push does not wake a sorted-set waiter: it times out.
+        waiter.Send("BZPOPMAX", p + "k4", "0.5");
+        Thread.Sleep(100);
+        pusher.Call("RPUSH", p + "k4", "x");
+        Assert.Equal("*-1\r\n", waiter.ReadReply());
+    }
+
     [RedisFact]
     public void BlockingErrorsAndTimeouts_SameAsRedis()
     {
@@ -164,6 +194,11 @@ public class BlockingTests
             "LPUSH k a", "BLPOP nothing k 0", "BLMOVE k d LEFT UP 0", "BLMOVE k d LEFT RIGHT -1",
             "BRPOPLPUSH nothing d 0.01", "BLMOVE nothing d LEFT LEFT 0.01", "RPUSH k b c", "BRPOPLPUSH k d 0",
             "BLMOVE k d LEFT LEFT 0", "LRANGE d 0 -1", "CLIENT UNBLOCK abc", "CLIENT UNBLOCK 999999 FOO",
-            "CLIENT UNBLOCK 999999", "CLIENT UNBLOCK 999999 ERROR");
+            "CLIENT UNBLOCK 999999", "CLIENT UNBLOCK 999999 ERROR",
+            "BZPOPMIN z -1", "BZPOPMIN z 0.01", "BZPOPMIN s 0", "ZADD z 1 a 2 b", "BZPOPMIN z 0", "BZPOPMAX z 0", "BZPOPMIN z 0.01",
+            "BLMPOP 0.01 1 nolist LEFT", "BLMPOP 0 0 k LEFT", "BLMPOP 0 1 k UP", "BLMPOP x 1 k LEFT", "BLMPOP 0 1 s LEFT",
+            "RPUSH k p q r", "BLMPOP 0 2 nolist k RIGHT COUNT 2", "BLMPOP 0 1 k LEFT COUNT 0",
+            "BZMPOP 0.01 1 z MIN", "ZADD z 5 e 6 f", "BZMPOP 0 1 z MAX COUNT 5", "BZMPOP 0 1 z FOO", "BZMPOP 0 1 s MIN",
+            "MULTI", "BLMPOP 0 1 none LEFT", "BZPOPMIN none 0", "EXEC");
     }
 }
