@@ -750,7 +750,7 @@ internal static class KeyCommands
     private static int FindForRead(Database db, ReadOnlySpan<byte> key, long nowMs, bool touch = false)
     {
         int slot = touch ? db.FindLive(key, nowMs) : db.FindLiveNoTouch(key, nowMs);
-        if (slot < 0) db.Owner.KeyspaceMisses++;
+        if (slot < 0) db.CountMiss(key);
         else db.Owner.KeyspaceHits++;
         return slot;
     }

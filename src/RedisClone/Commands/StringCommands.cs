@@ -773,7 +773,7 @@ internal static class StringCommands
     private static int FindForRead(Database db, ReadOnlySpan<byte> key, long nowMs)
     {
         int slot = db.FindLive(key, nowMs);
-        if (slot < 0) db.Owner.KeyspaceMisses++;
+        if (slot < 0) db.CountMiss(key);
         else db.Owner.KeyspaceHits++;
         return slot;
     }

@@ -32,6 +32,9 @@ internal sealed class RedisServer : IAsyncDisposable
             Shards[i].Store.KeyExpired = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.Expired, "expired", key, db);
         for (int i = 0; i < Shards.Count; i++)
+            Shards[i].Store.KeyMissed = (db, key) =>
+                RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.KeyMiss, "keymiss", key, db);
+        for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyAdded = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();

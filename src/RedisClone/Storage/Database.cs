@@ -68,11 +68,18 @@ internal sealed class Database
         int slot = FindLive(key, nowMs);
         if (slot < 0)
         {
-            Owner.KeyspaceMisses++;
+            CountMiss(key);
             return null;
         }
         Owner.KeyspaceHits++;
         return _table.At(slot).Value;
+    }
+
+    /// <summary>A read lookup found nothing: keyspace_misses, and a "keymiss" event when enabled.</summary>
+    public void CountMiss(ReadOnlySpan<byte> key)
+    {
+        Owner.KeyspaceMisses++;
+        Owner.KeyMissed?.Invoke(Index, key);
     }
 
     /// <summary>Adds or overwrites a key; <paramref name="expireAt"/> 0 clears any TTL.</summary>

@@ -5,6 +5,9 @@ namespace RedisClone.Storage;
 /// Counters are written under the shard's gate and read without it by INFO (a momentarily stale
 /// figure is fine there).
 /// </summary>
+/// <summary>Receives a key that a read did not find (a span: no copy unless an event is published).</summary>
+internal delegate void KeyMissHandler(int db, ReadOnlySpan<byte> key);
+
 internal sealed class ShardStore
 {
     private readonly Database[] _databases;
@@ -24,6 +27,9 @@ internal sealed class ShardStore
 
     /// <summary>Called (under the shard's gate) for every key created: "new" events.</summary>
     public Action<int, byte[]>? KeyAdded { get; set; }
+
+    /// <summary>Called for a read lookup that found no key: "keymiss" events (class m).</summary>
+    public KeyMissHandler? KeyMissed { get; set; }
 
     public long KeyspaceHits;
     public long KeyspaceMisses;

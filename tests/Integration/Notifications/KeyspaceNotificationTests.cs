@@ -60,6 +60,25 @@ public class KeyspaceNotificationTests
         }
     }
 
+    [RedisFact]
+    public void KeyMissEvents_SameAsRedis()
+    {
+        var reference = ReferenceRedis.Shared!;
+        var server = TestServer.Start(shards: 2);
+        try
+        {
+            string[][] script = [["GET", "missing"], ["SET", "present", "1"], ["GET", "present"], ["GETSET", "missing2", "x"]];
+            var theirs = Events(reference.Connect, "Em", script);
+            var ours = Events(server.Connect, "Em", script);
+            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
+            Assert.NotEmpty(ours);
+        }
+        finally
+        {
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+
     [Fact]
     public void ActiveExpiry_PublishesExpiredEvent()
     {
