@@ -467,36 +467,9 @@ internal static class SetCommands
             ctx.Reply.Raw(EmptyScan);
             return;
         }
-        long count = 10;
-        int patternArg = -1;
-        for (int i = 3; i < ctx.ArgCount; i += 2)
-        {
-            bool hasValue = i + 1 < ctx.ArgCount;
-            if (ctx.ArgIs(i, "COUNT") && hasValue)
-            {
-                if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out count))
-                {
-                    ctx.Error(RespErrors.NotInteger);
-                    return;
-                }
-                if (count < 1)
-                {
-                    ctx.Syntax();
-                    return;
-                }
-            }
-            else if (ctx.ArgIs(i, "MATCH") && hasValue)
-            {
-                patternArg = i + 1;
-            }
-            else
-            {
-                ctx.Syntax();
-                return;
-            }
-        }
-        var pattern = patternArg > 0 ? ctx.Arg(patternArg) : default;
-        bool usePattern = patternArg > 0 && !(pattern.Length == 1 && pattern[0] == (byte)'*');
+        if (!ScanArguments.TryParse(ref ctx, out long count, out byte[]? patternBytes)) return;
+        bool usePattern = patternBytes != null;
+        ReadOnlySpan<byte> pattern = patternBytes;
 
         var pending = Pending();
         var batch = new RespWriter(pending, ctx.Reply.Protocol);

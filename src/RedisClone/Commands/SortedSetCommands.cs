@@ -1368,36 +1368,9 @@ internal static class SortedSetCommands
             ctx.Reply.Raw(EmptyScan);
             return;
         }
-        long count = 10;
-        int patternAt = -1;
-        for (int i = 3; i < ctx.ArgCount; i += 2)
-        {
-            bool hasValue = i + 1 < ctx.ArgCount;
-            if (ctx.ArgIs(i, "COUNT") && hasValue)
-            {
-                if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out count))
-                {
-                    ctx.Error(RespErrors.NotInteger);
-                    return;
-                }
-                if (count < 1)
-                {
-                    ctx.Syntax();
-                    return;
-                }
-            }
-            else if (ctx.ArgIs(i, "MATCH") && hasValue)
-            {
-                patternAt = i + 1;
-            }
-            else
-            {
-                ctx.Syntax();
-                return;
-            }
-        }
-        var pattern = patternAt > 0 ? ctx.Arg(patternAt) : default;
-        bool usePattern = patternAt > 0 && !(pattern.Length == 1 && pattern[0] == (byte)'*');
+        if (!ScanArguments.TryParse(ref ctx, out long count, out byte[]? patternBytes)) return;
+        bool usePattern = patternBytes != null;
+        ReadOnlySpan<byte> pattern = patternBytes;
         var w = ctx.Reply;
         Span<byte> scratch = stackalloc byte[RedisSortedSet.ScratchSize];
         Span<byte> text = stackalloc byte[RedisNumbers.MaxDoubleLength];

@@ -45,7 +45,8 @@ public class KeyspaceNotificationTests
     [RedisFact]
     public void StringAndKeyCommands_EmitSameEventsAsRedis()
     {
-        var reference = ReferenceRedis.Shared!;
+        // A private redis-server: notify-keyspace-events is server-wide, and other tests read it on the shared one.
+        using var reference = ReferenceRedis.StartOrNull()!;
         var server = TestServer.Start(shards: 2);
         try
         {
@@ -63,7 +64,8 @@ public class KeyspaceNotificationTests
     [RedisFact]
     public void KeyMissEvents_SameAsRedis()
     {
-        var reference = ReferenceRedis.Shared!;
+        // A private redis-server: notify-keyspace-events is server-wide, and other tests read it on the shared one.
+        using var reference = ReferenceRedis.StartOrNull()!;
         var server = TestServer.Start(shards: 2);
         try
         {
