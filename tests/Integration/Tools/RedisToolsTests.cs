@@ -10,31 +10,6 @@ namespace RedisClone.Tests.Tools;
 /// </summary>
 public class RedisToolsTests
 {
-    private static (int ExitCode, string Output) Run(string tool, string args, string? stdin = null, int timeoutMs = 120_000)
-    {
-        var psi = new ProcessStartInfo(tool, args)
-        {
-            RedirectStandardInput = stdin != null,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        using var p = Process.Start(psi)!;
-        var stdout = p.StandardOutput.ReadToEndAsync();
-        var stderr = p.StandardError.ReadToEndAsync();
-        if (stdin != null)
-        {
-            p.StandardInput.Write(stdin);
-            p.StandardInput.Close();
-        }
-        if (!p.WaitForExit(timeoutMs))
-        {
-            p.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{tool} {args} did not finish in {timeoutMs} ms");
-        }
-        return (p.ExitCode, stdout.Result + stderr.Result);
-    }
-
     private static string Cli => ReferenceRedis.CliPath!;
 
     [RedisCliFact]
@@ -47,7 +22,7 @@ public class RedisToolsTests
             string k = prefix + i, v = "value" + i;
             sb.Append($"*3\r\n$3\r\nSET\r\n${Encoding.UTF8.GetByteCount(k)}\r\n{k}\r\n${v.Length}\r\n{v}\r\n");
         }
-        var (code, output) = Run(Cli, $"-h 127.0.0.1 -p {TestServer.Shared.Port} --pipe", sb.ToString());
+        var (code, output) = ToolRunner.Run(Cli, $"-h 127.0.0.1 -p {TestServer.Shared.Port} --pipe", sb.ToString());
         Assert.Equal(0, code);
         Assert.Contains("errors: 0, replies: 100000", output);
         using var c = TestServer.Shared.Connect();
@@ -65,13 +40,13 @@ public class RedisToolsTests
                 for (int i = 0; i < 300; i++) c.Call("SET", "scan:" + i, new string('x', i));
                 c.Call("SET", "other", "1");
             }
-            var (code, output) = Run(Cli, $"-h 127.0.0.1 -p {server.Port} --scan --pattern scan:*");
+            var (code, output) = ToolRunner.Run(Cli, $"-h 127.0.0.1 -p {server.Port} --scan --pattern scan:*");
             Assert.Equal(0, code);
             var keys = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).ToHashSet();
             Assert.Equal(300, keys.Count);
             Assert.Contains("scan:299", keys);
 
-            (code, output) = Run(Cli, $"-h 127.0.0.1 -p {server.Port} --bigkeys");
+            (code, output) = ToolRunner.Run(Cli, $"-h 127.0.0.1 -p {server.Port} --bigkeys");
             Assert.Equal(0, code);
             Assert.Contains("Biggest string found", output);
             Assert.Contains("scan:299", output);
@@ -87,12 +62,12 @@ public class RedisToolsTests
     public void RedisCli_RepeatAndResp3_Work()
     {
         var key = TestServer.KeyPrefix("clirepeat") + "n";
-        var (code, output) = Run(Cli, $"-h 127.0.0.1 -p {TestServer.Shared.Port} -r 25 INCR {key}");
+        var (code, output) = ToolRunner.Run(Cli, $"-h 127.0.0.1 -p {TestServer.Shared.Port} -r 25 INCR {key}");
         Assert.Equal(0, code);
         // Not a terminal: redis-cli prints raw replies, one per repeat.
         Assert.Equal("25", output.Split('\n', StringSplitOptions.RemoveEmptyEntries)[^1].Trim());
 
-        (code, output) = Run(Cli, $"-3 -h 127.0.0.1 -p {TestServer.Shared.Port} HELLO 3");
+        (code, output) = ToolRunner.Run(Cli, $"-3 -h 127.0.0.1 -p {TestServer.Shared.Port} HELLO 3");
         Assert.Equal(0, code);
         Assert.Contains("proto 3\n", output);
     }
@@ -102,14 +77,14 @@ public class RedisToolsTests
     {
         var bench = ReferenceRedis.BenchmarkPath;
         Assert.NotNull(bench);
-        var (code, output) = Run(bench!,
+        var (code, output) = ToolRunner.Run(bench!,
             $"-h 127.0.0.1 -p {TestServer.Shared.Port} -q -n 20000 -c 20 -t ping_inline,ping_mbulk,set,get,incr,mset");
         Assert.Equal(0, code);
         Assert.DoesNotContain("ERR", output);
         foreach (var test in new[] { "PING_INLINE:", "PING_MBULK:", "SET:", "GET:", "INCR:", "MSET (10 keys):" })
             Assert.Contains(test, output);
 
-        (code, output) = Run(bench!,
+        (code, output) = ToolRunner.Run(bench!,
             $"-h 127.0.0.1 -p {TestServer.Shared.Port} -q -n 20000 -c 20 -P 16 -t set,get");
         Assert.Equal(0, code);
         Assert.DoesNotContain("ERR", output);
