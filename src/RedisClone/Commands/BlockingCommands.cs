@@ -14,7 +14,6 @@ namespace RedisClone.Commands;
 internal static class BlockingCommands
 {
     private static ReadOnlySpan<byte> TimeoutNotFloat => "-ERR timeout is not a float or out of range\r\n"u8;
-    private static ReadOnlySpan<byte> TimeoutNegative => "-ERR timeout is negative\r\n"u8;
     private static ReadOnlySpan<byte> UnblockReason => "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n"u8;
 
     /// <summary>BLPOP key [key ...] timeout — [key, element] from the first non-empty list, waiting when all are empty.</summary>
@@ -193,7 +192,7 @@ internal static class BlockingCommands
         // becomes the most negative value, hence "negative" for huge timeouts too.
         if (seconds < 0 || !(seconds * 1000 < 9.2233720368547758E18))
         {
-            ctx.Error(TimeoutNegative);
+            ctx.Error(RespErrors.TimeoutNegative);
             return false;
         }
         timeoutMs = (long)(seconds * 1000);

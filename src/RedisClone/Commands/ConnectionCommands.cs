@@ -34,7 +34,6 @@ internal static class ConnectionCommands
     private static ReadOnlySpan<byte> InvalidClientId => "-ERR Invalid client ID\r\n"u8;
     private static ReadOnlySpan<byte> BadPauseMode => "-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n"u8;
     private static ReadOnlySpan<byte> BadTimeout => "-ERR timeout is not an integer or out of range\r\n"u8;
-    private static ReadOnlySpan<byte> NegativeTimeout => "-ERR timeout is negative\r\n"u8;
 
     private static readonly string[] ClientHelpLines =
     [
@@ -537,7 +536,7 @@ internal static class ConnectionCommands
         }
         if (timeout < 0)
         {
-            ctx.Error(NegativeTimeout);
+            ctx.Error(RespErrors.TimeoutNegative);
             return;
         }
         ctx.Reply.Ok();

@@ -27,9 +27,6 @@ internal static class HashCommands
     private static ReadOnlySpan<byte> HashNotFloat => "-ERR hash value is not a float\r\n"u8;
     private static ReadOnlySpan<byte> IncrementNotFinite => "-ERR value is NaN or Infinity\r\n"u8;
     private static ReadOnlySpan<byte> OutOfRange => "-ERR value is out of range\r\n"u8;
-    private static ReadOnlySpan<byte> CountOutOfRange =>
-        "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n"u8;
-    private static ReadOnlySpan<byte> EmptyScan => "*2\r\n$1\r\n0\r\n*0\r\n"u8;
 
     /// <summary>
     /// The most a negative-count HRANDFIELD may produce (estimated from the hash's average entry).
@@ -387,7 +384,7 @@ internal static class HashCommands
         }
         if (count == long.MinValue)
         {
-            ctx.Error(CountOutOfRange);
+            ctx.Error(RespErrors.CountOutOfRange);
             return;
         }
         if (ctx.ArgCount > 4 || (ctx.ArgCount == 4 && !ctx.ArgIs(3, "WITHVALUES")))
@@ -494,7 +491,7 @@ internal static class HashCommands
         if (wrongType) return;
         if (hash == null)
         {
-            ctx.Reply.Raw(EmptyScan);
+            ctx.Reply.Raw(Resp.EmptyScan);
             return;
         }
 

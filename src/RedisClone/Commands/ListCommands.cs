@@ -36,12 +36,8 @@ internal static class ListCommands
     private static ReadOnlySpan<byte> IndexOutOfRange => "-ERR index out of range\r\n"u8;
     private static ReadOnlySpan<byte> RankZero =>
         "-ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list\r\n"u8;
-    private static ReadOnlySpan<byte> RankOutOfRange =>
-        "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n"u8;
     private static ReadOnlySpan<byte> CountNegative => "-ERR COUNT can't be negative\r\n"u8;
     private static ReadOnlySpan<byte> MaxLenNegative => "-ERR MAXLEN can't be negative\r\n"u8;
-    private static ReadOnlySpan<byte> NumKeysNotPositive => "-ERR numkeys should be greater than 0\r\n"u8;
-    private static ReadOnlySpan<byte> CountNotPositive => "-ERR count should be greater than 0\r\n"u8;
 
     /// <summary>Elements up to this size are copied through the stack when moved between lists.</summary>
     private const int StackCopyLimit = 256;
@@ -191,7 +187,7 @@ internal static class ListCommands
     {
         if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out long numKeys) || numKeys < 1)
         {
-            ctx.Error(NumKeysNotPositive);
+            ctx.Error(RespErrors.NumKeysNotPositive);
             return;
         }
         if (numKeys > ctx.ArgCount - 3)
@@ -210,7 +206,7 @@ internal static class ListCommands
                 j++;
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out count) || count < 1)
                 {
-                    ctx.Error(CountNotPositive);
+                    ctx.Error(RespErrors.CountNotPositive);
                     return;
                 }
             }
@@ -480,7 +476,7 @@ internal static class ListCommands
                 // Redis 7.2 refuses LONG_MIN, whose negation would overflow.
                 if (rank == long.MinValue)
                 {
-                    ctx.Error(RankOutOfRange);
+                    ctx.Error(RespErrors.CountOutOfRange);
                     return;
                 }
                 if (rank == 0)

@@ -29,19 +29,7 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class SetCommands
 {
-    private static ReadOnlySpan<byte> EmptyScan => "*2\r\n$1\r\n0\r\n*0\r\n"u8;
-    private static ReadOnlySpan<byte> NumKeysNotPositive => "-ERR numkeys should be greater than 0\r\n"u8;
     private static ReadOnlySpan<byte> NumKeysTooMany => "-ERR Number of keys can't be greater than number of args\r\n"u8;
-    private static ReadOnlySpan<byte> LimitNegative => "-ERR LIMIT can't be negative\r\n"u8;
-    private static ReadOnlySpan<byte> CountOutOfRange =>
-        "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n"u8;
-
-    /// <summary>
-    /// Ours: Redis 7.0 tries to serve any negative SRANDMEMBER count and runs out of memory on huge
-    /// ones; we refuse a count whose reply would exceed proto-max-bulk-len (at most 1 GB).
-    /// </summary>
-    private static ReadOnlySpan<byte> ReplyTooLarge =>
-        "-ERR value is out of range, the reply to this count would exceed proto-max-bulk-len\r\n"u8;
 
     /// <summary>SPOP_MOVE_STRATEGY_MUL: SPOP rebuilds the set from the survivors when few of them remain.</summary>
     private const long SpopMoveStrategyMul = 5;
@@ -302,7 +290,7 @@ internal static class SetCommands
         }
         if (l == long.MinValue)
         {
-            ctx.Error(CountOutOfRange);
+            ctx.Error(RespErrors.CountOutOfRange);
             return;
         }
         bool unique = l >= 0;
@@ -323,7 +311,7 @@ internal static class SetCommands
             long cap = Math.Min(ctx.Server.Config.ProtoMaxBulkLen, 1L << 30);
             if (count > cap / (set.MaxMemberLength() + 16L))
             {
-                ctx.Error(ReplyTooLarge);
+                ctx.Error(RespErrors.ReplyTooLarge);
                 return;
             }
             w.ArrayHeader(count);
@@ -464,7 +452,7 @@ internal static class SetCommands
         if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
         if (set == null)
         {
-            ctx.Reply.Raw(EmptyScan);
+            ctx.Reply.Raw(Resp.EmptyScan);
             return;
         }
         if (!ScanArguments.TryParse(ref ctx, out long count, out byte[]? patternBytes)) return;
@@ -523,7 +511,7 @@ internal static class SetCommands
     {
         if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out long numKeys) || numKeys < 1)
         {
-            ctx.Error(NumKeysNotPositive);
+            ctx.Error(RespErrors.NumKeysNotPositive);
             return;
         }
         if (numKeys > ctx.ArgCount - 2)
@@ -539,7 +527,7 @@ internal static class SetCommands
                 i++;
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(i), out limit) || limit < 0)
                 {
-                    ctx.Error(LimitNegative);
+                    ctx.Error(RespErrors.LimitNegative);
                     return;
                 }
             }

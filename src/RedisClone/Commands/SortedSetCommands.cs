@@ -35,20 +35,12 @@ internal static class SortedSetCommands
         "-ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX\r\n"u8;
     private static ReadOnlySpan<byte> WithScoresByLex => "-ERR syntax error, WITHSCORES not supported in combination with BYLEX\r\n"u8;
     private static ReadOnlySpan<byte> WeightNotFloat => "-ERR weight value is not a float\r\n"u8;
-    private static ReadOnlySpan<byte> LimitNegative => "-ERR LIMIT can't be negative\r\n"u8;
-    private static ReadOnlySpan<byte> NumKeysNotPositive => "-ERR numkeys should be greater than 0\r\n"u8;
-    private static ReadOnlySpan<byte> CountNotPositive => "-ERR count should be greater than 0\r\n"u8;
     private static ReadOnlySpan<byte> OutOfRange => "-ERR value is out of range\r\n"u8;
-    private static ReadOnlySpan<byte> CountOutOfRange =>
-        "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n"u8;
-    private static ReadOnlySpan<byte> EmptyScan => "*2\r\n$1\r\n0\r\n*0\r\n"u8;
 
     /// <summary>
     /// Ours: Redis 7.0 serves any negative ZRANDMEMBER count and runs out of memory on huge ones; we
     /// refuse a count whose reply would exceed proto-max-bulk-len (at most 1 GB).
     /// </summary>
-    private static ReadOnlySpan<byte> ReplyTooLarge =>
-        "-ERR value is out of range, the reply to this count would exceed proto-max-bulk-len\r\n"u8;
 
     /// <summary>ZRANDMEMBER_SUB_STRATEGY_MUL: a count this close to the size draws by elimination.</summary>
     private const long RandomSubStrategyMul = 3;
@@ -815,7 +807,7 @@ internal static class SortedSetCommands
     {
         if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out long numKeys) || numKeys < 1)
         {
-            ctx.Error(NumKeysNotPositive);
+            ctx.Error(RespErrors.NumKeysNotPositive);
             return;
         }
         if (numKeys >= ctx.ArgCount - 2)
@@ -840,7 +832,7 @@ internal static class SortedSetCommands
                 j++;
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out count) || count < 1)
                 {
-                    ctx.Error(CountNotPositive);
+                    ctx.Error(RespErrors.CountNotPositive);
                     return;
                 }
             }
@@ -947,7 +939,7 @@ internal static class SortedSetCommands
         }
         if (l == long.MinValue)
         {
-            ctx.Error(CountOutOfRange);
+            ctx.Error(RespErrors.CountOutOfRange);
             return;
         }
         if (ctx.ArgCount > 4 || (ctx.ArgCount == 4 && !ctx.ArgIs(3, "WITHSCORES")))
@@ -978,7 +970,7 @@ internal static class SortedSetCommands
             long cap = Math.Min(ctx.Server.Config.ProtoMaxBulkLen, 1L << 30);
             if (count > cap / (zset.MaxMemberLength() + (withScores ? 48L : 16L)))
             {
-                ctx.Error(ReplyTooLarge);
+                ctx.Error(RespErrors.ReplyTooLarge);
                 return;
             }
             w.ArrayHeader(withScores && flat ? count * 2 : count);
@@ -1177,7 +1169,7 @@ internal static class SortedSetCommands
                 j++;
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out limit) || limit < 0)
                 {
-                    ctx.Error(LimitNegative);
+                    ctx.Error(RespErrors.LimitNegative);
                     return;
                 }
                 j++;
@@ -1365,7 +1357,7 @@ internal static class SortedSetCommands
         if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
         if (zset == null)
         {
-            ctx.Reply.Raw(EmptyScan);
+            ctx.Reply.Raw(Resp.EmptyScan);
             return;
         }
         if (!ScanArguments.TryParse(ref ctx, out long count, out byte[]? patternBytes)) return;

@@ -15,5 +15,6 @@ internal static class Resp
     public static ReadOnlySpan<byte> NullArray => "*-1\r\n"u8;
     public static ReadOnlySpan<byte> Null3 => "_\r\n"u8;
     public static ReadOnlySpan<byte> EmptyArray => "*0\r\n"u8;
+    public static ReadOnlySpan<byte> EmptyScan => "*2\r\n$1\r\n0\r\n*0\r\n"u8;
     public static ReadOnlySpan<byte> EmptyBulk => "$0\r\n\r\n"u8;
 }

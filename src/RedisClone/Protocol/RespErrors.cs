@@ -18,6 +18,16 @@ internal static class RespErrors
     public static ReadOnlySpan<byte> OffsetOutOfRange => "-ERR offset is out of range\r\n"u8;
     public static ReadOnlySpan<byte> CursorInvalid => "-ERR invalid cursor\r\n"u8;
     public static ReadOnlySpan<byte> NotPositive => "-ERR value is out of range, must be positive\r\n"u8;
+    public static ReadOnlySpan<byte> TimeoutNegative => "-ERR timeout is negative\r\n"u8;
+    public static ReadOnlySpan<byte> CountOutOfRange => "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n"u8;
+    public static ReadOnlySpan<byte> NumKeysNotPositive => "-ERR numkeys should be greater than 0\r\n"u8;
+    public static ReadOnlySpan<byte> CountNotPositive => "-ERR count should be greater than 0\r\n"u8;
+    public static ReadOnlySpan<byte> LimitNegative => "-ERR LIMIT can't be negative\r\n"u8;
+    /// <summary>
+    /// Ours, not Redis's: Redis 7.0 tries to serve any negative SRANDMEMBER/ZRANDMEMBER count and runs
+    /// out of memory on huge ones; we refuse a count whose reply would exceed proto-max-bulk-len.
+    /// </summary>
+    public static ReadOnlySpan<byte> ReplyTooLarge => "-ERR value is out of range, the reply to this count would exceed proto-max-bulk-len\r\n"u8;
     public static ReadOnlySpan<byte> ClusterDisabled => "-ERR This instance has cluster support disabled\r\n"u8;
 
     public static string WrongArity(string fullName) => $"ERR wrong number of arguments for '{fullName}' command";
