@@ -3,27 +3,11 @@ using RedisClone.Tests.Infrastructure;
 namespace RedisClone.Tests.Lists;
 
 /// <summary>
-/// A redis-server and a RedisClone of this class's own: notify-keyspace-events is server-wide, so
-/// the shared servers (whose flags other tests switch) would mix events.
-/// </summary>
-public sealed class ListNotificationServers : IDisposable
-{
-    public ReferenceRedis? Reference { get; } = ReferenceRedis.StartOrNull();
-    public TestServer Ours { get; } = TestServer.Start(shards: 4);
-
-    public void Dispose()
-    {
-        Reference?.Dispose();
-        Ours.DisposeAsync().AsTask().GetAwaiter().GetResult();
-    }
-}
-
-/// <summary>
 /// Keyspace events of the list write commands: the same events in the same order as redis-server,
 /// for pushes, pops, moves between keys (on different shards too), edits, emptied keys ("del"),
 /// created keys ("new") and no-ops (nothing).
 /// </summary>
-public class ListNotificationTests(ListNotificationServers servers) : IClassFixture<ListNotificationServers>
+public class ListNotificationTests(NotificationServers servers) : IClassFixture<NotificationServers>
 {
     private static readonly string[] Script =
     [
@@ -44,40 +28,9 @@ public class ListNotificationTests(ListNotificationServers servers) : IClassFixt
     ];
 
     [RedisFact]
-    public void ListCommands_AllEvents_SameAsRedis() => AssertSameEvents("KEA", Script);
+    public void ListCommands_AllEvents_SameAsRedis() => KeyspaceEvents.AssertSame(servers, "KEA", Script);
 
     [RedisFact]
-    public void ListCommands_NewAndListClassOnly_SameAsRedis() => AssertSameEvents("Kln", Script);
+    public void ListCommands_NewAndListClassOnly_SameAsRedis() => KeyspaceEvents.AssertSame(servers, "Kln", Script);
 
-    /// <summary>Runs a script with a pattern subscriber attached and returns every message it got.</summary>
-    private static List<string> Events(Func<RespClient> connect, string flags, string[][] script, int settleMs = 300)
-    {
-        using var admin = connect();
-        using var sub = connect();
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", flags);
-        admin.Call("SELECT", "13");
-        admin.Call("FLUSHDB");
-        sub.Call("PSUBSCRIBE", "__key*@13__:*");
-        foreach (var cmd in script) admin.Call(cmd);
-        Thread.Sleep(settleMs);
-        var events = new List<string>();
-        while (true)
-        {
-            string? message = sub.TryReadReply(200)?.Replace("\r\n", " ");
-            if (message == null) break;
-            events.Add(message);
-        }
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", "");
-        admin.Call("FLUSHDB");
-        return events;
-    }
-
-    private void AssertSameEvents(string flags, string[] script)
-    {
-        var commands = script.Select(Differential.SplitLine).ToArray();
-        var theirs = Events(servers.Reference!.Connect, flags, commands);
-        var ours = Events(servers.Ours.Connect, flags, commands);
-        Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
-        Assert.NotEmpty(ours);
-    }
 }

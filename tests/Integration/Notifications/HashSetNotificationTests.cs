@@ -3,59 +3,12 @@ using RedisClone.Tests.Infrastructure;
 namespace RedisClone.Tests.Notifications;
 
 /// <summary>
-/// A redis-server and a RedisClone of this class's own: notify-keyspace-events is server-wide, so
-/// the shared reference (whose flags other notification tests switch on and off) would mix events.
-/// </summary>
-public sealed class HashSetNotificationServers : IDisposable
-{
-    public ReferenceRedis? Reference { get; } = ReferenceRedis.StartOrNull();
-    public TestServer Ours { get; } = TestServer.Start(shards: 4);
-
-    public void Dispose()
-    {
-        Reference?.Dispose();
-        Ours.DisposeAsync().AsTask().GetAwaiter().GetResult();
-    }
-}
-
-/// <summary>
 /// Keyspace events of the hash and set write commands: the same events, in the same order, as
 /// redis-server, including emptied keys ("del"), created keys ("new") and no-ops (nothing); and
 /// no-op writes leave WATCHes alone, as in Redis.
 /// </summary>
-public class HashSetNotificationTests(HashSetNotificationServers servers) : IClassFixture<HashSetNotificationServers>
+public class HashSetNotificationTests(NotificationServers servers) : IClassFixture<NotificationServers>
 {
-    /// <summary>Runs a script with a pattern subscriber attached and returns every message it got.</summary>
-    private static List<string> Events(Func<RespClient> connect, string flags, string[][] script, int settleMs = 300)
-    {
-        using var admin = connect();
-        using var sub = connect();
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", flags);
-        admin.Call("SELECT", "13");
-        admin.Call("FLUSHDB");
-        sub.Call("PSUBSCRIBE", "__key*@13__:*");
-        foreach (var cmd in script) admin.Call(cmd);
-        Thread.Sleep(settleMs);
-        var events = new List<string>();
-        while (true)
-        {
-            string? message = sub.TryReadReply(200)?.Replace("\r\n", " ");
-            if (message == null) break;
-            events.Add(message);
-        }
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", "");
-        admin.Call("FLUSHDB");
-        return events;
-    }
-
-    private void AssertSameEvents(string flags, string[] script)
-    {
-        var commands = script.Select(Differential.SplitLine).ToArray();
-        var theirs = Events(servers.Reference!.Connect, flags, commands);
-        var ours = Events(servers.Ours.Connect, flags, commands);
-        Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
-        Assert.NotEmpty(ours);
-    }
 
     private static readonly string[] HashScript =
     [
@@ -109,20 +62,20 @@ public class HashSetNotificationTests(HashSetNotificationServers servers) : ICla
     ];
 
     [RedisFact]
-    public void HashWrites_EmitSameEventsAsRedis() => AssertSameEvents("KEAn", HashScript);
+    public void HashWrites_EmitSameEventsAsRedis() => KeyspaceEvents.AssertSame(servers, "KEAn", HashScript);
 
     [RedisFact]
-    public void SetWrites_EmitSameEventsAsRedis() => AssertSameEvents("KEAn", SetScript);
+    public void SetWrites_EmitSameEventsAsRedis() => KeyspaceEvents.AssertSame(servers, "KEAn", SetScript);
 
     [RedisFact]
-    public void SetStores_EmitSameEventsAsRedis() => AssertSameEvents("KEAn", StoreScript);
+    public void SetStores_EmitSameEventsAsRedis() => KeyspaceEvents.AssertSame(servers, "KEAn", StoreScript);
 
     [RedisFact]
     public void HashAndSetWrites_OnlyEnabledClasses_EmitSameEventsAsRedis()
     {
         string[] all = [.. HashScript, .. SetScript, .. StoreScript];
-        AssertSameEvents("Kh", all);
-        AssertSameEvents("Esg", all);
+        KeyspaceEvents.AssertSame(servers, "Kh", all);
+        KeyspaceEvents.AssertSame(servers, "Esg", all);
     }
 
     [RedisFact]

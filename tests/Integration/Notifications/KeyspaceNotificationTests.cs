@@ -8,31 +8,6 @@ namespace RedisClone.Tests.Notifications;
 /// </summary>
 public class KeyspaceNotificationTests
 {
-    /// <summary>Runs a script with a pattern subscriber attached and returns every message it got.</summary>
-    private static List<string> Events(Func<RespClient> connect, string flags, string[][] script, int settleMs = 300)
-    {
-        using var admin = connect();
-        using var sub = connect();
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", flags);
-        admin.Call("SELECT", "13");
-        admin.Call("FLUSHDB");
-        sub.Call("PSUBSCRIBE", "__key*@13__:*");
-        foreach (var cmd in script) admin.Call(cmd);
-        Thread.Sleep(settleMs);
-        var events = new List<string>();
-        while (true)
-        {
-            string? message = TryRead(sub, 200);
-            if (message == null) break;
-            events.Add(message);
-        }
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", "");
-        admin.Call("FLUSHDB");
-        return events;
-    }
-
-    private static string? TryRead(RespClient client, int timeoutMs) => client.TryReadReply(timeoutMs)?.Replace("\r\n", " ");
-
     private static readonly string[][] Script =
     [
         ["SET", "a", "1"], ["SET", "a", "2", "EX", "100"], ["SETNX", "a", "3"], ["SETNX", "b", "1"],
@@ -50,8 +25,8 @@ public class KeyspaceNotificationTests
         var server = TestServer.Start(shards: 2);
         try
         {
-            var theirs = Events(reference.Connect, "KEA", Script);
-            var ours = Events(server.Connect, "KEA", Script);
+            var theirs = KeyspaceEvents.Collect(reference.Connect, "KEA", Script);
+            var ours = KeyspaceEvents.Collect(server.Connect, "KEA", Script);
             Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
             Assert.NotEmpty(ours);
         }
@@ -70,8 +45,8 @@ public class KeyspaceNotificationTests
         try
         {
             string[][] script = [["GET", "missing"], ["SET", "present", "1"], ["GET", "present"], ["GETSET", "missing2", "x"]];
-            var theirs = Events(reference.Connect, "Em", script);
-            var ours = Events(server.Connect, "Em", script);
+            var theirs = KeyspaceEvents.Collect(reference.Connect, "Em", script);
+            var ours = KeyspaceEvents.Collect(server.Connect, "Em", script);
             Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
             Assert.NotEmpty(ours);
         }
@@ -87,7 +62,7 @@ public class KeyspaceNotificationTests
         var server = TestServer.Start(shards: 2);
         try
         {
-            var events = Events(server.Connect, "Ex", [["SET", "gone", "1", "PX", "30"]], settleMs: 1500);
+            var events = KeyspaceEvents.Collect(server.Connect, "Ex", [["SET", "gone", "1", "PX", "30"]], settleMs: 1500);
             Assert.Contains(events, e => e.Contains("__keyevent@13__:expired") && e.EndsWith("gone "));
         }
         finally

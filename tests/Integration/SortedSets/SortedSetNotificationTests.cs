@@ -3,44 +3,11 @@ using RedisClone.Tests.Infrastructure;
 namespace RedisClone.Tests.SortedSets;
 
 /// <summary>
-/// A redis-server and a RedisClone for this class alone: notify-keyspace-events is server-wide, so
-/// the shared reference (whose flags other tests switch) would mix events.
-/// </summary>
-public sealed class SortedSetNotificationServers : IDisposable
-{
-    public ReferenceRedis? Reference { get; } = ReferenceRedis.StartOrNull();
-    public TestServer Ours { get; } = TestServer.Start(shards: 4);
-
-    public void Dispose()
-    {
-        Reference?.Dispose();
-        Ours.DisposeAsync().AsTask().GetAwaiter().GetResult();
-    }
-}
-
-/// <summary>
 /// Keyspace events of the sorted set write commands: the same events, in the same order, as
 /// redis-server, including created keys ("new"), emptied keys ("del") and writes that change nothing.
 /// </summary>
-public class SortedSetNotificationTests(SortedSetNotificationServers servers) : IClassFixture<SortedSetNotificationServers>
+public class SortedSetNotificationTests(NotificationServers servers) : IClassFixture<NotificationServers>
 {
-    private static List<string> Events(Func<RespClient> connect, string flags, string[][] script)
-    {
-        using var admin = connect();
-        using var sub = connect();
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", flags);
-        admin.Call("SELECT", "14");
-        admin.Call("FLUSHDB");
-        sub.Call("PSUBSCRIBE", "__key*@14__:*");
-        foreach (var cmd in script) admin.Call(cmd);
-        Thread.Sleep(300);
-        var events = new List<string>();
-        while (sub.TryReadReply(200)?.Replace("\r\n", " ") is { } message) events.Add(message);
-        admin.Call("CONFIG", "SET", "notify-keyspace-events", "");
-        admin.Call("FLUSHDB");
-        return events;
-    }
-
     [RedisFact]
     public void Writes_EmitSameEventsAsRedis()
     {
@@ -60,8 +27,8 @@ public class SortedSetNotificationTests(SortedSetNotificationServers servers) : 
         var commands = script.Select(Differential.SplitLine).ToArray();
         foreach (var flags in new[] { "KEAn", "Kz", "Eg" })
         {
-            var theirs = Events(servers.Reference!.Connect, flags, commands);
-            var ours = Events(servers.Ours.Connect, flags, commands);
+            var theirs = KeyspaceEvents.Collect(servers.Reference!.Connect, flags, commands, db: 14);
+            var ours = KeyspaceEvents.Collect(servers.Ours.Connect, flags, commands, db: 14);
             Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
             Assert.NotEmpty(ours);
         }

@@ -58,10 +58,18 @@ public class StringAllocationTests
 
             RunAll(); // creates the keys
             RunAll(); // and warms up
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            for (int i = 0; i < 1000; i++) RunAll();
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-            Assert.True(allocated == 0, $"allocated {allocated / 1000.0} bytes per round of {commands.Count} commands");
+            // A per-command allocation shows in every window; the runtime itself (tiering, a GC started
+            // by other tests) has once been seen to charge a few bytes to one window under full-suite load.
+            var windows = new List<long>();
+            for (int w = 0; w < 3; w++)
+            {
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < 1000; i++) RunAll();
+                windows.Add(GC.GetAllocatedBytesForCurrentThread() - before);
+                if (windows[^1] == 0) break;
+            }
+            Assert.True(windows[^1] == 0,
+                $"allocated {string.Join(", ", windows.Select(b => b / 1000.0))} bytes per round of {commands.Count} commands");
         }
         finally
         {
