@@ -45,6 +45,11 @@ internal sealed partial class ClientConnection
             _nowMs = Now();
             switch (state)
             {
+                case BlockedClient.Ready when _closed.IsCancellationRequested:
+                    // Woken, but the client is already gone: leave the element and pass the wake-up on.
+                    WakeOthers(blocked);
+                    _blockDeadlineMs = 0;
+                    return false;
                 case BlockedClient.Ready:
                     shards.EnterAll(mask);
                     try { RunDirect(i); }
@@ -75,6 +80,23 @@ internal sealed partial class ClientConnection
         try
         {
             foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].Unblock(key, blocked);
+        }
+        finally
+        {
+            shards.ExitAll(keysMask);
+        }
+    }
+
+    /// <summary>Offers the keys' elements to the remaining waiters (after a woken client turned out to be gone).</summary>
+    private void WakeOthers(BlockedClient blocked)
+    {
+        var shards = _server.Shards;
+        ulong keysMask = 0;
+        foreach (var key in blocked.Keys) keysMask |= 1UL << shards.ShardOf(key);
+        shards.EnterAll(keysMask);
+        try
+        {
+            foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].WakeBlocked(key);
         }
         finally
         {

@@ -105,19 +105,22 @@ public class BlockingTests
     }
 
     [Fact]
-    public void BlockedClientThatDisconnects_IsForgotten()
+    public async Task BlockedClientThatDisconnects_IsForgotten()
     {
-        using var pusher = Server.Connect();
-        var k = TestServer.KeyPrefix("blgone") + "k";
-        using (var gone = Server.Connect())
+        await using var server = TestServer.Start(shards: 2);
+        using var pusher = server.Connect();
+        using (var gone = server.Connect())
         {
-            gone.Send("BLPOP", k, "0");
+            gone.Send("BLPOP", "k", "0");
             Thread.Sleep(100);
+            Assert.Contains("blocked_clients:1\r\n", pusher.Call("INFO", "clients"));
         }
-        Thread.Sleep(300);
-        pusher.Call("RPUSH", k, "kept");
+        // The server notices the disconnect and drops the waiter (bounded wait).
+        for (int i = 0; i < 100 && !pusher.Call("INFO", "clients").Contains("blocked_clients:0\r\n"); i++) Thread.Sleep(50);
+        Assert.Contains("blocked_clients:0\r\n", pusher.Call("INFO", "clients"));
+        pusher.Call("RPUSH", "k", "kept");
         Thread.Sleep(100);
-        Assert.Equal(":1\r\n", pusher.Call("LLEN", k));
+        Assert.Equal(":1\r\n", pusher.Call("LLEN", "k"));
     }
 
     [Fact]
