@@ -47,9 +47,9 @@ public class HashKeyspaceTests
         Assert.Empty(scan.Children[1].Children);
 
         Assert.Equal(":1\r\n", c.Call("EXPIRE", far, "100"));
-        Assert.Equal(":100\r\n", c.Call("TTL", far));
+        Assert.Contains(c.Call("TTL", far), new[] { ":100\r\n", ":99\r\n" }); // a slow machine may pass the half second
         c.Call("HSET", far, "extra", "1");
-        Assert.Equal(":100\r\n", c.Call("TTL", far)); // writing a field keeps the key's TTL
+        Assert.Contains(c.Call("TTL", far), new[] { ":100\r\n", ":99\r\n" }); // writing a field keeps the key's TTL
         Assert.Equal(":1\r\n", c.Call("PERSIST", far));
 
         Assert.Equal(":3\r\n", c.Call("DEL", src, far, p + "renamed"));

@@ -30,7 +30,7 @@ public class SetKeyspaceTests
 
         Assert.Equal(":1\r\n", c.Call("EXPIRE", p + "renamed", "100"));
         c.Call("SADD", p + "renamed", "more");
-        Assert.Equal(":100\r\n", c.Call("TTL", p + "renamed"));
+        Assert.Contains(c.Call("TTL", p + "renamed"), new[] { ":100\r\n", ":99\r\n" }); // a slow machine may pass the half second
         Assert.Equal(":1\r\n", c.Call("PEXPIRE", p + "renamed", "1"));
         Thread.Sleep(20);
         Assert.Equal(":0\r\n", c.Call("SCARD", p + "renamed"));

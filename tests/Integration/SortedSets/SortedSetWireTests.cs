@@ -176,7 +176,7 @@ public class SortedSetWireTests
         Assert.Equal(":3\r\n", c.Call("ZCARD", p + "renamed"));
         Assert.Equal(":1\r\n", c.Call("EXPIRE", p + "renamed", "100"));
         c.Call("ZADD", p + "renamed", "9", "more");
-        Assert.Equal(":100\r\n", c.Call("TTL", p + "renamed"));
+        Assert.Contains(c.Call("TTL", p + "renamed"), new[] { ":100\r\n", ":99\r\n" }); // a slow machine may pass the half second
         Assert.Equal(":1\r\n", c.Call("PEXPIRE", p + "renamed", "1"));
         Thread.Sleep(20);
         Assert.Equal(":0\r\n", c.Call("ZCARD", p + "renamed"));
