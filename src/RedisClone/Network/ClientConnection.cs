@@ -70,7 +70,37 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     internal SegmentSignal Signal { get; } = new();
 
     /// <summary>Serves a TCP client until it disconnects or is killed.</summary>
-    public static async Task ServeAsync(RedisServer server, Socket socket)
+    public static Task ServeAsync(RedisServer server, Socket socket)
+    {
+        if (server.EventLoops is { } loops) return ServeOnLoopAsync(server, socket, loops.Next());
+        return ServeOnSocketAsync(server, socket);
+    }
+
+    /// <summary>Linux: the socket is driven by one of the server's epoll event loops.</summary>
+    private static async Task ServeOnLoopAsync(RedisServer server, Socket socket, Epoll.EventLoop loop)
+    {
+        var transport = new Epoll.EpollTransport(socket, loop, server.Stats);
+        var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
+            transport.Closed);
+        server.Clients[connection.Session.Id] = connection.Session;
+        try
+        {
+            var loopTask = connection.ProcessLoopAsync();
+            transport.Start();
+            await loopTask;
+        }
+        catch (Exception)
+        {
+        }
+        finally
+        {
+            transport.Release();
+            connection.EndSession();
+        }
+    }
+
+    /// <summary>Elsewhere: .NET's asynchronous socket operations between two pipes.</summary>
+    private static async Task ServeOnSocketAsync(RedisServer server, Socket socket)
     {
         var transport = new SocketTransport(socket, server.Stats);
         var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
@@ -88,11 +118,17 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
         }
         finally
         {
-            TransactionCommands.UnwatchAll(server, connection.Session, gatesHeld: false);
-            PubSubCommands.UnsubscribeEverything(server.PubSub, connection.Session);
-            server.Clients.TryRemove(connection.Session.Id, out _);
+            connection.EndSession();
             socket.Dispose();
         }
+    }
+
+    /// <summary>Drops what the client held on the server: watches, subscriptions, its CLIENT LIST entry.</summary>
+    private void EndSession()
+    {
+        TransactionCommands.UnwatchAll(_server, Session, gatesHeld: false);
+        PubSubCommands.UnsubscribeEverything(_server.PubSub, Session);
+        _server.Clients.TryRemove(Session.Id, out _);
     }
 
     /// <summary>Reads, parses and runs commands until the input ends, the client quits or is killed.</summary>

@@ -27,6 +27,7 @@ internal sealed class RedisServer : IAsyncDisposable
             string? error = Config.Set(name, value);
             if (error != null) throw new ArgumentException($"option '--{name}': {error}");
         }
+        Config.Set("io-threads", options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture));
         Shards = new ShardSet(options.Shards, options.Databases);
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyExpired = (db, key) =>
@@ -45,6 +46,9 @@ internal sealed class RedisServer : IAsyncDisposable
     public ServerOptions Options { get; }
     public Config.ConfigRegistry Config { get; }
     public ShardSet Shards { get; }
+
+    /// <summary>The epoll loops that serve client sockets (Linux); null where .NET's socket engine does.</summary>
+    public Network.Epoll.EventLoopGroup? EventLoops { get; private set; }
     public CommandTable Commands { get; } = CommandTable.Instance;
     public ServerStats Stats { get; } = new();
     public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
@@ -77,6 +81,11 @@ internal sealed class RedisServer : IAsyncDisposable
     public void Start()
     {
         Shards.Start();
+        if (Network.Epoll.EventLoop.IsSupported)
+        {
+            EventLoops = new Network.Epoll.EventLoopGroup(Options.IoThreads);
+            EventLoops.Start();
+        }
         foreach (string address in Options.Bind)
         {
             var ip = address switch
@@ -101,6 +110,7 @@ internal sealed class RedisServer : IAsyncDisposable
         var deadline = Task.Delay(2000);
         while (!Clients.IsEmpty && !deadline.IsCompleted) await Task.Delay(10);
         Shards.Dispose();
+        EventLoops?.Dispose();
         _stopped.TrySetResult();
     }
 

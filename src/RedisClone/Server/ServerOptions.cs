@@ -11,6 +11,13 @@ internal sealed class ServerOptions
     public int Databases { get; set; } = 16;
     public int Shards { get; set; } = Math.Clamp(Environment.ProcessorCount, 1, 64);
     public long MaxClients { get; set; } = 10000;
+
+    /// <summary>
+    /// Event loop threads serving client sockets (Redis's io-threads). Commands run on these threads
+    /// when their shards' gates are free, so with few cores one loop leaves the others to the shards
+    /// and the load generator; larger machines get one loop per two cores.
+    /// </summary>
+    public int IoThreads { get; set; } = Math.Clamp(Environment.ProcessorCount / 2, 1, 64);
     public string? ConfigFile { get; set; }
 
     /// <summary>Settings given on the command line that CONFIG also knows (name → value).</summary>
@@ -48,6 +55,7 @@ internal sealed class ServerOptions
                     break;
                 case "databases": o.Databases = ParseInt(name, Single(), 1, 1 << 20); break;
                 case "shards": o.Shards = ParseInt(name, Single(), 1, 64); break;
+                case "io-threads": o.IoThreads = ParseInt(name, Single(), 1, 128); break;
                 case "maxclients": o.MaxClients = ParseInt(name, Single(), 1, int.MaxValue); break;
                 default:
                     if (!Config.ConfigRegistry.IsKnown(name))

@@ -1,0 +1,159 @@
+using System.IO.Pipelines;
+using System.Net.Sockets;
+using System.Runtime.InteropServices;
+using RedisClone.Server;
+
+namespace RedisClone.Network.Epoll;
+
+/// <summary>
+/// A client socket served by an <see cref="EventLoop"/>: received bytes go into an input pipe whose
+/// reader (the connection's read loop) runs inline on the event loop thread; replies go out through
+/// <see cref="SocketOutput"/>, sent by the thread that flushes them.
+/// </summary>
+/// <remarks>
+/// Backpressure as with any pipe: when the read loop falls 1 MB behind (it waits for a client that
+/// does not read, or for a shard), the input pipe's flush stays pending and the loop stops receiving
+/// from this socket until the reader has caught up, so TCP pushes back on the client.
+/// Receives use edge-triggered readiness: a read that fills less than the buffer has taken all the
+/// kernel held, and any later data raises a new edge.
+/// </remarks>
+internal sealed unsafe class EpollTransport : IDuplexPipe
+{
+    private const int ReceiveSize = 16 * 1024;
+
+    private static readonly PipeOptions InputOptions = new(
+        pauseWriterThreshold: 1 << 20, resumeWriterThreshold: 1 << 19,
+        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
+        minimumSegmentSize: ReceiveSize, useSynchronizationContext: false);
+
+    private readonly Socket _socket;
+    private readonly EventLoop _loop;
+    private readonly ServerStats _stats;
+    private readonly Pipe _input = new(InputOptions);
+    private readonly SocketOutput _output;
+    private readonly CancellationTokenSource _closedSource = new();
+    private readonly Action _resume;
+    private int _closed;
+
+    // Event loop thread only.
+    private bool _inputPaused, _inputEnded;
+    private ValueTask<FlushResult> _pausedFlush;
+
+    public EpollTransport(Socket socket, EventLoop loop, ServerStats stats)
+    {
+        socket.Blocking = false;
+        _socket = socket;
+        _loop = loop;
+        _stats = stats;
+        Fd = (int)socket.SafeHandle.DangerousGetHandle();
+        _output = new SocketOutput(Fd, stats);
+        _resume = () => _loop.Resume(this);
+    }
+
+    public int Fd { get; }
+
+    /// <summary>The loop's slot for this socket; -1 once removed. Event loop thread only.</summary>
+    internal int Slot { get; set; } = -1;
+
+    public PipeReader Input => _input.Reader;
+
+    public PipeWriter Output => _output;
+
+    /// <summary>Canceled once the client is gone (its side closed, or we closed the socket).</summary>
+    public CancellationToken Closed => _closedSource.Token;
+
+    public void Start() => _loop.Register(this);
+
+    /// <summary>Shuts the socket down; the event loop then ends the input. Safe from any thread, more than once.</summary>
+    public void Close()
+    {
+        if (Interlocked.Exchange(ref _closed, 1) == 1) return;
+        try { _closedSource.Cancel(); } catch (ObjectDisposedException) { }
+        try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
+        _output.Abort();
+        _input.Reader.CancelPendingRead();
+    }
+
+    /// <summary>The connection is done with the transport: close it and let the loop release the socket.</summary>
+    public void Release()
+    {
+        Close();
+        _loop.Remove(this);
+    }
+
+    /// <param name="hangUp">The peer closed or the socket failed: read on to the end, not just one buffer.</param>
+    internal void OnReadable(bool hangUp)
+    {
+        if (!_inputPaused && !_inputEnded) Receive(untilEmpty: hangUp);
+    }
+
+    internal void OnWritable() => _output.OnWritable();
+
+    internal void OnResumed()
+    {
+        _inputPaused = false;
+        var result = _pausedFlush.GetAwaiter().GetResult();
+        _pausedFlush = default;
+        if (result.IsCompleted) EndInput();
+        else if (!_inputEnded) Receive(untilEmpty: true); // edges seen while paused were not acted on
+    }
+
+    internal void OnRemoved()
+    {
+        EndInput();
+        _socket.Dispose();
+    }
+
+    /// <summary>
+    /// Receives and hands data to the reader. A read that fills less than the buffer took all the
+    /// kernel held and the next data raises a new edge, so it stops there, saving the recv that
+    /// would answer EAGAIN; after a hang-up (or a pause) it reads on until EAGAIN or end of stream,
+    /// because an end of stream that came with the data raises no further edge.
+    /// </summary>
+    private void Receive(bool untilEmpty)
+    {
+        var writer = _input.Writer;
+        while (true)
+        {
+            var memory = writer.GetMemory(ReceiveSize);
+            nint n;
+            fixed (byte* p = memory.Span) n = Libc.recv(Fd, p, memory.Length, 0);
+            if (n > 0)
+            {
+                writer.Advance((int)n);
+                Interlocked.Add(ref _stats.NetInputBytes, n);
+                var flush = writer.FlushAsync(); // runs the connection's read loop, inline
+                if (!flush.IsCompleted)
+                {
+                    _inputPaused = true;
+                    _pausedFlush = flush;
+                    flush.GetAwaiter().UnsafeOnCompleted(_resume);
+                    return;
+                }
+                if (flush.Result.IsCompleted)
+                {
+                    EndInput();
+                    return;
+                }
+                if (n < memory.Length && !untilEmpty) return;
+                continue;
+            }
+            if (n < 0)
+            {
+                int errno = Marshal.GetLastPInvokeError();
+                if (errno == Libc.EAGAIN) return;
+                if (errno == Libc.EINTR) continue;
+            }
+            EndInput(); // end of stream, or the connection failed
+            return;
+        }
+    }
+
+    private void EndInput()
+    {
+        if (_inputEnded) return;
+        _inputEnded = true;
+        try { _closedSource.Cancel(); } catch (ObjectDisposedException) { }
+        _input.Writer.Complete();
+    }
+}

@@ -1,0 +1,170 @@
+using System.Collections.Concurrent;
+using System.ComponentModel;
+using System.Runtime.InteropServices;
+
+namespace RedisClone.Network.Epoll;
+
+/// <summary>
+/// One thread around one epoll instance, as in Redis's ae loop: it waits for sockets to become
+/// readable, receives what they have and runs the connection's parser and commands right there
+/// (the connection's read loop is resumed inline by the input pipe), so a request costs one recv
+/// and one send, with no thread hop and no async socket machinery in between.
+/// </summary>
+/// <remarks>
+/// Sockets are registered edge-triggered for input and output once; a socket's slot, epoll
+/// registration and file descriptor are created and destroyed only on this thread, so an event
+/// never reaches a closed descriptor or one the kernel has handed to a newer client. Other threads
+/// talk to the loop through <see cref="Post"/>, which wakes it through an eventfd.
+/// </remarks>
+internal sealed unsafe class EventLoop : IDisposable
+{
+    private const int MaxEvents = 256;
+    private const ulong WakeToken = ulong.MaxValue;
+
+    private enum Request { Register, Resume, Remove }
+
+    private readonly int _epoll;
+    private readonly int _wakeFd;
+    private readonly Thread _thread;
+    private readonly ConcurrentQueue<(Request Kind, EpollTransport Transport)> _requests = new();
+    private EpollTransport?[] _slots = new EpollTransport?[64];
+    private readonly Stack<int> _freeSlots = new();
+    private int _usedSlots;
+    private int _wakeRequested;
+    private volatile bool _stopping;
+
+    public EventLoop(string name)
+    {
+        _epoll = Libc.epoll_create1(Libc.EPOLL_CLOEXEC);
+        if (_epoll < 0) throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_create1");
+        _wakeFd = Libc.eventfd(0, Libc.EFD_CLOEXEC | Libc.EFD_NONBLOCK);
+        if (_wakeFd < 0) throw new Win32Exception(Marshal.GetLastPInvokeError(), "eventfd");
+        if (Libc.Add(_epoll, _wakeFd, Libc.EPOLLIN, WakeToken) < 0)
+            throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_ctl");
+        _thread = new Thread(Run) { IsBackground = true, Name = name };
+    }
+
+    /// <summary>True where this transport can run (Linux).</summary>
+    public static bool IsSupported => OperatingSystem.IsLinux();
+
+    public void Start() => _thread.Start();
+
+    public void Register(EpollTransport transport) => Post(Request.Register, transport);
+
+    /// <summary>The transport's input pipe has room again: receive what the socket holds.</summary>
+    public void Resume(EpollTransport transport) => Post(Request.Resume, transport);
+
+    /// <summary>Deregisters the socket and closes it (on the loop thread, see the remarks).</summary>
+    public void Remove(EpollTransport transport) => Post(Request.Remove, transport);
+
+    public void Dispose()
+    {
+        _stopping = true;
+        Wake();
+    }
+
+    private void Post(Request kind, EpollTransport transport)
+    {
+        _requests.Enqueue((kind, transport));
+        if (Interlocked.Exchange(ref _wakeRequested, 1) == 0) Wake();
+    }
+
+    private void Wake()
+    {
+        ulong one = 1;
+        Libc.write(_wakeFd, (byte*)&one, sizeof(ulong));
+    }
+
+    private void Run()
+    {
+        int size = Libc.EventSize, dataOffset = Libc.EventDataOffset;
+        byte* events = (byte*)NativeMemory.Alloc((nuint)(MaxEvents * size));
+        try
+        {
+            while (!_stopping)
+            {
+                int n = Libc.epoll_wait(_epoll, events, MaxEvents, -1);
+                if (n < 0)
+                {
+                    if (Marshal.GetLastPInvokeError() == Libc.EINTR) continue;
+                    throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_wait");
+                }
+                for (int i = 0; i < n; i++)
+                {
+                    byte* ev = events + i * size;
+                    uint flags = *(uint*)ev;
+                    ulong token = *(ulong*)(ev + dataOffset);
+                    if (token == WakeToken)
+                    {
+                        ulong count;
+                        Libc.read(_wakeFd, (byte*)&count, sizeof(ulong));
+                        Interlocked.Exchange(ref _wakeRequested, 0);
+                        DrainRequests();
+                        continue;
+                    }
+                    var transport = _slots[(int)token];
+                    if (transport == null) continue;
+                    try
+                    {
+                        const uint hangUp = Libc.EPOLLRDHUP | Libc.EPOLLHUP | Libc.EPOLLERR;
+                        if ((flags & (Libc.EPOLLIN | hangUp)) != 0) transport.OnReadable((flags & hangUp) != 0);
+                        if ((flags & (Libc.EPOLLOUT | Libc.EPOLLHUP | Libc.EPOLLERR)) != 0) transport.OnWritable();
+                    }
+                    catch (Exception)
+                    {
+                        transport.Close();
+                    }
+                }
+            }
+        }
+        finally
+        {
+            NativeMemory.Free(events);
+            Libc.close(_wakeFd);
+            Libc.close(_epoll);
+        }
+    }
+
+    private void DrainRequests()
+    {
+        while (_requests.TryDequeue(out var request))
+        {
+            var transport = request.Transport;
+            try
+            {
+                switch (request.Kind)
+                {
+                    case Request.Register:
+                        int slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : _usedSlots++;
+                        if (slot == _slots.Length) Array.Resize(ref _slots, _slots.Length * 2);
+                        _slots[slot] = transport;
+                        transport.Slot = slot;
+                        uint interest = Libc.EPOLLIN | Libc.EPOLLOUT | Libc.EPOLLRDHUP | Libc.EPOLLET;
+                        if (Libc.Add(_epoll, transport.Fd, interest, (ulong)slot) < 0)
+                        {
+                            transport.Close();
+                            transport.OnReadable(hangUp: true); // sees the shut-down socket and ends the input
+                        }
+                        break;
+                    case Request.Resume:
+                        if (transport.Slot >= 0) transport.OnResumed();
+                        break;
+                    case Request.Remove:
+                        if (transport.Slot >= 0)
+                        {
+                            Libc.Remove(_epoll, transport.Fd);
+                            _slots[transport.Slot] = null;
+                            _freeSlots.Push(transport.Slot);
+                            transport.Slot = -1;
+                        }
+                        transport.OnRemoved();
+                        break;
+                }
+            }
+            catch (Exception)
+            {
+                transport.Close();
+            }
+        }
+    }
+}

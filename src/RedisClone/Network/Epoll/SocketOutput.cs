@@ -1,0 +1,182 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Runtime.InteropServices;
+using System.Threading.Tasks.Sources;
+using RedisClone.Server;
+
+namespace RedisClone.Network.Epoll;
+
+/// <summary>
+/// The connection's output: replies are written into pooled segments and <see cref="FlushAsync"/>
+/// sends them on the calling thread with non-blocking send(2). The flush completes at once when
+/// the kernel took everything (nearly always); otherwise it stays pending until the event loop sees
+/// the socket writable and sends the rest. A pending flush is the connection's backpressure: its
+/// read loop waits in it, so a client that does not read its replies stops being read from.
+/// </summary>
+/// <remarks>
+/// Only the connection's read loop writes and flushes, and it never writes while its flush is
+/// pending; the lock orders that loop's send against the event loop's send on a writable event.
+/// </remarks>
+internal sealed unsafe class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
+{
+    private const int SegmentSize = 16 * 1024;
+
+    private readonly int _fd;
+    private readonly ServerStats _stats;
+    private readonly Lock _sync = new();
+    private readonly List<byte[]> _segments = new();
+    private readonly List<int> _lengths = new();
+    private int _sendSegment, _sendOffset; // what is sent: whole segments before _sendSegment, _sendOffset bytes of it
+    private long _unflushed;
+    private bool _pending, _failed, _ended;
+    private ManualResetValueTaskSourceCore<FlushResult> _flush = new() { RunContinuationsAsynchronously = true };
+
+    public SocketOutput(int fd, ServerStats stats)
+    {
+        _fd = fd;
+        _stats = stats;
+    }
+
+    public override bool CanGetUnflushedBytes => true;
+
+    public override long UnflushedBytes => _unflushed;
+
+    public override void Advance(int bytes)
+    {
+        _lengths[^1] += bytes;
+        _unflushed += bytes;
+    }
+
+    public override Memory<byte> GetMemory(int sizeHint = 0) => Tail(sizeHint).AsMemory(_lengths[^1]);
+
+    public override Span<byte> GetSpan(int sizeHint = 0) => Tail(sizeHint).AsSpan(_lengths[^1]);
+
+    /// <summary>The last segment, with at least <paramref name="sizeHint"/> bytes (at least one) free.</summary>
+    private byte[] Tail(int sizeHint)
+    {
+        int need = Math.Max(sizeHint, 1);
+        if (_segments.Count > 0 && _segments[^1].Length - _lengths[^1] >= need) return _segments[^1];
+        var segment = ArrayPool<byte>.Shared.Rent(Math.Max(need, SegmentSize));
+        _segments.Add(segment);
+        _lengths.Add(0);
+        return segment;
+    }
+
+    public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
+    {
+        _unflushed = 0;
+        lock (_sync)
+        {
+            if (_ended) return new ValueTask<FlushResult>(new FlushResult(false, true));
+            if (TrySendAll()) return new ValueTask<FlushResult>(new FlushResult(false, _failed));
+            _pending = true;
+            _flush.Reset();
+            return new ValueTask<FlushResult>(this, _flush.Version);
+        }
+    }
+
+    /// <summary>The event loop saw the socket writable: send the rest of a pending flush.</summary>
+    public void OnWritable()
+    {
+        lock (_sync)
+        {
+            if (!_pending || !TrySendAll()) return;
+            _pending = false;
+        }
+        _flush.SetResult(new FlushResult(false, _failed));
+    }
+
+    /// <summary>The socket is closing: a pending flush ends as if the reader had gone, later ones at once.</summary>
+    public void Abort()
+    {
+        lock (_sync)
+        {
+            _ended = true;
+            if (!_pending) return;
+            _pending = false;
+        }
+        _flush.SetResult(new FlushResult(false, true));
+    }
+
+    public override void CancelPendingFlush()
+    {
+        lock (_sync)
+        {
+            if (!_pending) return;
+            _pending = false;
+        }
+        _flush.SetResult(new FlushResult(true, false));
+    }
+
+    public override void Complete(Exception? exception = null)
+    {
+        lock (_sync)
+        {
+            _ended = true;
+            if (_pending) return; // the event loop's Abort finishes it
+            foreach (var segment in _segments) ArrayPool<byte>.Shared.Return(segment);
+            _segments.Clear();
+            _lengths.Clear();
+        }
+    }
+
+    /// <summary>Sends everything written; false when the socket's buffer is full (EAGAIN). Under the lock.</summary>
+    private bool TrySendAll()
+    {
+        while (_sendSegment < _segments.Count)
+        {
+            byte[] segment = _segments[_sendSegment];
+            int length = _lengths[_sendSegment];
+            while (_sendOffset < length)
+            {
+                nint sent;
+                fixed (byte* p = segment) sent = Libc.send(_fd, p + _sendOffset, length - _sendOffset, Libc.MSG_NOSIGNAL);
+                if (sent > 0)
+                {
+                    _sendOffset += (int)sent;
+                    Interlocked.Add(ref _stats.NetOutputBytes, sent);
+                    continue;
+                }
+                int errno = Marshal.GetLastPInvokeError();
+                if (errno == Libc.EINTR) continue;
+                if (errno == Libc.EAGAIN) return false;
+                _failed = true; // the client is gone: drop what is left, the reader will see completion
+                _sendSegment = _segments.Count;
+                break;
+            }
+            if (_sendSegment == _segments.Count) break;
+            if (_sendSegment == _segments.Count - 1) break; // the tail stays for the next writes
+            _sendSegment++;
+            _sendOffset = 0;
+        }
+        Reset();
+        return true;
+    }
+
+    /// <summary>All sent: keep the first segment (emptied) for the next replies, return the others.</summary>
+    private void Reset()
+    {
+        for (int i = 1; i < _segments.Count; i++) ArrayPool<byte>.Shared.Return(_segments[i]);
+        if (_segments.Count > 1)
+        {
+            _segments.RemoveRange(1, _segments.Count - 1);
+            _lengths.RemoveRange(1, _lengths.Count - 1);
+        }
+        if (_segments.Count == 1 && _segments[0].Length > SegmentSize * 4)
+        {
+            ArrayPool<byte>.Shared.Return(_segments[0]);
+            _segments.Clear();
+            _lengths.Clear();
+        }
+        else if (_lengths.Count == 1) _lengths[0] = 0;
+        _sendSegment = 0;
+        _sendOffset = 0;
+    }
+
+    FlushResult IValueTaskSource<FlushResult>.GetResult(short token) => _flush.GetResult(token);
+
+    ValueTaskSourceStatus IValueTaskSource<FlushResult>.GetStatus(short token) => _flush.GetStatus(token);
+
+    void IValueTaskSource<FlushResult>.OnCompleted(Action<object?> continuation, object? state, short token,
+        ValueTaskSourceOnCompletedFlags flags) => _flush.OnCompleted(continuation, state, token, flags);
+}
