@@ -81,7 +81,7 @@ internal sealed class RedisServer : IAsyncDisposable
     public void Start()
     {
         Shards.Start();
-        if (Network.Epoll.EventLoop.IsSupported)
+        if (Network.Epoll.EventLoop.IsSupported && !Options.DotNetSockets)
         {
             EventLoops = new Network.Epoll.EventLoopGroup(Options.IoThreads);
             EventLoops.Start();

@@ -18,6 +18,9 @@ internal sealed class ServerOptions
     /// and the load generator; larger machines get one loop per two cores.
     /// </summary>
     public int IoThreads { get; set; } = Math.Clamp(Environment.ProcessorCount / 2, 1, 64);
+
+    /// <summary>Serve sockets with .NET's asynchronous socket engine even where the epoll loops run (tests of that path).</summary>
+    internal bool DotNetSockets { get; set; }
     public string? ConfigFile { get; set; }
 
     /// <summary>Settings given on the command line that CONFIG also knows (name → value).</summary>

@@ -34,6 +34,19 @@ public sealed class TestServer : IAsyncDisposable
         return new TestServer(server);
     }
 
+    /// <summary>
+    /// A private server whose sockets use .NET's asynchronous socket engine, the transport used where
+    /// the epoll event loops are not available (anything but Linux).
+    /// </summary>
+    public static TestServer StartWithSocketEngine(int shards = 4)
+    {
+        var options = ServerOptions.Parse(["--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString()]);
+        options.DotNetSockets = true;
+        var server = new RedisServer(options);
+        server.Start();
+        return new TestServer(server);
+    }
+
     /// <summary>A key prefix no other test uses, so tests can share <see cref="Shared"/>.</summary>
     public static string KeyPrefix(string test) => $"{test}:{Interlocked.Increment(ref _prefixCounter)}:";
 

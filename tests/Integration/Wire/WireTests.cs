@@ -3,10 +3,14 @@ using RedisClone.Tests.Infrastructure;
 
 namespace RedisClone.Tests.Wire;
 
-/// <summary>Raw-socket behaviour: pipelining, fragmentation, protocol errors, isolation of clients.</summary>
-public class WireTests
+/// <summary>
+/// Raw-socket behaviour: pipelining, fragmentation, protocol errors, isolation of clients, slow
+/// readers and half-closed sockets; run against both transports (<see cref="EventLoopWireTests"/>,
+/// <see cref="SocketEngineWireTests"/>).
+/// </summary>
+public abstract class WireTests
 {
-    private static TestServer Server => TestServer.Shared;
+    protected abstract TestServer Server { get; }
 
     [Fact]
     public void Pipeline_HundredCommandsInOneWrite_RepliesInOrder()
@@ -131,4 +135,65 @@ public class WireTests
         long managed = GC.GetTotalMemory(forceFullCollection: true);
         Assert.True(managed < 512L * 1024 * 1024, $"server heap grew to {managed} bytes");
     }
+
+    [Fact]
+    public void SlowReader_ReadsLater_GetsEveryReplyInOrder()
+    {
+        var key = TestServer.KeyPrefix("catchup") + "k";
+        var value = new string('w', 64 * 1024);
+        using (var setup = Server.Connect()) setup.Call("SET", key, value);
+
+        // 1,000 GETs (64 MB of replies) sent by one thread while nobody reads: the server's sends
+        // hit a full socket buffer and wait, its reads pause; then the client reads everything.
+        using var slow = Server.Connect();
+        var requests = new StringBuilder();
+        for (int i = 0; i < 1000; i++) requests.Append(Encoding.ASCII.GetString(RespClient.Encode("GET", key)));
+        requests.Append(Encoding.ASCII.GetString(RespClient.Encode("ECHO", "last")));
+        var sender = new Thread(() => slow.SendRaw(requests.ToString())) { IsBackground = true };
+        sender.Start();
+        Thread.Sleep(300);
+
+        string expected = $"${value.Length}\r\n{value}\r\n";
+        for (int i = 0; i < 1000; i++) Assert.Equal(expected, slow.ReadReply());
+        Assert.Equal("$4\r\nlast\r\n", slow.ReadReply());
+        Assert.True(sender.Join(10_000));
+    }
+
+    [Fact]
+    public void CommandsThenHalfClose_RepliesArriveThenConnectionCloses()
+    {
+        using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        socket.Connect(System.Net.IPAddress.Loopback, Server.Port);
+        // The commands and the end of stream arrive together, as from `printf ... | nc -N`.
+        socket.Send("PING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n"u8.ToArray());
+        socket.Shutdown(System.Net.Sockets.SocketShutdown.Send);
+        socket.ReceiveTimeout = 10_000;
+        var received = new MemoryStream();
+        var buffer = new byte[256];
+        int n;
+        while ((n = socket.Receive(buffer)) > 0) received.Write(buffer, 0, n);
+        Assert.Equal("+PONG\r\n$2\r\nhi\r\n", Encoding.ASCII.GetString(received.ToArray()));
+    }
+}
+
+/// <summary>The wire tests over the epoll event loops (Linux), the transport the server uses there.</summary>
+public sealed class EventLoopWireTests : WireTests
+{
+    protected override TestServer Server => TestServer.Shared;
+}
+
+/// <summary>The wire tests over .NET's socket engine, the transport used where epoll is not available.</summary>
+public sealed class SocketEngineWireTests : WireTests, IAsyncLifetime
+{
+    private TestServer? _server;
+
+    protected override TestServer Server => _server!;
+
+    public Task InitializeAsync()
+    {
+        _server = TestServer.StartWithSocketEngine();
+        return Task.CompletedTask;
+    }
+
+    public async Task DisposeAsync() => await _server!.DisposeAsync();
 }
