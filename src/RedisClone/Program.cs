@@ -9,9 +9,9 @@ internal static class Program
 
     public static async Task<int> Main(string[] args)
     {
-        // Run socket completions on the epoll threads instead of hopping to the thread pool: the
-        // connection code never blocks for long, so each epoll thread becomes an event loop, as in
-        // Redis (one per core when enabled). Must be set before the first socket is created.
+        // Where .NET's socket engine serves clients (not Linux, whose own event loops do; see
+        // Network/Epoll) and for accepting: run socket completions on the runtime's epoll threads
+        // instead of hopping to the thread pool. Must be set before the first socket is created.
         if (Environment.GetEnvironmentVariable(InlineCompletions) == null)
             Environment.SetEnvironmentVariable(InlineCompletions, "1");
 

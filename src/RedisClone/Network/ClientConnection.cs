@@ -17,10 +17,10 @@ namespace RedisClone.Network;
 /// order, and flushes only when the input is drained.
 /// </summary>
 /// <remarks>
-/// Backpressure: the output pipe pauses the read loop's flush above its threshold,
-/// so a client that does not read its replies stops being read from; the input pipe in turn pauses
-/// the socket receive loop, and TCP pushes back on the client. Memory per client stays bounded by
-/// the two thresholds plus the replies of one batch.
+/// Backpressure: while the client does not read its replies the output's flush stays pending (the
+/// socket's buffer is full, or the output pipe is past its threshold), so this loop stops reading;
+/// the input pipe in turn pauses the receiving side, and TCP pushes back on the client. Memory per
+/// client stays bounded by the input threshold plus the replies of one batch.
 /// </remarks>
 internal sealed partial class ClientConnection : PubSub.ISubscriber
 {
