@@ -137,6 +137,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="A/B alternations per load (default 3)")
     ap.add_argument("--seconds", type=int, default=15, help="length of each run (default 15)")
     ap.add_argument("--shards", type=int, default=os.cpu_count(), help="RedisClone --shards (default: cores)")
+    ap.add_argument("--io-threads", type=int, default=max(1, (os.cpu_count() or 2) // 2),
+                    help="RedisClone --io-threads, its event loops (default: cores / 2)")
     ap.add_argument("--tool", choices=["auto", "memtier", "redis-benchmark"], default="auto")
     ap.add_argument("--skip-build", action="store_true", help="reuse the last Release build")
     args = ap.parse_args()
@@ -154,7 +156,8 @@ def main():
                        check=True, stdout=subprocess.DEVNULL)
     clone_port, redis_port = free_port(), free_port()
     clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port),
-                             "--bind", "127.0.0.1", "--shards", str(args.shards)], clone_port)
+                             "--bind", "127.0.0.1", "--shards", str(args.shards),
+                             "--io-threads", str(args.io_threads)], clone_port)
     redis = Server("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no"], redis_port)
     rows = []
@@ -177,7 +180,7 @@ def main():
     os.makedirs(RESULTS, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     metrics = [("ops", "ops/s"), ("p50", "p50 ms"), ("p99", "p99 ms"), ("p999", "p99.9 ms"), ("cpu_per_mop", "CPU s/M ops")]
-    md = [f"RedisClone ({args.shards} shards) vs redis-server, {tool}, medians of {args.rounds} alternating runs of {args.seconds}s",
+    md = [f"RedisClone ({args.shards} shards, {args.io_threads} io threads) vs redis-server, {tool}, medians of {args.rounds} alternating runs of {args.seconds}s",
           "", "| load | metric | RedisClone | redis-server | ratio |", "|---|---|---|---|---|"]
     with open(os.path.join(RESULTS, f"compare-{stamp}.csv"), "w", newline="") as f:
         w = csv.writer(f)
