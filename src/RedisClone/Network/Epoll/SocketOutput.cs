@@ -28,7 +28,8 @@ internal sealed unsafe class SocketOutput : PipeWriter, IValueTaskSource<FlushRe
     private readonly List<int> _lengths = new();
     private int _sendSegment, _sendOffset; // what is sent: whole segments before _sendSegment, _sendOffset bytes of it
     private long _unflushed;
-    private bool _pending, _failed, _ended;
+    private volatile bool _pending;
+    private bool _failed, _ended;
     private ManualResetValueTaskSourceCore<FlushResult> _flush = new() { RunContinuationsAsynchronously = true };
 
     public SocketOutput(int fd, ServerStats stats)
@@ -69,8 +70,15 @@ internal sealed unsafe class SocketOutput : PipeWriter, IValueTaskSource<FlushRe
         {
             if (_ended) return new ValueTask<FlushResult>(new FlushResult(false, true));
             if (TrySendAll()) return new ValueTask<FlushResult>(new FlushResult(false, _failed));
-            _pending = true;
             _flush.Reset();
+            _pending = true;
+            // The event loop checks _pending without the lock: had the socket become writable between
+            // the EAGAIN and the line above, it would have ignored that edge, so try once more.
+            if (TrySendAll())
+            {
+                _pending = false;
+                return new ValueTask<FlushResult>(new FlushResult(false, _failed));
+            }
             return new ValueTask<FlushResult>(this, _flush.Version);
         }
     }
@@ -78,6 +86,7 @@ internal sealed unsafe class SocketOutput : PipeWriter, IValueTaskSource<FlushRe
     /// <summary>The event loop saw the socket writable: send the rest of a pending flush.</summary>
     public void OnWritable()
     {
+        if (!_pending) return; // the usual case: every readable event reports the socket writable too
         lock (_sync)
         {
             if (!_pending || !TrySendAll()) return;
