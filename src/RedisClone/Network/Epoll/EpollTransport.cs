@@ -1,6 +1,5 @@
 using System.IO.Pipelines;
 using System.Net.Sockets;
-using System.Runtime.InteropServices;
 using RedisClone.Server;
 
 namespace RedisClone.Network.Epoll;
@@ -17,7 +16,7 @@ namespace RedisClone.Network.Epoll;
 /// Receives use edge-triggered readiness: a read that fills less than the buffer has taken all the
 /// kernel held, and any later data raises a new edge.
 /// </remarks>
-internal sealed unsafe class EpollTransport : IDuplexPipe
+internal sealed class EpollTransport : IDuplexPipe
 {
     private const int ReceiveSize = 16 * 1024;
 
@@ -46,7 +45,7 @@ internal sealed unsafe class EpollTransport : IDuplexPipe
         _loop = loop;
         _stats = stats;
         Fd = (int)socket.SafeHandle.DangerousGetHandle();
-        _output = new SocketOutput(Fd, stats);
+        _output = new SocketOutput(socket, stats);
         _resume = () => _loop.Resume(this);
     }
 
@@ -116,11 +115,12 @@ internal sealed unsafe class EpollTransport : IDuplexPipe
         while (true)
         {
             var memory = writer.GetMemory(ReceiveSize);
-            nint n;
-            fixed (byte* p = memory.Span) n = Libc.recv(Fd, p, memory.Length, 0);
+            // Socket.Receive on a non-blocking socket is one recv(2) that reports the error code
+            // itself: cheaper than a P/Invoke that must save and restore errno around the call.
+            int n = _socket.Receive(memory.Span, SocketFlags.None, out var error);
             if (n > 0)
             {
-                writer.Advance((int)n);
+                writer.Advance(n);
                 Interlocked.Add(ref _stats.NetInputBytes, n);
                 var flush = writer.FlushAsync(); // runs the connection's read loop, inline
                 if (!flush.IsCompleted)
@@ -138,12 +138,8 @@ internal sealed unsafe class EpollTransport : IDuplexPipe
                 if (n < memory.Length && !untilEmpty) return;
                 continue;
             }
-            if (n < 0)
-            {
-                int errno = Marshal.GetLastPInvokeError();
-                if (errno == Libc.EAGAIN) return;
-                if (errno == Libc.EINTR) continue;
-            }
+            if (error == SocketError.WouldBlock) return;
+            if (error == SocketError.Interrupted) continue;
             EndInput(); // end of stream, or the connection failed
             return;
         }

@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace RedisClone.Network.Epoll;
 
-/// <summary>The Linux system calls the event loops make themselves (epoll, eventfd, recv, send).</summary>
+/// <summary>The Linux system calls the event loops make themselves (epoll and eventfd; data moves through Socket).</summary>
 internal static unsafe partial class Libc
 {
     public const int EINTR = 4, EAGAIN = 11;
@@ -10,7 +10,6 @@ internal static unsafe partial class Libc
     public const uint EPOLLIN = 0x001, EPOLLOUT = 0x004, EPOLLERR = 0x008, EPOLLHUP = 0x010, EPOLLRDHUP = 0x2000;
     public const uint EPOLLET = 1u << 31;
     public const int EPOLL_CLOEXEC = 0x80000, EFD_CLOEXEC = 0x80000, EFD_NONBLOCK = 0x800;
-    public const int MSG_NOSIGNAL = 0x4000;
 
     /// <summary>
     /// struct epoll_event is packed on x86-64 (12 bytes, data at offset 4) and naturally aligned
@@ -37,12 +36,6 @@ internal static unsafe partial class Libc
 
     [LibraryImport("libc", SetLastError = true)]
     public static partial nint write(int fd, byte* buf, nint count);
-
-    [LibraryImport("libc", SetLastError = true)]
-    public static partial nint recv(int fd, byte* buf, nint len, int flags);
-
-    [LibraryImport("libc", SetLastError = true)]
-    public static partial nint send(int fd, byte* buf, nint len, int flags);
 
     [LibraryImport("libc", SetLastError = true)]
     public static partial int close(int fd);

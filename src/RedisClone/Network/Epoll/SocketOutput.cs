@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.IO.Pipelines;
-using System.Runtime.InteropServices;
+using System.Net.Sockets;
 using System.Threading.Tasks.Sources;
 using RedisClone.Server;
 
@@ -8,7 +8,7 @@ namespace RedisClone.Network.Epoll;
 
 /// <summary>
 /// The connection's output: replies are written into pooled segments and <see cref="FlushAsync"/>
-/// sends them on the calling thread with non-blocking send(2). The flush completes at once when
+/// sends them on the calling thread with a non-blocking send(2). The flush completes at once when
 /// the kernel took everything (nearly always); otherwise it stays pending until the event loop sees
 /// the socket writable and sends the rest. A pending flush is the connection's backpressure: its
 /// read loop waits in it, so a client that does not read its replies stops being read from.
@@ -17,11 +17,11 @@ namespace RedisClone.Network.Epoll;
 /// Only the connection's read loop writes and flushes, and it never writes while its flush is
 /// pending; the lock orders that loop's send against the event loop's send on a writable event.
 /// </remarks>
-internal sealed unsafe class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
+internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
 {
     private const int SegmentSize = 16 * 1024;
 
-    private readonly int _fd;
+    private readonly Socket _socket;
     private readonly ServerStats _stats;
     private readonly Lock _sync = new();
     private readonly List<byte[]> _segments = new();
@@ -32,9 +32,9 @@ internal sealed unsafe class SocketOutput : PipeWriter, IValueTaskSource<FlushRe
     private bool _failed, _ended;
     private ManualResetValueTaskSourceCore<FlushResult> _flush = new() { RunContinuationsAsynchronously = true };
 
-    public SocketOutput(int fd, ServerStats stats)
+    public SocketOutput(Socket socket, ServerStats stats)
     {
-        _fd = fd;
+        _socket = socket;
         _stats = stats;
     }
 
@@ -138,17 +138,15 @@ internal sealed unsafe class SocketOutput : PipeWriter, IValueTaskSource<FlushRe
             int length = _lengths[_sendSegment];
             while (_sendOffset < length)
             {
-                nint sent;
-                fixed (byte* p = segment) sent = Libc.send(_fd, p + _sendOffset, length - _sendOffset, Libc.MSG_NOSIGNAL);
+                int sent = _socket.Send(segment.AsSpan(_sendOffset, length - _sendOffset), SocketFlags.None, out var error);
                 if (sent > 0)
                 {
-                    _sendOffset += (int)sent;
+                    _sendOffset += sent;
                     Interlocked.Add(ref _stats.NetOutputBytes, sent);
                     continue;
                 }
-                int errno = Marshal.GetLastPInvokeError();
-                if (errno == Libc.EINTR) continue;
-                if (errno == Libc.EAGAIN) return false;
+                if (error == SocketError.Interrupted) continue;
+                if (error == SocketError.WouldBlock) return false;
                 _failed = true; // the client is gone: drop what is left, the reader will see completion
                 _sendSegment = _segments.Count;
                 break;
