@@ -12,7 +12,9 @@ namespace RedisClone.Sharding;
  * contended. Every shard has a dedicated thread that drains an inbox of work items while holding
  * its gate, and wakes every 100 ms to run the active expiry cycle.
  *
- * A connection runs the commands of one parsed batch in segments (see BatchExecutor):
+ * A connection runs the commands of one parsed batch in segments (ClientConnection.ExecuteBatchAsync).
+ * Its "own thread" below is the event loop thread that received the input (Network/Epoll), or the
+ * thread that resumed it after a wait (a shard thread's completion, a timer):
  *
  *  - Keyless commands (PING, SELECT, CLIENT ...) run on the connection's own thread.
  *  - A run of commands that each touch one shard forms a segment. If every shard the segment needs
