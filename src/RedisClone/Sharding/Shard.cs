@@ -72,6 +72,7 @@ internal sealed class Shard : IDisposable
             if (now >= _nextExpiry)
             {
                 _nextExpiry = now + ExpiryIntervalMs;
+                LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
                 if (ActiveExpiry) RunExpiryCycle();
                 continue;
             }

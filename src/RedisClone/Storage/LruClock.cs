@@ -10,8 +10,12 @@ internal static class LruClock
     private static uint _now = Read();
 
     // Redis refreshes its LRU clock from a timer too: reading the clock on every key access would
-    // cost a clock call per command for a value with one-second resolution.
-    private static readonly Timer Ticker = new(_ => Volatile.Write(ref _now, Read()), null, 100, 100);
+    // cost a clock call per command for a value with one-second resolution. The shard threads
+    // refresh it every 100 ms (see Shard.Run); this timer covers servers whose shards are not running.
+    private static readonly Timer Ticker = new(_ => Refresh(), null, 100, 100);
+
+    /// <summary>Reads the clock into <see cref="Now"/>.</summary>
+    public static void Refresh() => Volatile.Write(ref _now, Read());
 
     /// <summary>The current stamp; 32 bits of seconds wrap after 136 years of uptime.</summary>
     public static uint Now => Volatile.Read(ref _now);
@@ -19,5 +23,5 @@ internal static class LruClock
     private static uint Read() => (uint)(Environment.TickCount64 / 1000);
 
     /// <summary>Seconds since <paramref name="stamp"/> (unsigned subtraction stays right across a wrap).</summary>
-    public static long SecondsSince(uint stamp) => Now - stamp;
+    public static long SecondsSince(uint stamp) => Read() - stamp;
 }

@@ -143,11 +143,15 @@ public abstract class WireTests
         var value = new string('w', 64 * 1024);
         using (var setup = Server.Connect()) setup.Call("SET", key, value);
 
-        // 1,000 GETs (64 MB of replies) sent by one thread while nobody reads: the server's sends
-        // hit a full socket buffer and wait, its reads pause; then the client reads everything.
+        // 1,000 GETs (64 MB of replies), then 30 SETs of 100 KB (3 MB of input), sent by one thread
+        // while nobody reads: the server's sends hit a full socket buffer and wait, its input
+        // buffer passes the 1 MB pause threshold and it stops receiving; then the client reads
+        // everything and both sides resume.
         using var slow = Server.Connect();
         var requests = new StringBuilder();
         for (int i = 0; i < 1000; i++) requests.Append(Encoding.ASCII.GetString(RespClient.Encode("GET", key)));
+        var big = new string('b', 100 * 1024);
+        for (int i = 0; i < 30; i++) requests.Append(Encoding.ASCII.GetString(RespClient.Encode("SET", key + ":big", big)));
         requests.Append(Encoding.ASCII.GetString(RespClient.Encode("ECHO", "last")));
         var sender = new Thread(() => slow.SendRaw(requests.ToString())) { IsBackground = true };
         sender.Start();
@@ -155,6 +159,7 @@ public abstract class WireTests
 
         string expected = $"${value.Length}\r\n{value}\r\n";
         for (int i = 0; i < 1000; i++) Assert.Equal(expected, slow.ReadReply());
+        for (int i = 0; i < 30; i++) Assert.Equal("+OK\r\n", slow.ReadReply());
         Assert.Equal("$4\r\nlast\r\n", slow.ReadReply());
         Assert.True(sender.Join(10_000));
     }

@@ -5,38 +5,31 @@ using RedisClone.Server;
 namespace RedisClone.Network.Epoll;
 
 /// <summary>
-/// A client socket served by an <see cref="EventLoop"/>: received bytes go into an input pipe whose
-/// reader (the connection's read loop) runs inline on the event loop thread; replies go out through
-/// <see cref="SocketOutput"/>, sent by the thread that flushes them.
+/// A client socket served by an <see cref="EventLoop"/>: received bytes go into an
+/// <see cref="InputBuffer"/> whose reader (the connection's read loop) runs inline on the event loop
+/// thread; replies go out through <see cref="SocketOutput"/>, sent by the thread that flushes them.
 /// </summary>
 /// <remarks>
-/// Backpressure as with any pipe: when the read loop falls 1 MB behind (it waits for a client that
-/// does not read, or for a shard), the input pipe's flush stays pending and the loop stops receiving
-/// from this socket until the reader has caught up, so TCP pushes back on the client.
+/// Backpressure: when the read loop falls 1 MB behind (it waits for a client that does not read, or
+/// for a shard), the input buffer reports the writer paused and the loop stops receiving from this
+/// socket until the reader has caught up, so TCP pushes back on the client.
 /// Receives use edge-triggered readiness: a read that fills less than the buffer has taken all the
 /// kernel held, and any later data raises a new edge.
 /// </remarks>
 internal sealed class EpollTransport : IDuplexPipe
 {
-    private const int ReceiveSize = 16 * 1024;
-
-    private static readonly PipeOptions InputOptions = new(
-        pauseWriterThreshold: 1 << 20, resumeWriterThreshold: 1 << 19,
-        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
-        minimumSegmentSize: ReceiveSize, useSynchronizationContext: false);
+    private const int MinimumReceive = 2048; // less room than this left in the buffer: receive into a fresh one
 
     private readonly Socket _socket;
     private readonly EventLoop _loop;
     private readonly ServerStats _stats;
-    private readonly Pipe _input = new(InputOptions);
+    private readonly InputBuffer _input;
     private readonly SocketOutput _output;
     private readonly CancellationTokenSource _closedSource = new();
-    private readonly Action _resume;
     private int _closed;
 
     // Event loop thread only.
     private bool _inputPaused, _inputEnded;
-    private ValueTask<FlushResult> _pausedFlush;
 
     public EpollTransport(Socket socket, EventLoop loop, ServerStats stats)
     {
@@ -45,8 +38,8 @@ internal sealed class EpollTransport : IDuplexPipe
         _loop = loop;
         _stats = stats;
         Fd = (int)socket.SafeHandle.DangerousGetHandle();
-        _output = new SocketOutput(socket, stats);
-        _resume = () => _loop.Resume(this);
+        _output = new SocketOutput(socket, stats, () => _loop.FinishFlush(this));
+        _input = new InputBuffer(() => _loop.Resume(this));
     }
 
     public int Fd { get; }
@@ -54,7 +47,7 @@ internal sealed class EpollTransport : IDuplexPipe
     /// <summary>The loop's slot for this socket; -1 once removed. Event loop thread only.</summary>
     internal int Slot { get; set; } = -1;
 
-    public PipeReader Input => _input.Reader;
+    public PipeReader Input => _input;
 
     public PipeWriter Output => _output;
 
@@ -70,7 +63,7 @@ internal sealed class EpollTransport : IDuplexPipe
         try { _closedSource.Cancel(); } catch (ObjectDisposedException) { }
         try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
         _output.Abort();
-        _input.Reader.CancelPendingRead();
+        _input.CancelPendingRead();
     }
 
     /// <summary>The connection is done with the transport: close it and let the loop release the socket.</summary>
@@ -88,12 +81,12 @@ internal sealed class EpollTransport : IDuplexPipe
 
     internal void OnWritable() => _output.OnWritable();
 
+    internal void OnFinishFlush() => _output.FinishPending();
+
     internal void OnResumed()
     {
         _inputPaused = false;
-        var result = _pausedFlush.GetAwaiter().GetResult();
-        _pausedFlush = default;
-        if (result.IsCompleted) EndInput();
+        if (_input.ReaderDone) EndInput();
         else if (!_inputEnded) Receive(untilEmpty: true); // edges seen while paused were not acted on
     }
 
@@ -111,38 +104,35 @@ internal sealed class EpollTransport : IDuplexPipe
     /// </summary>
     private void Receive(bool untilEmpty)
     {
-        var writer = _input.Writer;
         while (true)
         {
-            var memory = writer.GetMemory(ReceiveSize);
+            var memory = _input.GetWriteMemory(MinimumReceive);
             // Socket.Receive on a non-blocking socket is one recv(2) that reports the error code
             // itself: cheaper than a P/Invoke that must save and restore errno around the call.
             int n = _socket.Receive(memory.Span, SocketFlags.None, out var error);
             if (n > 0)
             {
-                writer.Advance(n);
                 Interlocked.Add(ref _stats.NetInputBytes, n);
-                var flush = writer.FlushAsync(); // runs the connection's read loop, inline
-                if (!flush.IsCompleted)
-                {
-                    _inputPaused = true;
-                    _pausedFlush = flush;
-                    flush.GetAwaiter().UnsafeOnCompleted(_resume);
-                    return;
-                }
-                if (flush.Result.IsCompleted)
+                var state = _input.Commit(n); // runs the connection's read loop, inline
+                if (state == InputBuffer.WriteState.ReaderDone)
                 {
                     EndInput();
                     return;
                 }
-                if (n < memory.Length && !untilEmpty) return;
+                if (state == InputBuffer.WriteState.Paused)
+                {
+                    _inputPaused = true; // until the reader catches up and calls Resume
+                    return;
+                }
+                if (n < memory.Length && !untilEmpty) break;
                 continue;
             }
-            if (error == SocketError.WouldBlock) return;
+            if (error == SocketError.WouldBlock) break;
             if (error == SocketError.Interrupted) continue;
             EndInput(); // end of stream, or the connection failed
             return;
         }
+        _input.TrimIfEmpty();
     }
 
     private void EndInput()
@@ -150,6 +140,6 @@ internal sealed class EpollTransport : IDuplexPipe
         if (_inputEnded) return;
         _inputEnded = true;
         try { _closedSource.Cancel(); } catch (ObjectDisposedException) { }
-        _input.Writer.Complete();
+        _input.CompleteWriter();
     }
 }

@@ -21,7 +21,7 @@ internal sealed unsafe class EventLoop : IDisposable
     private const int MaxEvents = 256;
     private const ulong WakeToken = ulong.MaxValue;
 
-    private enum Request { Register, Resume, Remove }
+    private enum Request { Register, Resume, FinishFlush, Remove }
 
     private readonly int _epoll;
     private readonly int _wakeFd;
@@ -53,6 +53,9 @@ internal sealed unsafe class EventLoop : IDisposable
 
     /// <summary>The transport's input pipe has room again: receive what the socket holds.</summary>
     public void Resume(EpollTransport transport) => Post(Request.Resume, transport);
+
+    /// <summary>A pending flush of the transport was aborted or cancelled: complete it on this thread.</summary>
+    public void FinishFlush(EpollTransport transport) => Post(Request.FinishFlush, transport);
 
     /// <summary>Deregisters the socket and closes it (on the loop thread, see the remarks).</summary>
     public void Remove(EpollTransport transport) => Post(Request.Remove, transport);
@@ -148,6 +151,9 @@ internal sealed unsafe class EventLoop : IDisposable
                         break;
                     case Request.Resume:
                         if (transport.Slot >= 0) transport.OnResumed();
+                        break;
+                    case Request.FinishFlush:
+                        transport.OnFinishFlush();
                         break;
                     case Request.Remove:
                         if (transport.Slot >= 0)

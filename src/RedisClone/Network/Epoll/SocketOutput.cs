@@ -29,13 +29,18 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     private int _sendSegment, _sendOffset; // what is sent: whole segments before _sendSegment, _sendOffset bytes of it
     private long _unflushed;
     private volatile bool _pending;
-    private bool _failed, _ended;
-    private ManualResetValueTaskSourceCore<FlushResult> _flush = new() { RunContinuationsAsynchronously = true };
+    private bool _failed, _ended, _cancelRequested;
+    private readonly Action _finishOnLoop;
+    // Completed only on the event loop thread, so the read loop resumes there (never on a thread
+    // that called Close while holding shard gates, and never waiting for the thread pool).
+    private ManualResetValueTaskSourceCore<FlushResult> _flush;
 
-    public SocketOutput(Socket socket, ServerStats stats)
+    /// <param name="finishOnLoop">Asks the event loop to call <see cref="FinishPending"/>.</param>
+    public SocketOutput(Socket socket, ServerStats stats, Action finishOnLoop)
     {
         _socket = socket;
         _stats = stats;
+        _finishOnLoop = finishOnLoop;
     }
 
     public override bool CanGetUnflushedBytes => true;
@@ -87,12 +92,16 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     public void OnWritable()
     {
         if (!_pending) return; // the usual case: every readable event reports the socket writable too
+        FlushResult result;
         lock (_sync)
         {
-            if (!_pending || !TrySendAll()) return;
+            if (!_pending) return;
+            if (_ended) result = new FlushResult(false, true);
+            else if (TrySendAll()) result = new FlushResult(false, _failed);
+            else return;
             _pending = false;
         }
-        _flush.SetResult(new FlushResult(false, _failed));
+        _flush.SetResult(result);
     }
 
     /// <summary>The socket is closing: a pending flush ends as if the reader had gone, later ones at once.</summary>
@@ -102,9 +111,8 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         {
             _ended = true;
             if (!_pending) return;
-            _pending = false;
         }
-        _flush.SetResult(new FlushResult(false, true));
+        _finishOnLoop();
     }
 
     public override void CancelPendingFlush()
@@ -112,9 +120,23 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         lock (_sync)
         {
             if (!_pending) return;
+            _cancelRequested = true;
+        }
+        _finishOnLoop();
+    }
+
+    /// <summary>On the event loop thread: ends a pending flush that <see cref="Abort"/> or <see cref="CancelPendingFlush"/> asked to end.</summary>
+    public void FinishPending()
+    {
+        FlushResult result;
+        lock (_sync)
+        {
+            if (!_pending) return;
+            result = _ended ? new FlushResult(false, true) : new FlushResult(_cancelRequested, false);
+            _cancelRequested = false;
             _pending = false;
         }
-        _flush.SetResult(new FlushResult(true, false));
+        _flush.SetResult(result);
     }
 
     public override void Complete(Exception? exception = null)

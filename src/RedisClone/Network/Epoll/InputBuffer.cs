@@ -1,0 +1,293 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Threading.Tasks.Sources;
+
+namespace RedisClone.Network.Epoll;
+
+/// <summary>
+/// The input side of an <see cref="EpollTransport"/>: what a Pipe does for one writer (the event
+/// loop) and one reader (the connection's read loop), with a managed <see cref="Lock"/> instead of
+/// the Pipe's monitor and no scheduler: a commit runs a waiting reader inline, as
+/// <c>PipeScheduler.Inline</c> would. Reader semantics are PipeReader's: <c>AdvanceTo(consumed,
+/// examined)</c> with examined at the end makes the next read wait for new data; a cancelled
+/// pending read returns <c>IsCanceled</c>; completion of the writer ends the reads.
+/// </summary>
+/// <remarks>
+/// Backpressure as with the Pipe: past <see cref="PauseThreshold"/> unconsumed bytes
+/// <see cref="Commit"/> reports the writer paused, and the reader's <see cref="AdvanceTo(SequencePosition, SequencePosition)"/>
+/// below <see cref="ResumeThreshold"/> calls the resume callback. The reader never releases the last
+/// segment (the writer may be receiving into it); the writer releases everything once the reader
+/// has consumed it all (<see cref="TrimIfEmpty"/>), so an idle connection holds no input buffer.
+/// </remarks>
+internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
+{
+    public const int PauseThreshold = 1 << 20, ResumeThreshold = 1 << 19;
+    private const int SegmentSize = 16 * 1024;
+
+    private sealed class Segment : ReadOnlySequenceSegment<byte>
+    {
+        public byte[] Array = System.Array.Empty<byte>();
+        public int End;
+
+        public void Start(byte[] array, long runningIndex)
+        {
+            Array = array;
+            End = 0;
+            Memory = default;
+            Next = null;
+            RunningIndex = runningIndex;
+        }
+
+        public void Link(Segment next) => Next = next;
+
+        public void Commit(int bytes)
+        {
+            End += bytes;
+            Memory = Array.AsMemory(0, End);
+        }
+    }
+
+    public enum WriteState { Open, Paused, ReaderDone }
+
+    private readonly Lock _sync = new();
+    private readonly Action _resume;
+    private readonly Stack<Segment> _spare = new();
+    private Segment? _head, _tail;
+    private int _headStart;
+    private long _unconsumed;
+    private bool _examinedAll, _cancelRead, _writerDone, _readerDone, _readerWaiting, _writerPaused;
+    private ManualResetValueTaskSourceCore<ReadResult> _read; // continuations run inline
+
+    /// <param name="resume">Called (on the reader's thread) when a paused writer may write again.</param>
+    public InputBuffer(Action resume) => _resume = resume;
+
+    // ---- writer (the event loop thread) ----
+
+    /// <summary>Room to receive into: at least <paramref name="minimum"/> bytes at the end of the data.</summary>
+    public Memory<byte> GetWriteMemory(int minimum)
+    {
+        var tail = _tail;
+        if (tail != null && tail.Array.Length - tail.End >= minimum) return tail.Array.AsMemory(tail.End);
+        lock (_sync)
+        {
+            var segment = _spare.Count > 0 ? _spare.Pop() : new Segment();
+            segment.Start(ArrayPool<byte>.Shared.Rent(Math.Max(minimum, SegmentSize)), tail == null ? 0 : tail.RunningIndex + tail.End);
+            if (tail == null)
+            {
+                _head = segment;
+                _headStart = 0;
+            }
+            else
+            {
+                tail.Link(segment);
+            }
+            _tail = segment;
+            return segment.Array.AsMemory();
+        }
+    }
+
+    /// <summary>Makes <paramref name="bytes"/> received bytes readable; a waiting reader runs now, on this thread.</summary>
+    public WriteState Commit(int bytes)
+    {
+        ReadResult result;
+        lock (_sync)
+        {
+            if (_readerDone) return WriteState.ReaderDone;
+            _tail!.Commit(bytes);
+            _unconsumed += bytes;
+            _examinedAll = false;
+            if (!_readerWaiting) return CheckPause();
+            _readerWaiting = false;
+            result = new ReadResult(BufferLocked(), false, _writerDone);
+        }
+        _read.SetResult(result);
+        lock (_sync)
+        {
+            return _readerDone ? WriteState.ReaderDone : CheckPause();
+        }
+    }
+
+    private WriteState CheckPause()
+    {
+        if (_unconsumed < PauseThreshold) return WriteState.Open;
+        _writerPaused = true;
+        return WriteState.Paused;
+    }
+
+    /// <summary>Whether the reader finished while the writer was paused (call after a resume).</summary>
+    public bool ReaderDone
+    {
+        get { lock (_sync) return _readerDone; }
+    }
+
+    /// <summary>Gives the buffers back when the reader has consumed everything (the writer is between receives).</summary>
+    public void TrimIfEmpty()
+    {
+        lock (_sync)
+        {
+            if (_unconsumed != 0 || _head == null) return;
+            ReleaseAllLocked();
+        }
+    }
+
+    /// <summary>No more input (end of stream, or the connection failed).</summary>
+    public void CompleteWriter()
+    {
+        bool wake;
+        ReadResult result = default;
+        lock (_sync)
+        {
+            if (_writerDone) return;
+            _writerDone = true;
+            wake = _readerWaiting;
+            if (wake)
+            {
+                _readerWaiting = false;
+                result = new ReadResult(BufferLocked(), false, true);
+            }
+            else if (_readerDone)
+            {
+                ReleaseAllLocked();
+            }
+        }
+        if (wake) _read.SetResult(result);
+    }
+
+    // ---- reader (the connection's read loop) ----
+
+    public override bool TryRead(out ReadResult result)
+    {
+        lock (_sync) return TryReadLocked(out result);
+    }
+
+    public override ValueTask<ReadResult> ReadAsync(CancellationToken cancellationToken = default)
+    {
+        if (cancellationToken.CanBeCanceled)
+            throw new NotSupportedException("InputBuffer reads are cancelled with CancelPendingRead, not a token.");
+        lock (_sync)
+        {
+            if (TryReadLocked(out var result)) return new ValueTask<ReadResult>(result);
+            _read.Reset();
+            _readerWaiting = true;
+            return new ValueTask<ReadResult>(this, _read.Version);
+        }
+    }
+
+    private bool TryReadLocked(out ReadResult result)
+    {
+        if (_readerDone) throw new InvalidOperationException("Reading after the reader completed.");
+        if (_cancelRead)
+        {
+            _cancelRead = false;
+            result = new ReadResult(BufferLocked(), true, _writerDone);
+            return true;
+        }
+        if ((_unconsumed > 0 && !_examinedAll) || _writerDone)
+        {
+            result = new ReadResult(BufferLocked(), false, _writerDone);
+            return true;
+        }
+        result = default;
+        return false;
+    }
+
+    private ReadOnlySequence<byte> BufferLocked()
+        => _unconsumed == 0 ? ReadOnlySequence<byte>.Empty : new ReadOnlySequence<byte>(_head!, _headStart, _tail!, _tail!.End);
+
+    public override void AdvanceTo(SequencePosition consumed) => AdvanceTo(consumed, consumed);
+
+    public override void AdvanceTo(SequencePosition consumed, SequencePosition examined)
+    {
+        bool resume = false;
+        lock (_sync)
+        {
+            if (_unconsumed == 0) return; // the empty sequence: nothing to move
+            var segment = (Segment?)consumed.GetObject() ?? _head!;
+            int index = consumed.GetInteger();
+            long consumedEnd = segment.RunningIndex + index;
+            _unconsumed -= consumedEnd - (_head!.RunningIndex + _headStart);
+            while (_head != segment) // whole segments before the consumed position go back to the pool
+            {
+                var next = (Segment)_head!.Next!;
+                Release(_head);
+                _head = next;
+            }
+            _headStart = index;
+            while (_head != _tail && _headStart == _head.End)
+            {
+                var next = (Segment)_head.Next!;
+                Release(_head);
+                _head = next;
+                _headStart = 0;
+            }
+
+            var examinedSegment = (Segment?)examined.GetObject() ?? segment;
+            long examinedEnd = examinedSegment.RunningIndex + examined.GetInteger();
+            _examinedAll = examinedEnd >= _tail!.RunningIndex + _tail.End;
+
+            if (_writerPaused && _unconsumed < ResumeThreshold)
+            {
+                _writerPaused = false;
+                resume = true;
+            }
+        }
+        if (resume) _resume();
+    }
+
+    public override void CancelPendingRead()
+    {
+        ReadResult result;
+        lock (_sync)
+        {
+            if (!_readerWaiting)
+            {
+                _cancelRead = true;
+                return;
+            }
+            _readerWaiting = false;
+            result = new ReadResult(BufferLocked(), true, _writerDone);
+        }
+        _read.SetResult(result);
+    }
+
+    public override void Complete(Exception? exception = null)
+    {
+        bool resume;
+        lock (_sync)
+        {
+            if (_readerDone) return;
+            _readerDone = true;
+            resume = _writerPaused;
+            _writerPaused = false;
+            if (_writerDone) ReleaseAllLocked();
+        }
+        if (resume) _resume();
+    }
+
+    private void ReleaseAllLocked()
+    {
+        for (var s = _head; s != null;)
+        {
+            var next = (Segment?)s.Next;
+            Release(s);
+            s = next;
+        }
+        _head = _tail = null;
+        _headStart = 0;
+        _unconsumed = 0;
+    }
+
+    private void Release(Segment segment)
+    {
+        ArrayPool<byte>.Shared.Return(segment.Array);
+        segment.Start(System.Array.Empty<byte>(), 0);
+        if (_spare.Count < 8) _spare.Push(segment);
+    }
+
+    ReadResult IValueTaskSource<ReadResult>.GetResult(short token) => _read.GetResult(token);
+
+    ValueTaskSourceStatus IValueTaskSource<ReadResult>.GetStatus(short token) => _read.GetStatus(token);
+
+    void IValueTaskSource<ReadResult>.OnCompleted(Action<object?> continuation, object? state, short token,
+        ValueTaskSourceOnCompletedFlags flags) => _read.OnCompleted(continuation, state, token, flags);
+}
