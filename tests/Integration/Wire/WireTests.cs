@@ -165,6 +165,19 @@ public abstract class WireTests
     }
 
     [Fact]
+    public void QuietConnection_ServesAgainAfterItsBuffersWereGivenBack()
+    {
+        using var c = Server.Connect();
+        var key = TestServer.KeyPrefix("quiet") + "k";
+        Assert.Equal("+OK\r\n", c.Call("SET", key, "before"));
+        Thread.Sleep(2500); // the event loop sweeps once a second; two sweeps trim a quiet connection
+        Assert.Equal("$6\r\nbefore\r\n", c.Call("GET", key));
+        c.SendRaw("*3\r\n$3\r\nSET\r\n$" + key.Length + "\r\n" + key + "\r\n$5\r\nafter\r\n*2\r\n$3\r\nGET\r\n$" + key.Length + "\r\n" + key + "\r\n");
+        Assert.Equal("+OK\r\n", c.ReadReply());
+        Assert.Equal("$5\r\nafter\r\n", c.ReadReply());
+    }
+
+    [Fact]
     public void CommandsThenHalfClose_RepliesArriveThenConnectionCloses()
     {
         using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);

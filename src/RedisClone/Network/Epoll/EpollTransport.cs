@@ -25,6 +25,7 @@ internal sealed class EpollTransport : IDuplexPipe
     private readonly ServerStats _stats;
     private readonly InputBuffer _input;
     private readonly SocketOutput _output;
+    private readonly Action _trimOutput;
     private readonly CancellationTokenSource _closedSource = new();
     private int _closed;
 
@@ -40,6 +41,7 @@ internal sealed class EpollTransport : IDuplexPipe
         Fd = (int)socket.SafeHandle.DangerousGetHandle();
         _output = new SocketOutput(socket, stats, () => _loop.FinishFlush(this));
         _input = new InputBuffer(() => _loop.Resume(this));
+        _trimOutput = _output.TrimIdle;
     }
 
     public int Fd { get; }
@@ -83,6 +85,12 @@ internal sealed class EpollTransport : IDuplexPipe
 
     internal void OnFinishFlush() => _output.FinishPending();
 
+    /// <summary>Set by every receive, cleared by the loop's sweep (event loop thread only).</summary>
+    internal bool ActiveSinceSweep { get; set; }
+
+    /// <summary>Quiet since the last sweep: give the input and reply buffers back (Redis frees idle query buffers too).</summary>
+    internal void TrimIfIdle() => _input.TrimIfIdle(_trimOutput);
+
     internal void OnResumed()
     {
         _inputPaused = false;
@@ -112,6 +120,7 @@ internal sealed class EpollTransport : IDuplexPipe
             int n = _socket.Receive(memory.Span, SocketFlags.None, out var error);
             if (n > 0)
             {
+                ActiveSinceSweep = true;
                 Interlocked.Add(ref _stats.NetInputBytes, n);
                 var state = _input.Commit(n); // runs the connection's read loop, inline
                 if (state == InputBuffer.WriteState.ReaderDone)
@@ -124,15 +133,14 @@ internal sealed class EpollTransport : IDuplexPipe
                     _inputPaused = true; // until the reader catches up and calls Resume
                     return;
                 }
-                if (n < memory.Length && !untilEmpty) break;
+                if (n < memory.Length && !untilEmpty) return;
                 continue;
             }
-            if (error == SocketError.WouldBlock) break;
+            if (error == SocketError.WouldBlock) return;
             if (error == SocketError.Interrupted) continue;
             EndInput(); // end of stream, or the connection failed
             return;
         }
-        _input.TrimIfEmpty();
     }
 
     private void EndInput()

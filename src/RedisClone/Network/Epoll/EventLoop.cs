@@ -20,6 +20,7 @@ internal sealed unsafe class EventLoop : IDisposable
 {
     private const int MaxEvents = 256;
     private const ulong WakeToken = ulong.MaxValue;
+    private const int SweepIntervalMs = 1000;
 
     private enum Request { Register, Resume, FinishFlush, Remove }
 
@@ -32,6 +33,7 @@ internal sealed unsafe class EventLoop : IDisposable
     private int _usedSlots;
     private int _wakeRequested;
     private volatile bool _stopping;
+    private long _nextSweep;
 
     public EventLoop(string name)
     {
@@ -86,7 +88,7 @@ internal sealed unsafe class EventLoop : IDisposable
         {
             while (!_stopping)
             {
-                int n = Libc.epoll_wait(_epoll, events, MaxEvents, -1);
+                int n = Libc.epoll_wait(_epoll, events, MaxEvents, SweepIntervalMs);
                 if (n < 0)
                 {
                     if (Marshal.GetLastPInvokeError() == Libc.EINTR) continue;
@@ -118,6 +120,12 @@ internal sealed unsafe class EventLoop : IDisposable
                         transport.Close();
                     }
                 }
+                long now = Environment.TickCount64;
+                if (now >= _nextSweep)
+                {
+                    _nextSweep = now + SweepIntervalMs;
+                    Sweep();
+                }
             }
         }
         finally
@@ -125,6 +133,25 @@ internal sealed unsafe class EventLoop : IDisposable
             NativeMemory.Free(events);
             Libc.close(_wakeFd);
             Libc.close(_epoll);
+        }
+    }
+
+    /// <summary>Once a second: connections that received nothing since the last sweep give their buffers back.</summary>
+    private void Sweep()
+    {
+        for (int i = 0; i < _usedSlots; i++)
+        {
+            var transport = _slots[i];
+            if (transport == null) continue;
+            try
+            {
+                if (!transport.ActiveSinceSweep) transport.TrimIfIdle();
+                transport.ActiveSinceSweep = false;
+            }
+            catch (Exception)
+            {
+                transport.Close();
+            }
         }
     }
 

@@ -16,8 +16,8 @@ namespace RedisClone.Network.Epoll;
 /// Backpressure as with the Pipe: past <see cref="PauseThreshold"/> unconsumed bytes
 /// <see cref="Commit"/> reports the writer paused, and the reader's <see cref="AdvanceTo(SequencePosition, SequencePosition)"/>
 /// below <see cref="ResumeThreshold"/> calls the resume callback. The reader never releases the last
-/// segment (the writer may be receiving into it); the writer releases everything once the reader
-/// has consumed it all (<see cref="TrimIfEmpty"/>), so an idle connection holds no input buffer.
+/// segment (the writer may be receiving into it); the writer starts that segment over once the
+/// reader has consumed it all, and releases it when the connection goes quiet (<see cref="TrimIfIdle"/>).
 /// </remarks>
 internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
 {
@@ -70,10 +70,25 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
         if (tail != null && tail.Array.Length - tail.End >= minimum) return tail.Array.AsMemory(tail.End);
         lock (_sync)
         {
+            if (tail != null && _unconsumed == 0)
+            {
+                // The reader has consumed everything and holds nothing: start the last buffer over.
+                for (var s = _head!; s != tail;)
+                {
+                    var next = (Segment)s.Next!;
+                    Release(s);
+                    s = next;
+                }
+                tail.Start(tail.Array, 0);
+                _head = tail;
+                _headStart = 0;
+                if (tail.Array.Length >= minimum) return tail.Array.AsMemory();
+            }
             var segment = _spare.Count > 0 ? _spare.Pop() : new Segment();
             segment.Start(ArrayPool<byte>.Shared.Rent(Math.Max(minimum, SegmentSize)), tail == null ? 0 : tail.RunningIndex + tail.End);
-            if (tail == null)
+            if (tail == null || _unconsumed == 0)
             {
+                if (tail != null) Release(tail);
                 _head = segment;
                 _headStart = 0;
             }
@@ -101,6 +116,8 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
             result = new ReadResult(BufferLocked(), false, _writerDone);
         }
         _read.SetResult(result);
+        // The reader usually consumed everything it was given; take the lock only to pause.
+        if (Volatile.Read(ref _unconsumed) < PauseThreshold && !Volatile.Read(ref _readerDone)) return WriteState.Open;
         lock (_sync)
         {
             return _readerDone ? WriteState.ReaderDone : CheckPause();
@@ -120,13 +137,19 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
         get { lock (_sync) return _readerDone; }
     }
 
-    /// <summary>Gives the buffers back when the reader has consumed everything (the writer is between receives).</summary>
-    public void TrimIfEmpty()
+    /// <summary>
+    /// For a connection that has been quiet for a while (called by the event loop, between
+    /// receives): gives the input buffers back if the reader has consumed everything, and, if the
+    /// reader is parked waiting for input (so it is writing nothing), runs <paramref name="whileParked"/>
+    /// with the reader held there. An active connection keeps its last buffer and starts it over
+    /// (see <see cref="GetWriteMemory"/>).
+    /// </summary>
+    public void TrimIfIdle(Action whileParked)
     {
         lock (_sync)
         {
-            if (_unconsumed != 0 || _head == null) return;
-            ReleaseAllLocked();
+            if (_unconsumed == 0 && _head != null) ReleaseAllLocked();
+            if (_readerWaiting) whileParked(); // a commit or cancel that would wake it waits for this lock
         }
     }
 

@@ -29,7 +29,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     private int _sendSegment, _sendOffset; // what is sent: whole segments before _sendSegment, _sendOffset bytes of it
     private long _unflushed;
     private volatile bool _pending;
-    private bool _failed, _ended, _cancelRequested;
+    private bool _failed, _ended, _cancelRequested; // _ended is also read without the lock
     private readonly Action _finishOnLoop;
     // Completed only on the event loop thread, so the read loop resumes there (never on a thread
     // that called Close while holding shard gates, and never waiting for the thread pool).
@@ -71,10 +71,13 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
     {
         _unflushed = 0;
+        // No flush is pending (this loop waited for the last one), so the event loop touches none of
+        // the send state: the first attempt needs no lock. A concurrent Abort is seen below, or by
+        // the next flush.
+        if (TrySendAll()) return new ValueTask<FlushResult>(new FlushResult(false, _failed || Volatile.Read(ref _ended)));
         lock (_sync)
         {
             if (_ended) return new ValueTask<FlushResult>(new FlushResult(false, true));
-            if (TrySendAll()) return new ValueTask<FlushResult>(new FlushResult(false, _failed));
             _flush.Reset();
             _pending = true;
             // The event loop checks _pending without the lock: had the socket become writable between
@@ -137,6 +140,18 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
             _pending = false;
         }
         _flush.SetResult(result);
+    }
+
+    /// <summary>Gives the (empty) reply buffer back; only while the connection's read loop is parked.</summary>
+    public void TrimIdle()
+    {
+        lock (_sync)
+        {
+            if (_pending || _unflushed != 0 || _segments.Count != 1 || _lengths[0] != 0) return;
+            ArrayPool<byte>.Shared.Return(_segments[0]);
+            _segments.Clear();
+            _lengths.Clear();
+        }
     }
 
     public override void Complete(Exception? exception = null)
