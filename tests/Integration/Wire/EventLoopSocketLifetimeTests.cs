@@ -1,0 +1,60 @@
+using System.Net.Sockets;
+using RedisClone.Tests.Infrastructure;
+using RedisClone.Tests.Protocol;
+
+namespace RedisClone.Tests.Wire;
+
+/// <summary>
+/// Sockets served by the event loops are closed once their clients are gone, whichever way they
+/// went: a clean close, a reset, or half a command and then nothing. Counts the process's file
+/// descriptors, so it runs in the non-parallel collection.
+/// </summary>
+[Collection(ProtocolIsolationCollection.Name)]
+public sealed class EventLoopSocketLifetimeTests
+{
+    [Fact]
+    public async Task VanishingClients_LeaveNoSocketBehind()
+    {
+        if (!OperatingSystem.IsLinux()) return; // /proc/self/fd; the event loops are Linux-only too
+        await using var server = TestServer.Start(shards: 2);
+        using (var warm = server.Connect()) Assert.Equal("+PONG\r\n", warm.Call("PING"));
+        await WaitFor(() => server.Server.Clients.IsEmpty, "the warm-up client to be gone");
+        int before = OpenDescriptors();
+
+        for (int round = 0; round < 3; round++)
+        {
+            var sockets = new List<Socket>();
+            for (int i = 0; i < 100; i++)
+            {
+                var s = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+                s.Connect(System.Net.IPAddress.Loopback, server.Port);
+                switch (i % 4)
+                {
+                    case 0: s.Send("*1\r\n$4\r\nPING\r\n"u8.ToArray()); break;       // a whole command, reply unread
+                    case 1: s.Send("*3\r\n$3\r\nSET\r\n$1\r\nk"u8.ToArray()); break;  // half a command
+                    case 2: s.Send("GET k\r\nGET"u8.ToArray()); break;                 // inline, then half
+                    default: break;                                                     // nothing at all
+                }
+                sockets.Add(s);
+            }
+            for (int i = 0; i < sockets.Count; i++)
+            {
+                if (i % 2 == 0) sockets[i].LingerState = new LingerOption(true, 0); // reset instead of close
+                sockets[i].Dispose();
+            }
+        }
+
+        await WaitFor(() => server.Server.Clients.IsEmpty, "every client to be gone");
+        await WaitFor(() => OpenDescriptors() <= before + 2, $"descriptors back to {before} (now {OpenDescriptors()})");
+        using var check = server.Connect();
+        Assert.Equal("+PONG\r\n", check.Call("PING"));
+    }
+
+    private static int OpenDescriptors() => Directory.GetFiles("/proc/self/fd").Length;
+
+    private static async Task WaitFor(Func<bool> condition, string what)
+    {
+        for (int i = 0; i < 200 && !condition(); i++) await Task.Delay(50);
+        Assert.True(condition(), $"timed out waiting for {what}");
+    }
+}
