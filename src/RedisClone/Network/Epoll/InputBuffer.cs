@@ -224,8 +224,9 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
         bool resume = false;
         lock (_sync)
         {
-            if (_unconsumed == 0) return; // the empty sequence: nothing to move
-            var segment = (Segment?)consumed.GetObject() ?? _head!;
+            // Positions of an empty buffer carry no segment: the reader consumed and saw nothing. Data
+            // committed since it read must stay unconsumed and unexamined.
+            if (consumed.GetObject() is not Segment segment) return;
             int index = consumed.GetInteger();
             long consumedEnd = segment.RunningIndex + index;
             _unconsumed -= consumedEnd - (_head!.RunningIndex + _headStart);
@@ -244,7 +245,7 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
                 _headStart = 0;
             }
 
-            var examinedSegment = (Segment?)examined.GetObject() ?? segment;
+            var examinedSegment = examined.GetObject() as Segment ?? segment;
             long examinedEnd = examinedSegment.RunningIndex + examined.GetInteger();
             _examinedAll = examinedEnd >= _tail!.RunningIndex + _tail.End;
 
