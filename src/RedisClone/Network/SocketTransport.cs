@@ -14,11 +14,13 @@ internal sealed class SocketTransport : IDuplexPipe
     private const int InputPause = 1 << 20, InputResume = 1 << 19;
     private const int OutputPause = 1 << 20, OutputResume = 1 << 19;
 
-    // Inline schedulers: a receive completes, the parser runs, replies are written and sent, all on
-    // the one thread-pool thread that took the socket completion (no hop per read).
+    // The read loop resumes on the thread pool, as in Kestrel: with an inline reader scheduler a
+    // CancelPendingRead from another thread (a pub/sub publisher, CLIENT KILL) would run this
+    // connection's loop on that thread, inside whatever locks it holds. (Linux uses the event loops
+    // in Network/Epoll instead, which deliver such wake-ups on the loop thread.)
     private static readonly PipeOptions InputOptions = new(
         pauseWriterThreshold: InputPause, resumeWriterThreshold: InputResume,
-        readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
+        readerScheduler: PipeScheduler.ThreadPool, writerScheduler: PipeScheduler.Inline,
         minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
 
     private static readonly PipeOptions OutputOptions = new(

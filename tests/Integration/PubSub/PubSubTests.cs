@@ -84,6 +84,30 @@ public class PubSubTests
     }
 
     [Fact]
+    public void SubscribersDroppedByTheirLimitDuringAPublish_PublishStillAnswers_OthersUnharmed()
+    {
+        // Each subscriber passes its limit inside PUBLISH's delivery loop and is disconnected; the
+        // disconnect must not run the subscriber's clean-up on the publisher's thread in the middle
+        // of that loop (it once made PUBLISH answer "Collection was modified").
+        var server = TestServer.Start(2, "--client-output-buffer-limit", "pubsub", "100", "0", "0");
+        try
+        {
+            var subscribers = Enumerable.Range(0, 3).Select(_ => server.Connect()).ToList();
+            foreach (var s in subscribers) Assert.StartsWith("*3\r\n$9\r\nsubscribe", s.Call("SUBSCRIBE", "ch"));
+            using var pub = server.Connect();
+            Assert.Matches(@"^:\d+\r\n$", pub.Call("PUBLISH", "ch", new string('x', 200)));
+            Assert.Equal("+PONG\r\n", pub.Call("PING"));
+            using var other = server.Connect();
+            Assert.Equal("+OK\r\n", other.Call("SET", "k", "v"));
+            foreach (var s in subscribers) s.Dispose();
+        }
+        finally
+        {
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    [Fact]
     public void SubscriberThatNeverReads_IsDisconnectedAtPubSubLimit()
     {
         var server = TestServer.Start(2, "--client-output-buffer-limit", "pubsub", "2mb", "1mb", "60");

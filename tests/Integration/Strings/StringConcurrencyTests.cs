@@ -47,10 +47,13 @@ public class StringConcurrencyTests
         var deadline = Stopwatch.StartNew();
         var duration = TimeSpan.FromSeconds(2);
         long reads = 0, writes = 0;
-        var writers = Enumerable.Range(0, 3).Select(id => Task.Run(() =>
+        // Dedicated threads (blocking clients must not wait for a busy thread pool), and at least
+        // 50 rounds each: a client that started late still races the others.
+        Task Client(Action body) => Task.Factory.StartNew(body, TaskCreationOptions.LongRunning);
+        var writers = Enumerable.Range(0, 3).Select(id => Client(() =>
         {
             using var c = Server.Connect();
-            for (int gen = 0; deadline.Elapsed < duration; gen++)
+            for (int gen = 0; deadline.Elapsed < duration || gen < 50; gen++)
             {
                 // Keys in a different order per writer, so gates are requested in varied orders.
                 string value = $"w{id}-{gen}";
@@ -64,10 +67,10 @@ public class StringConcurrencyTests
                 Interlocked.Increment(ref writes);
             }
         }));
-        var readers = Enumerable.Range(0, 3).Select(id => Task.Run(() =>
+        var readers = Enumerable.Range(0, 3).Select(id => Client(() =>
         {
             using var c = Server.Connect();
-            while (deadline.Elapsed < duration)
+            for (int round = 0; deadline.Elapsed < duration || round < 50; round++)
             {
                 string reply = c.Call(["MGET", .. keys]);
                 var lines = reply.Split("\r\n");

@@ -19,7 +19,7 @@ public sealed class InputBufferTests
     [Fact]
     public void ExaminedEverything_NextReadWaitsForNewData()
     {
-        var buffer = new InputBuffer(() => { });
+        var buffer = new InputBuffer(() => { }, () => { });
         Write(buffer, "*1\r\n$4\r\nPI", out _);
         Assert.True(buffer.TryRead(out var first));
         buffer.AdvanceTo(first.Buffer.Start, first.Buffer.End); // incomplete: nothing consumed, all examined
@@ -34,7 +34,7 @@ public sealed class InputBufferTests
     [Fact]
     public void EmptyCanceledRead_ThenNewData_AdvancingTheEmptyBufferConsumesNothing()
     {
-        var buffer = new InputBuffer(() => { });
+        var buffer = new InputBuffer(() => { }, () => { });
         Write(buffer, "PING\r\n", out _);
         Assert.True(buffer.TryRead(out var first));
         buffer.AdvanceTo(first.Buffer.End);
@@ -53,7 +53,7 @@ public sealed class InputBufferTests
     [Fact]
     public async Task WaitingReader_RunsInsideCommit_AndSeesCompletion()
     {
-        var buffer = new InputBuffer(() => { });
+        var buffer = new InputBuffer(() => { }, () => { });
         var read = buffer.ReadAsync();
         Assert.False(read.IsCompleted);
         Write(buffer, "abc", out _);
@@ -70,10 +70,28 @@ public sealed class InputBufferTests
     }
 
     [Fact]
+    public async Task CancelFromAnotherThread_ResumesTheReaderOnlyWhenTheLoopDeliversIt()
+    {
+        InputBuffer? buffer = null;
+        int wakeRequests = 0;
+        buffer = new InputBuffer(() => { }, () => wakeRequests++);
+        var read = buffer.ReadAsync();
+        buffer.CancelPendingRead();
+        buffer.CancelPendingRead(); // a second push before the loop ran: one wake-up request
+        Assert.False(read.IsCompleted); // not resumed on the caller's thread
+        Assert.Equal(1, wakeRequests);
+        buffer.DeliverCancellation(); // what the event loop does
+        var result = await read;
+        Assert.True(result.IsCanceled);
+        buffer.AdvanceTo(result.Buffer.Start, result.Buffer.End);
+        Assert.False(buffer.TryRead(out _));
+    }
+
+    [Fact]
     public void PastPauseThreshold_WriterPausesUntilReaderCatchesUp()
     {
         int resumed = 0;
-        var buffer = new InputBuffer(() => resumed++);
+        var buffer = new InputBuffer(() => resumed++, () => { });
         var chunk = new string('x', 16 * 1024);
         InputBuffer.WriteState state = InputBuffer.WriteState.Open;
         int written = 0;
@@ -98,7 +116,7 @@ public sealed class InputBufferTests
     [Fact]
     public void ConsumedEverything_BufferStartsOver_AndPartialCommandsSurvive()
     {
-        var buffer = new InputBuffer(() => { });
+        var buffer = new InputBuffer(() => { }, () => { });
         for (int i = 0; i < 2000; i++) // far more than one 16 KB buffer in total
         {
             Write(buffer, "*1\r\n$4\r\nPI", out _);

@@ -40,7 +40,7 @@ internal sealed class EpollTransport : IDuplexPipe
         _stats = stats;
         Fd = (int)socket.SafeHandle.DangerousGetHandle();
         _output = new SocketOutput(socket, stats, () => _loop.FinishFlush(this));
-        _input = new InputBuffer(() => _loop.Resume(this));
+        _input = new InputBuffer(() => _loop.Resume(this), () => _loop.WakeReader(this));
         _trimOutput = _output.TrimIdle;
     }
 
@@ -84,6 +84,11 @@ internal sealed class EpollTransport : IDuplexPipe
     internal void OnWritable() => _output.OnWritable();
 
     internal void OnFinishFlush() => _output.FinishPending();
+
+    internal void OnWakeReader() => _input.DeliverCancellation();
+
+    /// <summary>Registration generation of <see cref="Slot"/>: events for an earlier holder of the slot are dropped.</summary>
+    internal uint Generation { get; set; }
 
     /// <summary>Set by every receive, cleared by the loop's sweep (event loop thread only).</summary>
     internal bool ActiveSinceSweep { get; set; }

@@ -25,13 +25,16 @@ internal sealed unsafe class EventLoop : IDisposable
     private const ulong WakeToken = ulong.MaxValue;
     private const int SweepIntervalMs = 1000;
 
-    private enum Request { Register, Resume, FinishFlush, Remove }
+    private enum Request { Register, Resume, FinishFlush, WakeReader, Remove }
 
     private readonly int _epoll;
     private readonly int _wakeFd;
     private readonly Thread _thread;
     private readonly ConcurrentQueue<(Request Kind, EpollTransport Transport)> _requests = new();
     private EpollTransport?[] _slots = new EpollTransport?[64];
+    private uint[] _generations = new uint[64];
+    private readonly Lock _wakeLock = new();
+    private bool _closed; // under _wakeLock: the descriptors are gone
     private readonly Stack<int> _freeSlots = new();
     private int _usedSlots;
     private int _wakeRequested;
@@ -62,6 +65,9 @@ internal sealed unsafe class EventLoop : IDisposable
     /// <summary>A pending flush of the transport was aborted or cancelled: complete it on this thread.</summary>
     public void FinishFlush(EpollTransport transport) => Post(Request.FinishFlush, transport);
 
+    /// <summary>Another thread cancelled the transport's pending read: resume the reader on this thread.</summary>
+    public void WakeReader(EpollTransport transport) => Post(Request.WakeReader, transport);
+
     /// <summary>Deregisters the socket and closes it (on the loop thread, see the remarks).</summary>
     public void Remove(EpollTransport transport) => Post(Request.Remove, transport);
 
@@ -79,8 +85,13 @@ internal sealed unsafe class EventLoop : IDisposable
 
     private void Wake()
     {
-        ulong one = 1;
-        Libc.write(_wakeFd, (byte*)&one, sizeof(ulong));
+        // Under the lock: once the loop has closed its eventfd the number may belong to a client socket.
+        lock (_wakeLock)
+        {
+            if (_closed) return;
+            ulong one = 1;
+            Libc.write(_wakeFd, (byte*)&one, sizeof(ulong));
+        }
     }
 
     private void Run()
@@ -110,8 +121,8 @@ internal sealed unsafe class EventLoop : IDisposable
                         DrainRequests();
                         continue;
                     }
-                    var transport = _slots[(int)token];
-                    if (transport == null) continue;
+                    var transport = _slots[(int)(uint)token];
+                    if (transport == null || transport.Generation != (uint)(token >> 32)) continue; // a slot reused in this batch
                     try
                     {
                         const uint hangUp = Libc.EPOLLRDHUP | Libc.EPOLLHUP | Libc.EPOLLERR;
@@ -134,8 +145,20 @@ internal sealed unsafe class EventLoop : IDisposable
         finally
         {
             NativeMemory.Free(events);
-            Libc.close(_wakeFd);
-            Libc.close(_epoll);
+            lock (_wakeLock)
+            {
+                _closed = true;
+                Libc.close(_wakeFd);
+                Libc.close(_epoll);
+            }
+            // Sockets still here (clients that outlived the server's stop) are closed, not leaked.
+            DrainRequests();
+            foreach (var transport in _slots)
+            {
+                if (transport == null) continue;
+                transport.Close();
+                transport.OnRemoved();
+            }
         }
     }
 
@@ -169,11 +192,16 @@ internal sealed unsafe class EventLoop : IDisposable
                 {
                     case Request.Register:
                         int slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : _usedSlots++;
-                        if (slot == _slots.Length) Array.Resize(ref _slots, _slots.Length * 2);
+                        if (slot == _slots.Length)
+                        {
+                            Array.Resize(ref _slots, _slots.Length * 2);
+                            Array.Resize(ref _generations, _slots.Length);
+                        }
                         _slots[slot] = transport;
                         transport.Slot = slot;
+                        transport.Generation = ++_generations[slot];
                         uint interest = Libc.EPOLLIN | Libc.EPOLLOUT | Libc.EPOLLRDHUP | Libc.EPOLLET;
-                        if (Libc.Add(_epoll, transport.Fd, interest, (ulong)slot) < 0)
+                        if (_closed || Libc.Add(_epoll, transport.Fd, interest, (ulong)transport.Generation << 32 | (uint)slot) < 0)
                         {
                             transport.Close();
                             transport.OnReadable(hangUp: true); // sees the shut-down socket and ends the input
@@ -185,10 +213,13 @@ internal sealed unsafe class EventLoop : IDisposable
                     case Request.FinishFlush:
                         transport.OnFinishFlush();
                         break;
+                    case Request.WakeReader:
+                        transport.OnWakeReader();
+                        break;
                     case Request.Remove:
                         if (transport.Slot >= 0)
                         {
-                            Libc.Remove(_epoll, transport.Fd);
+                            if (!_closed) Libc.Remove(_epoll, transport.Fd);
                             _slots[transport.Slot] = null;
                             _freeSlots.Push(transport.Slot);
                             transport.Slot = -1;

@@ -7,8 +7,8 @@ namespace RedisClone.Network.Epoll;
 /// <summary>
 /// The input side of an <see cref="EpollTransport"/>: what a Pipe does for one writer (the event
 /// loop) and one reader (the connection's read loop), with a managed <see cref="Lock"/> instead of
-/// the Pipe's monitor and no scheduler: a commit runs a waiting reader inline, as
-/// <c>PipeScheduler.Inline</c> would. Reader semantics are PipeReader's: <c>AdvanceTo(consumed,
+/// the Pipe's monitor and no scheduler: a commit runs a waiting reader inline on the event loop, as
+/// <c>PipeScheduler.Inline</c> would; a cancellation from another thread is delivered by the loop too. Reader semantics are PipeReader's: <c>AdvanceTo(consumed,
 /// examined)</c> with examined at the end makes the next read wait for new data; a cancelled
 /// pending read returns <c>IsCanceled</c>; completion of the writer ends the reads.
 /// </summary>
@@ -55,11 +55,17 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
     private Segment? _head, _tail;
     private int _headStart;
     private long _unconsumed;
-    private bool _examinedAll, _cancelRead, _writerDone, _readerDone, _readerWaiting, _writerPaused;
+    private bool _examinedAll, _cancelRead, _writerDone, _readerDone, _readerWaiting, _writerPaused, _wakePosted;
+    private readonly Action _wakeReader;
     private ManualResetValueTaskSourceCore<ReadResult> _read; // continuations run inline
 
     /// <param name="resume">Called (on the reader's thread) when a paused writer may write again.</param>
-    public InputBuffer(Action resume) => _resume = resume;
+    /// <param name="wakeReader">Asks the event loop to call <see cref="DeliverCancellation"/>.</param>
+    public InputBuffer(Action resume, Action wakeReader)
+    {
+        _resume = resume;
+        _wakeReader = wakeReader;
+    }
 
     // ---- writer (the event loop thread) ----
 
@@ -258,16 +264,32 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
         if (resume) _resume();
     }
 
+    /// <summary>
+    /// Wakes a waiting reader with <c>IsCanceled</c> (or makes the next read return at once). Called
+    /// from any thread (a publisher, a CLIENT KILL): the reader is resumed on the event loop through
+    /// <c>wakeReader</c>, never on the caller's thread, which may hold shard gates or the pub/sub
+    /// registry's lock.
+    /// </summary>
     public override void CancelPendingRead()
+    {
+        lock (_sync)
+        {
+            _cancelRead = true;
+            if (!_readerWaiting || _wakePosted) return;
+            _wakePosted = true;
+        }
+        _wakeReader();
+    }
+
+    /// <summary>On the event loop thread: delivers a cancellation posted by <see cref="CancelPendingRead"/>.</summary>
+    public void DeliverCancellation()
     {
         ReadResult result;
         lock (_sync)
         {
-            if (!_readerWaiting)
-            {
-                _cancelRead = true;
-                return;
-            }
+            _wakePosted = false;
+            if (!_readerWaiting || !_cancelRead) return; // data or another wake-up got there first
+            _cancelRead = false;
             _readerWaiting = false;
             result = new ReadResult(BufferLocked(), true, _writerDone);
         }

@@ -103,6 +103,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
             else if (TrySendAll()) result = new FlushResult(false, _failed);
             else return;
             _pending = false;
+            _cancelRequested = false; // a cancellation still queued must not hit a later flush
         }
         _flush.SetResult(result);
     }
