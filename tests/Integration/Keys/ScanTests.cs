@@ -18,7 +18,8 @@ public class ScanTests
         using var scanStarted = new ManualResetEventSlim();
         using var stop = new CancellationTokenSource();
         int churnRounds = 0;
-        var churn = Task.Run(() =>
+        // A dedicated thread: on a busy thread pool a Task.Run client can start after the scan is over.
+        var churn = Task.Factory.StartNew(() =>
         {
             using var w = server.Connect();
             scanStarted.Wait(TimeSpan.FromSeconds(30));
@@ -33,7 +34,7 @@ public class ScanTests
                 KeyReplies.Pipeline(w, adds.Concat(dels));
                 Interlocked.Increment(ref churnRounds);
             }
-        });
+        }, TaskCreationOptions.LongRunning);
 
         var seen = new HashSet<string>();
         string cursor = "0";
@@ -46,7 +47,12 @@ public class ScanTests
                 var reply = (List<object?>)KeyReplies.Parse(c.Call("SCAN", cursor, "COUNT", "10"))!;
                 cursor = (string)reply[0]!;
                 foreach (var key in (List<object?>)reply[1]!) seen.Add((string)key!);
-                if (calls++ == 0) scanStarted.Set();
+                if (calls++ == 0)
+                {
+                    scanStarted.Set();
+                    // Make sure the churn overlaps: the rest of the scan runs after a round of it.
+                    SpinWait.SpinUntil(() => Volatile.Read(ref churnRounds) > 0, TimeSpan.FromSeconds(30));
+                }
                 Assert.True(calls < 200_000, "SCAN did not finish");
             } while (cursor != "0");
             roundsDuringScan = Volatile.Read(ref churnRounds);
