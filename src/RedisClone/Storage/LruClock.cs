@@ -11,8 +11,7 @@ internal static class LruClock
 
     // Redis refreshes its LRU clock from a timer too: reading the clock on every key access would
     // cost a clock call per command for a value with one-second resolution. The shard threads
-    // refresh it every 100 ms (see Shard.Run); this timer covers servers whose shards are not running.
-    private static readonly Timer Ticker = new(_ => Refresh(), null, 100, 100);
+    // refresh it every 100 ms (see Shard.Run), on dedicated threads a busy thread pool cannot delay.
 
     /// <summary>Reads the clock into <see cref="Now"/>.</summary>
     public static void Refresh() => Volatile.Write(ref _now, Read());

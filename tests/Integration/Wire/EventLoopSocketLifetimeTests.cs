@@ -18,7 +18,7 @@ public sealed class EventLoopSocketLifetimeTests
         if (!OperatingSystem.IsLinux()) return; // /proc/self/fd; the event loops are Linux-only too
         await using var server = TestServer.Start(shards: 2);
         using (var warm = server.Connect()) Assert.Equal("+PONG\r\n", warm.Call("PING"));
-        await WaitFor(() => server.Server.Clients.IsEmpty, "the warm-up client to be gone");
+        await Eventually.NoClients(server);
         int before = OpenDescriptors();
 
         for (int round = 0; round < 3; round++)
@@ -44,17 +44,11 @@ public sealed class EventLoopSocketLifetimeTests
             }
         }
 
-        await WaitFor(() => server.Server.Clients.IsEmpty, "every client to be gone");
-        await WaitFor(() => OpenDescriptors() <= before + 2, $"descriptors back to {before} (now {OpenDescriptors()})");
+        await Eventually.NoClients(server);
+        await Eventually.WaitFor(() => OpenDescriptors() <= before + 2, () => $"descriptors back to {before} (now {OpenDescriptors()})");
         using var check = server.Connect();
         Assert.Equal("+PONG\r\n", check.Call("PING"));
     }
 
     private static int OpenDescriptors() => Directory.GetFiles("/proc/self/fd").Length;
-
-    private static async Task WaitFor(Func<bool> condition, string what)
-    {
-        for (int i = 0; i < 200 && !condition(); i++) await Task.Delay(50);
-        Assert.True(condition(), $"timed out waiting for {what}");
-    }
 }

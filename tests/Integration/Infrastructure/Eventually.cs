@@ -1,0 +1,17 @@
+namespace RedisClone.Tests.Infrastructure;
+
+/// <summary>Waiting, bounded, for something the server does in the background (closing sockets, dropping clients).</summary>
+public static class Eventually
+{
+    /// <summary>Polls <paramref name="condition"/> every 20 ms for up to 10 s; fails with <paramref name="what"/> if it never holds.</summary>
+    public static async Task WaitFor(Func<bool> condition, Func<string> what)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (!condition() && DateTime.UtcNow < deadline) await Task.Delay(20);
+        Assert.True(condition(), $"timed out waiting: {what()}");
+    }
+
+    /// <summary>Waits until the server has no connected client.</summary>
+    public static Task NoClients(TestServer server)
+        => WaitFor(() => server.Server.Clients.IsEmpty, () => $"{server.Server.Clients.Count} connections still open on the server");
+}
