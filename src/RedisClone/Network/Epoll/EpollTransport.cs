@@ -16,7 +16,7 @@ namespace RedisClone.Network.Epoll;
 /// Receives use edge-triggered readiness: a read that fills less than the buffer has taken all the
 /// kernel held, and any later data raises a new edge.
 /// </remarks>
-internal sealed class EpollTransport : IDuplexPipe
+internal sealed class EpollTransport : IDuplexPipe, ITransportClock
 {
     private const int MinimumReceive = 2048; // less room than this left in the buffer: receive into a fresh one
 
@@ -48,6 +48,9 @@ internal sealed class EpollTransport : IDuplexPipe
 
     /// <summary>The loop's slot for this socket; -1 once removed. Event loop thread only.</summary>
     internal int Slot { get; set; } = -1;
+
+    /// <summary>The event loop's clock, read once per batch of events.</summary>
+    public long NowMs => _loop.NowMs;
 
     public PipeReader Input => _input;
 
@@ -120,9 +123,10 @@ internal sealed class EpollTransport : IDuplexPipe
         while (true)
         {
             var memory = _input.GetWriteMemory(MinimumReceive);
-            // Socket.Receive on a non-blocking socket is one recv(2) that reports the error code
-            // itself: cheaper than a P/Invoke that must save and restore errno around the call.
-            int n = _socket.Receive(memory.Span, SocketFlags.None, out var error);
+            // The descriptor is closed only on this thread (OnRemoved), so it stays valid for the call.
+            int n = Libc.DirectSocketCalls
+                ? Libc.Receive(Fd, memory.Span, out var error)
+                : _socket.Receive(memory.Span, SocketFlags.None, out error);
             if (n > 0)
             {
                 ActiveSinceSweep = true;

@@ -40,6 +40,8 @@ internal sealed unsafe class EventLoop : IDisposable
     private int _wakeRequested;
     private volatile bool _stopping;
     private long _nextSweep;
+    private int _threadId;
+    private long _nowMs; // the wall clock, read once per batch of events (written by the loop thread only)
 
     public EventLoop(string name)
     {
@@ -56,6 +58,16 @@ internal sealed unsafe class EventLoop : IDisposable
     public static bool IsSupported => OperatingSystem.IsLinux();
 
     public void Start() => _thread.Start();
+
+    /// <summary>
+    /// Unix time in ms. On the loop thread it is the time read when the current batch of events
+    /// began (at most <see cref="ClockEvents"/> events ago), as Redis caches the time once per event
+    /// loop iteration; a clock read per request was a measurable part of a request's user time.
+    /// Other threads read the clock.
+    /// </summary>
+    public long NowMs => Environment.CurrentManagedThreadId == _threadId ? _nowMs : DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+
+    private const int ClockEvents = 32;
 
     public void Register(EpollTransport transport) => Post(Request.Register, transport);
 
@@ -98,6 +110,7 @@ internal sealed unsafe class EventLoop : IDisposable
     {
         int size = Libc.EventSize, dataOffset = Libc.EventDataOffset;
         byte* events = (byte*)NativeMemory.Alloc((nuint)(MaxEvents * size));
+        _threadId = Environment.CurrentManagedThreadId;
         try
         {
             while (!_stopping)
@@ -110,6 +123,7 @@ internal sealed unsafe class EventLoop : IDisposable
                 }
                 for (int i = 0; i < n; i++)
                 {
+                    if (i % ClockEvents == 0) _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                     byte* ev = events + i * size;
                     uint flags = *(uint*)ev;
                     ulong token = *(ulong*)(ev + dataOffset);
@@ -118,6 +132,7 @@ internal sealed unsafe class EventLoop : IDisposable
                         ulong count;
                         Libc.read(_wakeFd, (byte*)&count, sizeof(ulong));
                         Interlocked.Exchange(ref _wakeRequested, 0);
+                        _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                         DrainRequests();
                         continue;
                     }

@@ -1,8 +1,9 @@
+using System.Net.Sockets;
 using System.Runtime.InteropServices;
 
 namespace RedisClone.Network.Epoll;
 
-/// <summary>The Linux system calls the event loops make themselves (epoll and eventfd; data moves through Socket).</summary>
+/// <summary>The Linux system calls the event loops make themselves: epoll, eventfd, and recv/send on client sockets.</summary>
 internal static unsafe partial class Libc
 {
     public const int EINTR = 4, EAGAIN = 11;
@@ -39,6 +40,60 @@ internal static unsafe partial class Libc
 
     [LibraryImport("libc", SetLastError = true)]
     public static partial int close(int fd);
+
+    // recvfrom(2)/sendto(2) numbers where we know them; elsewhere data moves through Socket.
+    private static readonly nint SysRecvFrom = RuntimeInformation.ProcessArchitecture switch
+    {
+        Architecture.X64 => 45, Architecture.Arm64 => 207, _ => -1,
+    };
+
+    private static readonly nint SysSendTo = RuntimeInformation.ProcessArchitecture switch
+    {
+        Architecture.X64 => 44, Architecture.Arm64 => 206, _ => -1,
+    };
+
+    private const int MSG_NOSIGNAL = 0x4000;
+
+    /// <summary>True when <see cref="Receive"/> and <see cref="Send"/> make the system call themselves.</summary>
+    public static bool DirectSocketCalls => SysRecvFrom >= 0;
+
+    // glibc's syscall(2) wrapper: the integer arguments go in registers as for any function, and
+    // unlike recv/send it is not a cancellation point (no pthread cancel bookkeeping around it).
+    [LibraryImport("libc", EntryPoint = "syscall", SetLastError = true)]
+    private static partial nint syscall(nint number, nint a1, nint a2, nint a3, nint a4, nint a5, nint a6);
+
+    /// <summary>
+    /// One recv(2) on a non-blocking socket: bytes received (0 at end of stream), or -1 with
+    /// <paramref name="error"/> set. The caller keeps the descriptor open for the call.
+    /// </summary>
+    public static int Receive(int fd, Span<byte> buffer, out SocketError error)
+    {
+        fixed (byte* p = buffer)
+        {
+            nint n = syscall(SysRecvFrom, fd, (nint)p, buffer.Length, 0, 0, 0);
+            error = n >= 0 ? SocketError.Success : ErrorOf(Marshal.GetLastPInvokeError());
+            return (int)n;
+        }
+    }
+
+    /// <summary>One send(2) on a non-blocking socket: bytes sent, or -1 with <paramref name="error"/> set.</summary>
+    public static int Send(int fd, ReadOnlySpan<byte> buffer, out SocketError error)
+    {
+        fixed (byte* p = buffer)
+        {
+            nint n = syscall(SysSendTo, fd, (nint)p, buffer.Length, MSG_NOSIGNAL, 0, 0);
+            error = n >= 0 ? SocketError.Success : ErrorOf(Marshal.GetLastPInvokeError());
+            return (int)n;
+        }
+    }
+
+    // Only the transient errors matter to the callers; anything else ends the connection.
+    private static SocketError ErrorOf(int errno) => errno switch
+    {
+        EAGAIN => SocketError.WouldBlock,
+        EINTR => SocketError.Interrupted,
+        _ => SocketError.ConnectionReset,
+    };
 
     /// <summary>Registers <paramref name="fd"/> with <paramref name="token"/> as its event data.</summary>
     public static int Add(int epfd, int fd, uint events, ulong token)

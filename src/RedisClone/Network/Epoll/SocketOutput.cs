@@ -22,6 +22,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     private const int SegmentSize = 16 * 1024;
 
     private readonly Socket _socket;
+    private readonly SafeSocketHandle _handle;
     private readonly ServerStats _stats;
     private readonly Lock _sync = new();
     private readonly List<byte[]> _segments = new();
@@ -39,6 +40,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     public SocketOutput(Socket socket, ServerStats stats, Action finishOnLoop)
     {
         _socket = socket;
+        _handle = socket.SafeHandle;
         _stats = stats;
         _finishOnLoop = finishOnLoop;
     }
@@ -176,7 +178,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
             int length = _lengths[_sendSegment];
             while (_sendOffset < length)
             {
-                int sent = _socket.Send(segment.AsSpan(_sendOffset, length - _sendOffset), SocketFlags.None, out var error);
+                int sent = Send(segment.AsSpan(_sendOffset, length - _sendOffset), out var error);
                 if (sent > 0)
                 {
                     _sendOffset += sent;
@@ -196,6 +198,32 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         }
         Reset();
         return true;
+    }
+
+    /// <summary>
+    /// One send(2). The flushing thread may be any thread, and the event loop closes the descriptor
+    /// when it stops: the handle's reference count keeps the number from being closed (and reused
+    /// by another client) during the call.
+    /// </summary>
+    private int Send(ReadOnlySpan<byte> data, out SocketError error)
+    {
+        if (!Libc.DirectSocketCalls) return _socket.Send(data, SocketFlags.None, out error);
+        var handle = _handle;
+        bool added = false;
+        try
+        {
+            handle.DangerousAddRef(ref added);
+            return Libc.Send((int)handle.DangerousGetHandle(), data, out error);
+        }
+        catch (ObjectDisposedException)
+        {
+            error = SocketError.OperationAborted;
+            return -1;
+        }
+        finally
+        {
+            if (added) handle.DangerousRelease();
+        }
     }
 
     /// <summary>All sent: keep the first segment (emptied) for the next replies, return the others.</summary>
