@@ -38,7 +38,21 @@ internal static class Crc16
                          ^ Unsafe.Add(ref t, 3 * 256 + Unsafe.Add(ref p, i + 4)) ^ Unsafe.Add(ref t, 2 * 256 + Unsafe.Add(ref p, i + 5))
                          ^ Unsafe.Add(ref t, 1 * 256 + Unsafe.Add(ref p, i + 6)) ^ Unsafe.Add(ref t, Unsafe.Add(ref p, i + 7)));
         }
-        for (; i < n; i++)
+        // The tail by four, two, then one byte: a 13-byte key is 8 + 4 + 1, three steps in a chain, not eight.
+        if (n - i >= 4)
+        {
+            uint b0 = Unsafe.Add(ref p, i) ^ (crc >> 8), b1 = Unsafe.Add(ref p, i + 1) ^ (crc & 0xFF);
+            crc = (uint)(Unsafe.Add(ref t, 3 * 256 + (int)b0) ^ Unsafe.Add(ref t, 2 * 256 + (int)b1)
+                         ^ Unsafe.Add(ref t, 1 * 256 + Unsafe.Add(ref p, i + 2)) ^ Unsafe.Add(ref t, Unsafe.Add(ref p, i + 3)));
+            i += 4;
+        }
+        if (n - i >= 2)
+        {
+            uint b0 = Unsafe.Add(ref p, i) ^ (crc >> 8), b1 = Unsafe.Add(ref p, i + 1) ^ (crc & 0xFF);
+            crc = (uint)(Unsafe.Add(ref t, 1 * 256 + (int)b0) ^ Unsafe.Add(ref t, (int)b1));
+            i += 2;
+        }
+        if (i < n)
             crc = ((crc << 8) ^ Unsafe.Add(ref t, (int)(((crc >> 8) ^ Unsafe.Add(ref p, i)) & 0xFF))) & 0xFFFF;
         return (ushort)crc;
     }
