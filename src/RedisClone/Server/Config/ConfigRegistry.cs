@@ -94,6 +94,7 @@ internal sealed class ConfigRegistry
     private static readonly int ReplBacklogSizeIndex = IndexOf("repl-backlog-size");
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
+    private static readonly int OutputBufferLimitIndex = IndexOf("client-output-buffer-limit");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -135,20 +136,28 @@ internal sealed class ConfigRegistry
 
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
 
-    private (string Source, (long, long, int) Limits) _pubSubLimits = ("", (0, 0, 0));
+    // Parsed from the setting's text, and replaced as a whole (one reference) when the text changes.
+    private sealed record OutputLimits(string Source, long Hard, long Soft, int Seconds);
 
-    /// <summary>The pubsub class of client-output-buffer-limit: hard bytes, soft bytes, soft seconds (0 = none).</summary>
+    private OutputLimits _pubSubLimits = new("", 0, 0, 0);
+
+    /// <summary>
+    /// The pubsub class of client-output-buffer-limit: hard bytes, soft bytes, soft seconds (0 = none).
+    /// Read for every message delivered to a subscriber, so it costs two reads and a reference compare.
+    /// </summary>
     public (long Hard, long Soft, int Seconds) PubSubOutputLimits
     {
         get
         {
-            string current = Volatile.Read(ref _values[IndexOf("client-output-buffer-limit")]);
-            var cached = _pubSubLimits;
-            if (ReferenceEquals(cached.Source, current)) return cached.Limits;
-            var parts = current.Split(' ');
-            var limits = (long.Parse(parts[9]), long.Parse(parts[10]), int.Parse(parts[11]));
-            _pubSubLimits = (current, limits);
-            return limits;
+            string current = Volatile.Read(ref _values[OutputBufferLimitIndex]);
+            var cached = Volatile.Read(ref _pubSubLimits);
+            if (!ReferenceEquals(cached.Source, current))
+            {
+                var parts = current.Split(' ');
+                cached = new OutputLimits(current, long.Parse(parts[9]), long.Parse(parts[10]), int.Parse(parts[11]));
+                Volatile.Write(ref _pubSubLimits, cached);
+            }
+            return (cached.Hard, cached.Soft, cached.Seconds);
         }
     }
 
