@@ -92,6 +92,9 @@ internal sealed unsafe class EventLoop : IDisposable
     private void Post(Request kind, EpollTransport transport)
     {
         _requests.Enqueue((kind, transport));
+        // The loop itself (a PUBLISH waking subscribers on this loop, a connection ending here)
+        // drains the queue before it waits again: no eventfd write, read and event for it.
+        if (Environment.CurrentManagedThreadId == _threadId) return;
         if (Interlocked.Exchange(ref _wakeRequested, 1) == 0) Wake();
     }
 
@@ -115,7 +118,14 @@ internal sealed unsafe class EventLoop : IDisposable
         {
             while (!_stopping)
             {
-                int n = Libc.epoll_wait(_epoll, events, MaxEvents, SweepIntervalMs);
+                int timeout = SweepIntervalMs;
+                if (!_requests.IsEmpty)
+                {
+                    _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                    DrainRequests();
+                    if (!_requests.IsEmpty) timeout = 0; // posted while draining: look at the sockets, then drain again
+                }
+                int n = Libc.epoll_wait(_epoll, events, MaxEvents, timeout);
                 if (n < 0)
                 {
                     if (Marshal.GetLastPInvokeError() == Libc.EINTR) continue;
