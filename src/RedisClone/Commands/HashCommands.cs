@@ -35,9 +35,9 @@ internal static class HashCommands
     /// </summary>
     internal const long MaxRandomReplyBytes = 512L << 20;
 
-    private static long MaxEntries(ref CommandContext ctx) => ctx.Server.Config.Number("hash-max-listpack-entries");
+    private static long MaxEntries(ref CommandContext ctx) => ctx.Server.Config.HashMaxListpackEntries;
 
-    private static long MaxValue(ref CommandContext ctx) => ctx.Server.Config.Number("hash-max-listpack-value");
+    private static long MaxValue(ref CommandContext ctx) => ctx.Server.Config.HashMaxListpackValue;
 
     // ---------------------------------------------------------------- lookups
 

@@ -42,7 +42,7 @@ internal static class ListCommands
     /// <summary>Elements up to this size are copied through the stack when moved between lists.</summary>
     private const int StackCopyLimit = 256;
 
-    private static long Fill(ref CommandContext ctx) => ctx.Server.Config.Number("list-max-listpack-size");
+    private static long Fill(ref CommandContext ctx) => ctx.Server.Config.ListMaxListpackSize;
 
     // ---------------------------------------------------------------- pushes
 

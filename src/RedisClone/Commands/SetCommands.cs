@@ -735,8 +735,8 @@ internal static class SetCommands
     private static RedisSet.Limits LimitsOf(ref CommandContext ctx)
     {
         var config = ctx.Server.Config;
-        return new RedisSet.Limits(config.Number("set-max-intset-entries"), config.Number("set-max-listpack-entries"),
-            config.Number("set-max-listpack-value"));
+        return new RedisSet.Limits(config.SetMaxIntsetEntries, config.SetMaxListpackEntries,
+            config.SetMaxListpackValue);
     }
 
     /// <summary>

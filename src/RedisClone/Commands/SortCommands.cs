@@ -327,7 +327,7 @@ internal static class SortCommands
     private static void Store(ref CommandContext ctx, SortRun run, in Options o, int start, int end, long outputLength)
     {
         var list = new RedisList();
-        long fill = ctx.Server.Config.Number("list-max-listpack-size");
+        long fill = ctx.Server.Config.ListMaxListpackSize;
         var lookup = new PatternLookup();
         for (int j = start; j <= end; j++)
         {

@@ -46,7 +46,7 @@ internal static class SortedSetCommands
     private const long RandomSubStrategyMul = 3;
 
     private static RedisSortedSet.Limits Limits(ref CommandContext ctx)
-        => new(ctx.Server.Config.Number("zset-max-listpack-entries"), ctx.Server.Config.Number("zset-max-listpack-value"));
+        => new(ctx.Server.Config.ZsetMaxListpackEntries, ctx.Server.Config.ZsetMaxListpackValue);
 
     // ---------------------------------------------------------------- key finders
 

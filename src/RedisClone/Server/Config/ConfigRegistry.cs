@@ -95,6 +95,14 @@ internal sealed class ConfigRegistry
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
     private static readonly int OutputBufferLimitIndex = IndexOf("client-output-buffer-limit");
+    private static readonly int HashEntriesIndex = IndexOf("hash-max-listpack-entries");
+    private static readonly int HashValueIndex = IndexOf("hash-max-listpack-value");
+    private static readonly int IntsetEntriesIndex = IndexOf("set-max-intset-entries");
+    private static readonly int SetEntriesIndex = IndexOf("set-max-listpack-entries");
+    private static readonly int SetValueIndex = IndexOf("set-max-listpack-value");
+    private static readonly int ZsetEntriesIndex = IndexOf("zset-max-listpack-entries");
+    private static readonly int ZsetValueIndex = IndexOf("zset-max-listpack-value");
+    private static readonly int ListSizeIndex = IndexOf("list-max-listpack-size");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -131,6 +139,24 @@ internal sealed class ConfigRegistry
 
     /// <summary>notify-keyspace-events as Redis's flag bits (see <see cref="KeyspaceEvents"/>).</summary>
     public int NotifyKeyspaceEvents => (int)Volatile.Read(ref _numbers[NotifyIndex]);
+
+    // The encoding thresholds, read by every write to a hash, set, sorted set or list (by index:
+    // a lookup by name hashes the name each time).
+    public long HashMaxListpackEntries => Volatile.Read(ref _numbers[HashEntriesIndex]);
+
+    public long HashMaxListpackValue => Volatile.Read(ref _numbers[HashValueIndex]);
+
+    public long SetMaxIntsetEntries => Volatile.Read(ref _numbers[IntsetEntriesIndex]);
+
+    public long SetMaxListpackEntries => Volatile.Read(ref _numbers[SetEntriesIndex]);
+
+    public long SetMaxListpackValue => Volatile.Read(ref _numbers[SetValueIndex]);
+
+    public long ZsetMaxListpackEntries => Volatile.Read(ref _numbers[ZsetEntriesIndex]);
+
+    public long ZsetMaxListpackValue => Volatile.Read(ref _numbers[ZsetValueIndex]);
+
+    public long ListMaxListpackSize => Volatile.Read(ref _numbers[ListSizeIndex]);
 
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
 
