@@ -44,6 +44,35 @@ internal static class ListCommands
 
     private static long Fill(ref CommandContext ctx) => ctx.Server.Config.ListMaxListpackSize;
 
+    // ---------------------------------------------------------------- lookups
+
+    /// <summary>
+    /// The list at <paramref name="key"/> for a read (counting a keyspace hit or miss): null with
+    /// <paramref name="wrongType"/> false when missing, null with it true after replying WRONGTYPE.
+    /// </summary>
+    private static RedisList? ForRead(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out bool wrongType)
+    {
+        var value = ctx.Db(key).GetForRead(key, ctx.NowMs);
+        wrongType = value != null && value is not RedisList;
+        if (wrongType) ctx.WrongType();
+        return value as RedisList;
+    }
+
+    /// <summary>
+    /// The list at <paramref name="key"/> for a write, with its database and slot: null with
+    /// <paramref name="wrongType"/> false when missing, null with it true after replying WRONGTYPE.
+    /// </summary>
+    private static RedisList? ForWrite(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out Database db, out int slot,
+        out bool wrongType)
+    {
+        db = ctx.Db(key);
+        slot = db.FindLive(key, ctx.NowMs);
+        var value = slot >= 0 ? db.Table.At(slot).Value : null;
+        wrongType = value != null && value is not RedisList;
+        if (wrongType) ctx.WrongType();
+        return value as RedisList;
+    }
+
     // ---------------------------------------------------------------- pushes
 
     /// <summary>LPUSH key element [element ...] — the list's new length; elements go to the head one by one.</summary>
@@ -61,26 +90,16 @@ internal static class ListCommands
     private static void PushCommand(ref CommandContext ctx, bool head, bool onlyExisting)
     {
         var key = ctx.Arg(1);
-        var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        RedisList list;
-        if (slot >= 0)
+        var list = ForWrite(ref ctx, key, out var db, out _, out bool wrongType);
+        if (wrongType) return;
+        if (list == null)
         {
-            if (db.Table.At(slot).Value is not RedisList existing)
+            if (onlyExisting)
             {
-                ctx.WrongType();
+                ctx.Unchanged = true;
+                ctx.Reply.Raw(Resp.Zero);
                 return;
             }
-            list = existing;
-        }
-        else if (onlyExisting)
-        {
-            ctx.Unchanged = true;
-            ctx.Reply.Raw(Resp.Zero);
-            return;
-        }
-        else
-        {
             list = CreateList(db, key);
         }
 
@@ -140,18 +159,13 @@ internal static class ListCommands
         }
 
         var key = ctx.Arg(1);
-        var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0)
+        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             ctx.Unchanged = true;
             if (hasCount) ctx.Reply.NullArray();
             else ctx.Reply.NullBulk();
-            return;
-        }
-        if (db.Table.At(slot).Value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
         if (hasCount && count == 0)
@@ -221,14 +235,9 @@ internal static class ListCommands
         for (int k = 2; k < whereIndex; k++)
         {
             var key = ctx.Arg(k);
-            var db = ctx.Db(key);
-            int slot = db.FindLive(key, ctx.NowMs);
-            if (slot < 0) continue;
-            if (db.Table.At(slot).Value is not RedisList list)
-            {
-                ctx.WrongType();
-                return;
-            }
+            var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+            if (wrongType) return;
+            if (list == null) continue;
             long length = list.Count;
             if (length == 0) continue;
             long n = Math.Min(count, length);
@@ -313,32 +322,17 @@ internal static class ListCommands
     private static void Move(ref CommandContext ctx, bool fromHead, bool toHead)
     {
         var sourceKey = ctx.Arg(1);
-        var sourceDb = ctx.Db(sourceKey);
-        int sourceSlot = sourceDb.FindLive(sourceKey, ctx.NowMs);
-        if (sourceSlot < 0)
+        var source = ForWrite(ref ctx, sourceKey, out var sourceDb, out int sourceSlot, out bool wrongType);
+        if (source == null)
         {
+            if (wrongType) return;
             ctx.Unchanged = true;
             ctx.Reply.NullBulk();
             return;
         }
-        if (sourceDb.Table.At(sourceSlot).Value is not RedisList source)
-        {
-            ctx.WrongType();
-            return;
-        }
         var destKey = ctx.Arg(2);
-        var destDb = ctx.Db(destKey);
-        int destSlot = destDb.FindLive(destKey, ctx.NowMs);
-        RedisList? dest = null;
-        if (destSlot >= 0)
-        {
-            dest = destDb.Table.At(destSlot).Value as RedisList;
-            if (dest == null)
-            {
-                ctx.WrongType();
-                return;
-            }
-        }
+        var dest = ForWrite(ref ctx, destKey, out var destDb, out int destSlot, out wrongType);
+        if (wrongType) return;
 
         // Copy the element out before it is deleted: source and destination may be the same list.
         long at = fromHead ? 0 : source.Count - 1;
@@ -394,15 +388,11 @@ internal static class ListCommands
     {
         if (!TryParseLong(ref ctx, 2, out long start) || !TryParseLong(ref ctx, 3, out long end)) return;
         var key = ctx.Arg(1);
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        if (value is null)
+        var list = ForRead(ref ctx, key, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             ctx.Reply.Raw(Resp.EmptyArray);
-            return;
-        }
-        if (value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
         long length = list.Count;
@@ -431,15 +421,11 @@ internal static class ListCommands
     public static void LIndex(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        if (value is null)
+        var list = ForRead(ref ctx, key, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             ctx.Reply.NullBulk();
-            return;
-        }
-        if (value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
         if (!TryParseLong(ref ctx, 2, out long index)) return;
@@ -513,16 +499,12 @@ internal static class ListCommands
         if (!forward) rank = -rank;
 
         var key = ctx.Arg(1);
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        if (value is null)
+        var list = ForRead(ref ctx, key, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             if (count != -1) ctx.Reply.Raw(Resp.EmptyArray);
             else ctx.Reply.NullBulk();
-            return;
-        }
-        if (value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
 
@@ -564,16 +546,11 @@ internal static class ListCommands
     public static void LSet(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0)
+        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             ctx.Error(RespErrors.NoSuchKey);
-            return;
-        }
-        if (db.Table.At(slot).Value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
         if (!TryParseLong(ref ctx, 2, out long index)) return;
@@ -604,17 +581,12 @@ internal static class ListCommands
             return;
         }
         var key = ctx.Arg(1);
-        var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0)
+        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
-            return;
-        }
-        if (db.Table.At(slot).Value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
         var element = ctx.Arg(4);
@@ -638,17 +610,12 @@ internal static class ListCommands
     {
         if (!TryParseLong(ref ctx, 2, out long count)) return;
         var key = ctx.Arg(1);
-        var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0)
+        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
-            return;
-        }
-        if (db.Table.At(slot).Value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
         // -long.MinValue stays long.MinValue: a limit never reached, so everything matching goes, as in Redis.
@@ -667,17 +634,12 @@ internal static class ListCommands
     {
         if (!TryParseLong(ref ctx, 2, out long start) || !TryParseLong(ref ctx, 3, out long end)) return;
         var key = ctx.Arg(1);
-        var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0)
+        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        if (list == null)
         {
+            if (wrongType) return;
             ctx.Unchanged = true;
             ctx.Reply.Ok();
-            return;
-        }
-        if (db.Table.At(slot).Value is not RedisList list)
-        {
-            ctx.WrongType();
             return;
         }
         long length = list.Count;
