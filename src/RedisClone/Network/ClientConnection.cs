@@ -42,7 +42,6 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     private long _nowMs;
     private int _sampleCounter;
     private readonly CancellationToken _closed;
-    private readonly ITransportClock? _clock;
 
     // True when replies were flushed mid-read (past the threshold) since the loop last went idle:
     // Redis would have them queued, which is what decides whether it closes (see DiscardInputAsync).
@@ -60,7 +59,6 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
         _server = server;
         _inputReader = transport.Input;
         _outputWriter = transport.Output;
-        _clock = transport as ITransportClock;
         _work = new ShardBatchWork?[server.Shards.Count];
         Session = new ClientSession(server.NextClientId(), remote, local, close);
         Session.Subscriber = this;
@@ -163,7 +161,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
 
                 if (_commands.Count > 0)
                 {
-                    _nowMs = _clock?.NowMs ?? DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                    _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                     Session.LastInteractionMs = _nowMs;
                     await ExecuteBatchAsync();
                     _commands.Clear();

@@ -50,5 +50,30 @@ public sealed class EventLoopSocketLifetimeTests
         Assert.Equal("+PONG\r\n", check.Call("PING"));
     }
 
+    [Fact]
+    public async Task RequestsPostedAfterTheLoopEnded_StillRun()
+    {
+        // A connection still ending after the server stopped its loops (its flush aborted, its
+        // socket released) must not wait for a loop that is gone: its requests run on the poster.
+        if (!RedisClone.Network.Epoll.EventLoop.IsSupported) return;
+        using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        listener.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
+        listener.Listen();
+        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        client.Connect(listener.LocalEndPoint!);
+        using var accepted = listener.Accept();
+
+        var loop = new RedisClone.Network.Epoll.EventLoop("test-loop");
+        loop.Start();
+        loop.Dispose();
+        await Eventually.WaitFor(() => loop.Exited, () => "the loop's thread to end");
+
+        var transport = new RedisClone.Network.Epoll.EpollTransport(accepted, loop, new RedisClone.Server.ServerStats());
+        transport.Start(); // a registration the loop will never see
+        Assert.True(accepted.SafeHandle.IsClosed, "the socket was released");
+        var read = await transport.Input.ReadAsync();
+        Assert.True(read.IsCompleted, "the reader saw the end of the input");
+    }
+
     private static int OpenDescriptors() => Directory.GetFiles("/proc/self/fd").Length;
 }

@@ -16,7 +16,7 @@ namespace RedisClone.Network.Epoll;
 /// Receives use edge-triggered readiness: a read that fills less than the buffer has taken all the
 /// kernel held, and any later data raises a new edge.
 /// </remarks>
-internal sealed class EpollTransport : IDuplexPipe, ITransportClock
+internal sealed class EpollTransport : IDuplexPipe
 {
     private const int MinimumReceive = 2048; // less room than this left in the buffer: receive into a fresh one
 
@@ -48,9 +48,6 @@ internal sealed class EpollTransport : IDuplexPipe, ITransportClock
 
     /// <summary>The loop's slot for this socket; -1 once removed. Event loop thread only.</summary>
     internal int Slot { get; set; } = -1;
-
-    /// <summary>The event loop's clock, read once per batch of events.</summary>
-    public long NowMs => _loop.NowMs;
 
     public PipeReader Input => _input;
 

@@ -41,7 +41,7 @@ internal sealed unsafe class EventLoop : IDisposable
     private volatile bool _stopping;
     private long _nextSweep;
     private int _threadId;
-    private long _nowMs; // the wall clock, read once per batch of events (written by the loop thread only)
+    private volatile bool _exited;
 
     public EventLoop(string name)
     {
@@ -58,16 +58,6 @@ internal sealed unsafe class EventLoop : IDisposable
     public static bool IsSupported => OperatingSystem.IsLinux();
 
     public void Start() => _thread.Start();
-
-    /// <summary>
-    /// Unix time in ms. On the loop thread it is the time read when the current batch of events
-    /// began (at most <see cref="ClockEvents"/> events ago), as Redis caches the time once per event
-    /// loop iteration; a clock read per request was a measurable part of a request's user time.
-    /// Other threads read the clock.
-    /// </summary>
-    public long NowMs => Environment.CurrentManagedThreadId == _threadId ? _nowMs : DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-
-    private const int ClockEvents = 32;
 
     public void Register(EpollTransport transport) => Post(Request.Register, transport);
 
@@ -92,6 +82,11 @@ internal sealed unsafe class EventLoop : IDisposable
     private void Post(Request kind, EpollTransport transport)
     {
         _requests.Enqueue((kind, transport));
+        if (_exited)
+        {
+            RunAfterExit(); // no loop to wake: do it here
+            return;
+        }
         // The loop itself (a PUBLISH waking subscribers on this loop, a connection ending here)
         // drains the queue before it waits again: no eventfd write, read and event for it.
         if (Environment.CurrentManagedThreadId == _threadId) return;
@@ -121,7 +116,6 @@ internal sealed unsafe class EventLoop : IDisposable
                 int timeout = SweepIntervalMs;
                 if (!_requests.IsEmpty)
                 {
-                    _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                     DrainRequests();
                     if (!_requests.IsEmpty) timeout = 0; // posted while draining: look at the sockets, then drain again
                 }
@@ -133,7 +127,6 @@ internal sealed unsafe class EventLoop : IDisposable
                 }
                 for (int i = 0; i < n; i++)
                 {
-                    if (i % ClockEvents == 0) _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                     byte* ev = events + i * size;
                     uint flags = *(uint*)ev;
                     ulong token = *(ulong*)(ev + dataOffset);
@@ -142,7 +135,6 @@ internal sealed unsafe class EventLoop : IDisposable
                         ulong count;
                         Libc.read(_wakeFd, (byte*)&count, sizeof(ulong));
                         Interlocked.Exchange(ref _wakeRequested, 0);
-                        _nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                         DrainRequests();
                         continue;
                     }
@@ -184,8 +176,50 @@ internal sealed unsafe class EventLoop : IDisposable
                 transport.Close();
                 transport.OnRemoved();
             }
+            // From now on posters run their requests themselves; this picks up what came in between.
+            _exited = true;
+            RunAfterExit();
         }
     }
+
+    /// <summary>
+    /// Requests posted once the loop has exited: a connection still ending (a flush to finish, a
+    /// reader to wake, its socket to release) must not wait for a loop that will never come back.
+    /// Runs on the posting thread; there is no slot bookkeeping left to do.
+    /// </summary>
+    private void RunAfterExit()
+    {
+        while (_requests.TryDequeue(out var request))
+        {
+            var transport = request.Transport;
+            try
+            {
+                switch (request.Kind)
+                {
+                    case Request.Register:
+                        transport.Close();
+                        transport.OnRemoved();
+                        break;
+                    case Request.FinishFlush:
+                        transport.OnFinishFlush();
+                        break;
+                    case Request.WakeReader:
+                        transport.OnWakeReader();
+                        break;
+                    case Request.Remove:
+                        transport.OnRemoved();
+                        break;
+                }
+            }
+            catch (Exception)
+            {
+                transport.Close();
+            }
+        }
+    }
+
+    /// <summary>True once the loop's thread has ended (requests then run on the posting thread).</summary>
+    internal bool Exited => _exited;
 
     /// <summary>Once a second: connections that received nothing since the last sweep give their buffers back.</summary>
     private void Sweep()
