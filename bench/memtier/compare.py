@@ -3,14 +3,16 @@
 
 Starts both servers, runs the same bounded load against each, alternating A/B (--rounds times),
 and prints the medians of ops/s, p50/p99/p99.9 latency and server CPU seconds per million ops
-(from /proc/<pid>/stat), with the ratio RedisClone/redis for each. Results go to
+(from /proc/<pid>/stat), with the ratio RedisClone/redis for each; also the load generator's own
+CPU per million ops and the machine's steal time during the runs (on a small shared machine the
+load generator competes with the server for the cores). Results go to
 bench/memtier/results/ as CSV and markdown, plus an SVG bar chart.
 
 Loads: memtier_benchmark (1 thread, 50 clients, --ratio=1:10, -d 32, --key-maximum=100000,
 --test-time) at pipeline 1 and 16 when memtier_benchmark is on PATH; otherwise redis-benchmark
 (-t set,get with and without -P 16).
 """
-import argparse, csv, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, csv, json, os, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -100,12 +102,32 @@ def run_redis_benchmark(port, pipeline, seconds):
     return {"ops": ops, "count": n * len(data), "p50": p50, "p99": p99, "p999": float("nan")}
 
 
+def machine_ticks():
+    """(steal, total) jiffies of the whole machine, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # finished load runs (the servers are still running)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(server, load, pipeline, seconds):
     flush(server.port)
     before = cpu_seconds(server.proc.pid)
+    steal0, total0 = machine_ticks()
+    load0 = children_cpu()
     result = load(server.port, pipeline, seconds)
     cpu = cpu_seconds(server.proc.pid) - before
-    result["cpu_per_mop"] = cpu / (result["count"] / 1e6) if result["count"] else float("nan")
+    steal1, total1 = machine_ticks()
+    mops = result["count"] / 1e6 if result["count"] else float("nan")
+    result["cpu_per_mop"] = cpu / mops
+    # The load generator shares the machine's cores with the server: what it spent per op, and how
+    # much time the hypervisor took from this machine, say how far a run measured the server.
+    result["load_cpu_per_mop"] = (children_cpu() - load0) / mops
+    result["steal_pct"] = 100.0 * (steal1 - steal0) / max(1, total1 - total0)
     return result
 
 
@@ -170,7 +192,8 @@ def main():
                 order = (clone, redis) if r % 2 == 0 else (redis, clone)
                 for server in order:
                     runs[server.name].append(measure(server, load, pipeline, args.seconds))
-                    print(f"  {name} round {r + 1} {server.name}: {runs[server.name][-1]['ops']:,.0f} ops/s", flush=True)
+                    last = runs[server.name][-1]
+                    print(f"  {name} round {r + 1} {server.name}: {last['ops']:,.0f} ops/s, steal {last['steal_pct']:.0f}%", flush=True)
             med = {k: {m: statistics.median(x[m] for x in v) for m in v[0]} for k, v in runs.items()}
             rows.append({"load": name, **med})
     finally:
@@ -179,7 +202,8 @@ def main():
 
     os.makedirs(RESULTS, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    metrics = [("ops", "ops/s"), ("p50", "p50 ms"), ("p99", "p99 ms"), ("p999", "p99.9 ms"), ("cpu_per_mop", "CPU s/M ops")]
+    metrics = [("ops", "ops/s"), ("p50", "p50 ms"), ("p99", "p99 ms"), ("p999", "p99.9 ms"), ("cpu_per_mop", "CPU s/M ops"),
+               ("load_cpu_per_mop", "load generator CPU s/M ops"), ("steal_pct", "machine steal %")]
     md = [f"RedisClone ({args.shards} shards, {args.io_threads} io threads) vs redis-server, {tool}, medians of {args.rounds} alternating runs of {args.seconds}s",
           "", "| load | metric | RedisClone | redis-server | ratio |", "|---|---|---|---|---|"]
     with open(os.path.join(RESULTS, f"compare-{stamp}.csv"), "w", newline="") as f:
