@@ -84,7 +84,7 @@ internal sealed unsafe class EventLoop : IDisposable
         _requests.Enqueue((kind, transport));
         if (_exited)
         {
-            RunAfterExit(); // no loop to wake: do it here
+            DrainRequests(loopThread: false); // no loop to wake: do it here
             return;
         }
         // The loop itself (a PUBLISH waking subscribers on this loop, a connection ending here)
@@ -178,43 +178,7 @@ internal sealed unsafe class EventLoop : IDisposable
             }
             // From now on posters run their requests themselves; this picks up what came in between.
             _exited = true;
-            RunAfterExit();
-        }
-    }
-
-    /// <summary>
-    /// Requests posted once the loop has exited: a connection still ending (a flush to finish, a
-    /// reader to wake, its socket to release) must not wait for a loop that will never come back.
-    /// Runs on the posting thread; there is no slot bookkeeping left to do.
-    /// </summary>
-    private void RunAfterExit()
-    {
-        while (_requests.TryDequeue(out var request))
-        {
-            var transport = request.Transport;
-            try
-            {
-                switch (request.Kind)
-                {
-                    case Request.Register:
-                        transport.Close();
-                        transport.OnRemoved();
-                        break;
-                    case Request.FinishFlush:
-                        transport.OnFinishFlush();
-                        break;
-                    case Request.WakeReader:
-                        transport.OnWakeReader();
-                        break;
-                    case Request.Remove:
-                        transport.OnRemoved();
-                        break;
-                }
-            }
-            catch (Exception)
-            {
-                transport.Close();
-            }
+            DrainRequests(loopThread: false);
         }
     }
 
@@ -240,7 +204,13 @@ internal sealed unsafe class EventLoop : IDisposable
         }
     }
 
-    private void DrainRequests()
+    /// <summary>
+    /// Runs the posted requests. On the loop thread (<paramref name="loopThread"/>) registrations
+    /// take a slot and an epoll registration; once the loop has exited the posting thread runs them
+    /// itself (a connection still ending must not wait for a loop that will never come back): a
+    /// registration is refused, and there is no slot bookkeeping left to do.
+    /// </summary>
+    private void DrainRequests(bool loopThread = true)
     {
         while (_requests.TryDequeue(out var request))
         {
@@ -249,6 +219,10 @@ internal sealed unsafe class EventLoop : IDisposable
             {
                 switch (request.Kind)
                 {
+                    case Request.Register when !loopThread:
+                        transport.Close();
+                        transport.OnRemoved();
+                        break;
                     case Request.Register:
                         int slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : _usedSlots++;
                         if (slot == _slots.Length)
@@ -267,7 +241,7 @@ internal sealed unsafe class EventLoop : IDisposable
                         }
                         break;
                     case Request.Resume:
-                        if (transport.Slot >= 0) transport.OnResumed();
+                        if (loopThread && transport.Slot >= 0) transport.OnResumed();
                         break;
                     case Request.FinishFlush:
                         transport.OnFinishFlush();
@@ -276,7 +250,7 @@ internal sealed unsafe class EventLoop : IDisposable
                         transport.OnWakeReader();
                         break;
                     case Request.Remove:
-                        if (transport.Slot >= 0)
+                        if (loopThread && transport.Slot >= 0)
                         {
                             if (!_closed) Libc.Remove(_epoll, transport.Fd);
                             _slots[transport.Slot] = null;

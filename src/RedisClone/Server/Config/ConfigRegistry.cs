@@ -543,7 +543,7 @@ internal sealed class ConfigRegistry
         number = 0;
         if (args.Length % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
         // Start from the current limits (or the defaults while the registry is being built).
-        string current = registry._values[IndexOf("client-output-buffer-limit")] ??
+        string current = registry._values[OutputBufferLimitIndex] ??
                          "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60";
         var limits = current.Split(' ');
         for (int i = 0; i < args.Length; i += 4)
