@@ -92,9 +92,10 @@ internal sealed class MemberTable
     public bool Contains(ReadOnlySpan<byte> member) => Find(member) >= 0;
 
     /// <summary>Slot of <paramref name="member"/>, or -1.</summary>
-    public int Find(ReadOnlySpan<byte> member)
+    public int Find(ReadOnlySpan<byte> member) => Find(member, KeyTable.HashOf(member));
+
+    private int Find(ReadOnlySpan<byte> member, int hash)
     {
-        int hash = KeyTable.HashOf(member);
         var entries = _entries;
         int i = _buckets[hash & (_buckets.Length - 1)] - 1;
         if (member.Length <= InlineMax)
@@ -120,15 +121,17 @@ internal sealed class MemberTable
     /// <summary>Adds <paramref name="member"/>; false when it was already there.</summary>
     public bool Add(ReadOnlySpan<byte> member)
     {
-        if (Find(member) >= 0) return false;
-        AddNew(member);
+        int hash = KeyTable.HashOf(member);
+        if (Find(member, hash) >= 0) return false;
+        AddNew(member, hash);
         return true;
     }
 
     /// <summary>Adds a member known to be absent; returns its slot.</summary>
-    public int AddNew(ReadOnlySpan<byte> member)
+    public int AddNew(ReadOnlySpan<byte> member) => AddNew(member, KeyTable.HashOf(member));
+
+    private int AddNew(ReadOnlySpan<byte> member, int hash)
     {
-        int hash = KeyTable.HashOf(member);
         long data = member.Length <= InlineMax ? Pack(member) : Append(member);
         if (member.Length > _maxLength) _maxLength = member.Length;
         int slot;

@@ -199,13 +199,14 @@ internal sealed class RedisHash : IRedisValue
         if (_table == null && (field.Length > maxValue || value.Length > maxValue)) ConvertToTable();
         if (_table != null)
         {
-            int slot = _table.Find(field);
+            int hash = KeyTable.HashOf(field);
+            int slot = _table.Find(field, hash);
             if (slot >= 0)
             {
                 _table.SetValue(slot, value);
                 return false;
             }
-            _table.Add(field, value);
+            _table.Add(field, value, hash);
             return true;
         }
 
@@ -436,9 +437,10 @@ internal sealed class RedisHash : IRedisValue
             return data.AsSpan(end);
         }
 
-        public int Find(ReadOnlySpan<byte> field)
+        public int Find(ReadOnlySpan<byte> field) => Find(field, KeyTable.HashOf(field));
+
+        public int Find(ReadOnlySpan<byte> field, int hash)
         {
-            int hash = KeyTable.HashOf(field);
             var slots = _slots;
             int i = _buckets[hash & (_buckets.Length - 1)] - 1;
             while (i >= 0)
@@ -455,9 +457,11 @@ internal sealed class RedisHash : IRedisValue
         }
 
         /// <summary>Adds a field known to be absent; returns its slot.</summary>
-        public int Add(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
+        public int Add(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value) => Add(field, value, KeyTable.HashOf(field));
+
+        /// <summary>Adds a field known to be absent, whose <see cref="KeyTable.HashOf"/> is <paramref name="hash"/>; returns its slot.</summary>
+        public int Add(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value, int hash)
         {
-            int hash = KeyTable.HashOf(field);
             int slot;
             if (_freeCount > 0)
             {
