@@ -22,6 +22,7 @@ internal interface ISubscriber
 internal sealed class PubSubRegistry
 {
     private readonly object _lock = new();
+    private readonly Protocol.ReplyBuffer _scratch = new(256); // encodes messages, under _lock
     private readonly Dictionary<byte[], List<ISubscriber>> _channels = new(ByteArrayComparer.Instance);
     private readonly Dictionary<byte[], List<ISubscriber>> _shardChannels = new(ByteArrayComparer.Instance);
     private readonly List<(byte[] Pattern, ISubscriber Subscriber)> _patterns = new();
@@ -90,8 +91,8 @@ internal sealed class PubSubRegistry
                 foreach (var s in list)
                 {
                     s.Push(s.Protocol == 3
-                        ? resp3 ??= Encode(3, shard ? "smessage"u8 : "message"u8, default, channel, message)
-                        : resp2 ??= Encode(2, shard ? "smessage"u8 : "message"u8, default, channel, message));
+                        ? resp3 ??= Encode(_scratch, 3, shard ? "smessage"u8 : "message"u8, default, channel, message)
+                        : resp2 ??= Encode(_scratch, 2, shard ? "smessage"u8 : "message"u8, default, channel, message));
                     receivers++;
                 }
             }
@@ -100,7 +101,7 @@ internal sealed class PubSubRegistry
                 foreach (var (pattern, s) in _patterns)
                 {
                     if (!GlobMatcher.IsMatch(pattern, channel)) continue;
-                    s.Push(Encode(s.Protocol, "pmessage"u8, pattern, channel, message));
+                    s.Push(Encode(_scratch, s.Protocol, "pmessage"u8, pattern, channel, message));
                     receivers++;
                 }
             }
@@ -130,11 +131,14 @@ internal sealed class PubSubRegistry
         }
     }
 
-    /// <summary>A message as a RESP2 array or a RESP3 push: [kind, (pattern,) channel, payload].</summary>
-    private static byte[] Encode(int protocol, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> pattern,
+    /// <summary>
+    /// A message as a RESP2 array or a RESP3 push: [kind, (pattern,) channel, payload], written into
+    /// <paramref name="buffer"/> (the registry's scratch, reused under the lock) and copied out once.
+    /// </summary>
+    private static byte[] Encode(Protocol.ReplyBuffer buffer, int protocol, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> pattern,
         ReadOnlySpan<byte> channel, ReadOnlySpan<byte> message)
     {
-        var buffer = new Protocol.ReplyBuffer(64 + channel.Length + message.Length + pattern.Length);
+        buffer.Clear();
         var w = new Protocol.RespWriter(buffer, protocol);
         bool withPattern = kind.SequenceEqual("pmessage"u8);
         w.PushHeader(withPattern ? 4 : 3);
