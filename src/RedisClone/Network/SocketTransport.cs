@@ -72,7 +72,7 @@ internal sealed class SocketTransport : IDuplexPipe
                 int n = await _socket.ReceiveAsync(memory, SocketFlags.None);
                 if (n == 0) break;
                 writer.Advance(n);
-                Interlocked.Add(ref _stats.NetInputBytes, n);
+                _stats.NetInputBytes.Add(n);
                 var flush = await writer.FlushAsync();
                 if (flush.IsCompleted || flush.IsCanceled) break;
             }
@@ -98,7 +98,7 @@ internal sealed class SocketTransport : IDuplexPipe
                     while (sent < segment.Length)
                         sent += await _socket.SendAsync(segment.Slice(sent), SocketFlags.None);
                 }
-                if (!buffer.IsEmpty) Interlocked.Add(ref _stats.NetOutputBytes, buffer.Length);
+                if (!buffer.IsEmpty) _stats.NetOutputBytes.Add(buffer.Length);
                 reader.AdvanceTo(buffer.End);
                 if (result.IsCompleted || result.IsCanceled) break;
             }

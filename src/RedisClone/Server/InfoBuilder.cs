@@ -277,8 +277,8 @@ internal static class InfoBuilder
         Line(sb, "total_connections_received", Volatile.Read(ref stats.TotalConnectionsReceived));
         Line(sb, "total_commands_processed", server.CommandStats.TotalCalls());
         Line(sb, "instantaneous_ops_per_sec", runtime.OpsPerSecond);
-        Line(sb, "total_net_input_bytes", Volatile.Read(ref stats.NetInputBytes));
-        Line(sb, "total_net_output_bytes", Volatile.Read(ref stats.NetOutputBytes));
+        Line(sb, "total_net_input_bytes", stats.NetInputBytes.Value);
+        Line(sb, "total_net_output_bytes", stats.NetOutputBytes.Value);
         Line(sb, "total_net_repl_input_bytes", 0);
         Line(sb, "total_net_repl_output_bytes", 0);
         Line(sb, "instantaneous_input_kbps", F2(runtime.InputKbps));

@@ -79,8 +79,8 @@ internal sealed class RuntimeStats
         lock (_commands)
         {
             _commands.Add(now, _server.CommandStats.TotalCalls());
-            _netInput.Add(now, Volatile.Read(ref stats.NetInputBytes));
-            _netOutput.Add(now, Volatile.Read(ref stats.NetOutputBytes));
+            _netInput.Add(now, stats.NetInputBytes.Value);
+            _netOutput.Add(now, stats.NetOutputBytes.Value);
         }
     }
 

@@ -5,8 +5,8 @@ internal sealed class ServerStats
 {
     public long TotalConnectionsReceived;
     public long RejectedConnections;
-    public long NetInputBytes;
-    public long NetOutputBytes;
+    /// <summary>Bytes received from and sent to clients: added to on every receive and send, so striped.</summary>
+    public readonly Common.StripedCounter NetInputBytes = new(), NetOutputBytes = new();
     public long TotalErrorReplies;
     public long UnexpectedErrorReplies;
     public readonly Dictionary<string, long> ErrorCounts = new();
@@ -46,8 +46,8 @@ internal sealed class ServerStats
     {
         TotalConnectionsReceived = 0;
         RejectedConnections = 0;
-        NetInputBytes = 0;
-        NetOutputBytes = 0;
+        NetInputBytes.Reset();
+        NetOutputBytes.Reset();
         TotalErrorReplies = 0;
         UnexpectedErrorReplies = 0;
         lock (ErrorCounts) ErrorCounts.Clear();

@@ -137,6 +137,37 @@ public class InfoTests
         Assert.Equal("0", f["expired_keys"]);
     }
 
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public async Task Info_Stats_NetBytes_CountEveryByteBothWays(int shards)
+    {
+        // Between two INFOs: everything sent after the first one's request (the second INFO's own
+        // request included, as Redis counts input when it reads it), and every reply from the first
+        // INFO's on (the second's is written after it is built).
+        await using var server = TestServer.Start(shards: shards);
+        using var c = server.Connect();
+        string[] info = ["INFO", "stats"];
+        var before = c.Call(info);
+        string[][] commands = [["SET", "a", new string('x', 300)], ["GET", "a"], ["INCR", "n"], ["GET", "missing"], ["PING"]];
+        long input = RespClient.Encode(info).Length, output = before.Length;
+        foreach (var command in commands)
+        {
+            input += RespClient.Encode(command).Length;
+            output += c.Call(command).Length;
+        }
+        var b = Fields(Body(before));
+        var a = Fields(Body(c.Call(info)));
+        Assert.Equal(input, long.Parse(a["total_net_input_bytes"]) - long.Parse(b["total_net_input_bytes"]));
+        Assert.Equal(output, long.Parse(a["total_net_output_bytes"]) - long.Parse(b["total_net_output_bytes"]));
+
+        // CONFIG RESETSTAT zeroes them; its reply is counted after the reset, and the next INFO's request.
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "RESETSTAT"));
+        var reset = Fields(Body(c.Call(info)));
+        Assert.Equal(RespClient.Encode(info).Length.ToString(), reset["total_net_input_bytes"]);
+        Assert.Equal("5", reset["total_net_output_bytes"]);
+    }
+
     [Fact]
     public async Task Info_Stats_ExpiredKeysCounted()
     {

@@ -127,7 +127,7 @@ internal sealed class EpollTransport : IDuplexPipe
             if (n > 0)
             {
                 ActiveSinceSweep = true;
-                Interlocked.Add(ref _stats.NetInputBytes, n);
+                _stats.NetInputBytes.Add(n);
                 var state = _input.Commit(n); // runs the connection's read loop, inline
                 if (state == InputBuffer.WriteState.ReaderDone)
                 {

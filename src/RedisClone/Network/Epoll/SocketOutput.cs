@@ -182,7 +182,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
                 if (sent > 0)
                 {
                     _sendOffset += sent;
-                    Interlocked.Add(ref _stats.NetOutputBytes, sent);
+                    _stats.NetOutputBytes.Add(sent);
                     continue;
                 }
                 if (error == SocketError.Interrupted) continue;
