@@ -333,11 +333,9 @@ internal static class StringCommands
         var db = ctx.Db(key);
         int slot = db.FindLive(key, ctx.NowMs);
         long value = 0;
-        byte[]? old = null;
         if (slot >= 0)
         {
-            old = db.Table.At(slot).Value as byte[];
-            if (old == null)
+            if (db.Table.At(slot).Value is not byte[] old)
             {
                 ctx.WrongType();
                 return;
@@ -358,17 +356,7 @@ internal static class StringCommands
 
         Span<byte> digits = stackalloc byte[RedisNumbers.MaxInt64Length];
         digits = digits.Slice(0, RedisNumbers.FormatInt64(value, digits));
-        if (slot < 0)
-        {
-            db.Add(key.ToArray(), digits.ToArray());
-        }
-        else
-        {
-            ref var e = ref db.Table.At(slot);
-            if (old!.Length == digits.Length) digits.CopyTo(old);
-            else e.Value = digits.ToArray();
-            e.HashAndFlag &= int.MaxValue;
-        }
+        StoreString(db, slot, key, digits, expireAt: 0, keepTtl: true);
         ctx.Notify(Ev.String, "incrby", key);
         ctx.Reply.Integer(value);
     }
@@ -383,11 +371,9 @@ internal static class StringCommands
         var db = ctx.Db(key);
         int slot = db.FindLive(key, ctx.NowMs);
         ExtendedDouble value = ExtendedDouble.Zero;
-        byte[]? old = null;
         if (slot >= 0)
         {
-            old = db.Table.At(slot).Value as byte[];
-            if (old == null)
+            if (db.Table.At(slot).Value is not byte[] old)
             {
                 ctx.WrongType();
                 return;
@@ -411,17 +397,7 @@ internal static class StringCommands
 
         Span<byte> text = stackalloc byte[RedisNumbers.MaxLongDoubleHumanLength];
         text = text.Slice(0, RedisNumbers.FormatLongDoubleHuman(sum, text));
-        if (slot < 0)
-        {
-            db.Add(key.ToArray(), text.ToArray());
-        }
-        else
-        {
-            ref var e = ref db.Table.At(slot);
-            if (old!.Length == text.Length) text.CopyTo(old);
-            else e.Value = text.ToArray();
-            e.HashAndFlag &= int.MaxValue;
-        }
+        StoreString(db, slot, key, text, expireAt: 0, keepTtl: true);
         ctx.Notify(Ev.String, "incrbyfloat", key);
         ctx.Reply.Bulk(text);
     }
