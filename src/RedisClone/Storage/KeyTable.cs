@@ -18,7 +18,7 @@ namespace RedisClone.Storage;
 internal sealed class KeyTable
 {
     /// <summary>One key. <see cref="Next"/> &gt;= -1 marks a used slot; free slots hold -3 - nextFree.</summary>
-    internal struct Entry
+    internal struct Entry : IChainedSlot
     {
         public byte[] Key;
         public object Value;
@@ -26,33 +26,31 @@ internal sealed class KeyTable
         public long ExpireAt;
         /// <summary>Hash in the low 31 bits; the top bit is a per-value flag (see <see cref="RawFlag"/>).</summary>
         public int HashAndFlag;
-        public int Next;
+        public int Next { get; set; }
+        public readonly int ChainHash => HashAndFlag & int.MaxValue;
     }
 
     /// <summary>Marks a string written in place (APPEND, SETRANGE): OBJECT ENCODING says "raw".</summary>
     public const int RawFlag = int.MinValue;
 
-    private int[] _buckets;   // 1-based slot index of each chain head; 0 = empty
+    private SlotChains _chains;
     private Entry[] _entries;
     // LruClock stamp of each slot's last access (OBJECT IDLETIME). A parallel array rather than an
     // Entry field: Entry is exactly 32 bytes and a 4-byte field would pad it to 40.
     private uint[] _access;
-    private int _highWater;    // slots ever used: [0, _highWater)
-    private int _freeList = -1;
-    private int _freeCount;
 
     public KeyTable(int capacity = 4)
     {
         int size = Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)capacity));
-        _buckets = new int[size];
+        _chains = new SlotChains(size);
         _entries = new Entry[size];
         _access = new uint[size];
     }
 
-    public int Count => _highWater - _freeCount;
+    public int Count => _chains.Count;
 
     /// <summary>Slots to visit in a full scan: [0, SlotCount).</summary>
-    public int SlotCount => _highWater;
+    public int SlotCount => _chains.HighWater;
 
     // Random per process, as HashCode's seed is: which keys collide cannot be known from outside.
     private static readonly ulong Seed0 = RandomSeed(), Seed1 = RandomSeed(), Seed2 = RandomSeed();
@@ -120,14 +118,14 @@ internal sealed class KeyTable
     /// <summary>The <see cref="LruClock"/> stamp of the slot's last access.</summary>
     public uint LastAccess(int slot) => _access[slot];
 
-    public bool IsUsed(int slot) => (uint)slot < (uint)_highWater && _entries[slot].Next >= -1;
+    public bool IsUsed(int slot) => _chains.IsUsed(_entries, slot);
 
     /// <summary>Slot of <paramref name="key"/>, or -1.</summary>
     public int Find(ReadOnlySpan<byte> key)
     {
         int hash = HashOf(key);
         var entries = _entries;
-        int i = _buckets[hash & (_buckets.Length - 1)] - 1;
+        int i = _chains.First(hash);
         while (i >= 0)
         {
             ref var e = ref entries[i];
@@ -141,26 +139,13 @@ internal sealed class KeyTable
     public int Add(byte[] key, object value, long expireAt = 0)
     {
         int hash = HashOf(key);
-        int slot;
-        if (_freeCount > 0)
-        {
-            slot = _freeList;
-            _freeList = -3 - _entries[slot].Next;
-            _freeCount--;
-        }
-        else
-        {
-            if (_highWater == _entries.Length) Grow();
-            slot = _highWater++;
-        }
-        ref int bucket = ref _buckets[hash & (_buckets.Length - 1)];
+        if (_chains.IsFull(_entries.Length)) Grow();
+        int slot = _chains.Insert(_entries, hash);
         ref var e = ref _entries[slot];
         e.Key = key;
         e.Value = value;
         e.ExpireAt = expireAt;
         e.HashAndFlag = hash;
-        e.Next = bucket - 1;
-        bucket = slot + 1;
         _access[slot] = LruClock.Now;
         return slot;
     }
@@ -168,23 +153,12 @@ internal sealed class KeyTable
     /// <summary>Removes the key in <paramref name="slot"/>.</summary>
     public void RemoveAt(int slot)
     {
+        _chains.Remove(_entries, slot);
         ref var e = ref _entries[slot];
-        ref int bucket = ref _buckets[(e.HashAndFlag & int.MaxValue) & (_buckets.Length - 1)];
-        int i = bucket - 1, prev = -1;
-        while (i != slot)
-        {
-            prev = i;
-            i = _entries[i].Next;
-        }
-        if (prev < 0) bucket = e.Next + 1;
-        else _entries[prev].Next = e.Next;
         e.Key = null!;
         e.Value = null!;
         e.ExpireAt = 0;
         e.HashAndFlag = 0;
-        e.Next = -3 - _freeList;
-        _freeList = slot;
-        _freeCount++;
         if (Count == 0) Clear();
     }
 
@@ -193,57 +167,24 @@ internal sealed class KeyTable
     {
         if (_entries.Length > 64)
         {
-            _buckets = new int[4];
             _entries = new Entry[4];
             _access = new uint[4];
         }
         else
         {
-            Array.Clear(_buckets);
-            Array.Clear(_entries, 0, _highWater);
+            Array.Clear(_entries, 0, _chains.HighWater);
         }
-        _highWater = 0;
-        _freeList = -1;
-        _freeCount = 0;
+        _chains.Reset(_entries.Length);
     }
 
     /// <summary>A random used slot, or -1 when empty.</summary>
-    public int RandomSlot(Random random)
-    {
-        if (Count == 0) return -1;
-        // Dense enough: rejection sampling. Sparse: walk from a random start.
-        if (Count * 8 >= _highWater)
-        {
-            while (true)
-            {
-                int s = random.Next(_highWater);
-                if (_entries[s].Next >= -1) return s;
-            }
-        }
-        int start = random.Next(_highWater);
-        for (int k = 0; k < _highWater; k++)
-        {
-            int s = start + k;
-            if (s >= _highWater) s -= _highWater;
-            if (_entries[s].Next >= -1) return s;
-        }
-        return -1;
-    }
+    public int RandomSlot(Random random) => _chains.RandomSlot(_entries, random);
 
     private void Grow()
     {
         int size = _entries.Length * 2;
         Array.Resize(ref _entries, size);
         Array.Resize(ref _access, size);
-        var buckets = new int[size];
-        for (int i = 0; i < _highWater; i++)
-        {
-            ref var e = ref _entries[i];
-            if (e.Next < -1) continue;
-            ref int bucket = ref buckets[(e.HashAndFlag & int.MaxValue) & (size - 1)];
-            e.Next = bucket - 1;
-            bucket = i + 1;
-        }
-        _buckets = buckets;
+        _chains.Rehash(_entries);
     }
 }

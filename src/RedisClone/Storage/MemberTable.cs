@@ -22,7 +22,7 @@ namespace RedisClone.Storage;
 internal sealed class MemberTable
 {
     /// <summary>One slot. <see cref="Next"/> &gt;= -1 marks a used slot; free slots hold -3 - nextFree.</summary>
-    private struct Entry
+    private struct Entry : IChainedSlot
     {
         /// <summary>
         /// Inline (sign bit clear): the bytes in bits 0-55, the length in bits 56-62. Arena (sign bit
@@ -30,7 +30,8 @@ internal sealed class MemberTable
         /// </summary>
         public long Data;
         public int Hash;
-        public int Next;
+        public int Next { get; set; }
+        public readonly int ChainHash => Hash;
     }
 
     private const int InlineMax = 7;
@@ -38,11 +39,8 @@ internal sealed class MemberTable
     private const int MinChunk = 1024;
     private const int MaxChunk = 1 << 20;
 
-    private int[] _buckets;   // 1-based slot index of each chain head; 0 = empty
+    private SlotChains _chains;
     private Entry[] _entries;
-    private int _highWater;   // slots ever used: [0, _highWater)
-    private int _freeList = -1;
-    private int _freeCount;
 
     private byte[][] _chunks = [];
     private int _chunkCount;
@@ -55,17 +53,14 @@ internal sealed class MemberTable
     public MemberTable(int capacity = 4)
     {
         int size = Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Clamp(capacity, 1, 1 << 30)));
-        _buckets = new int[size];
+        _chains = new SlotChains(size);
         _entries = new Entry[size];
     }
 
     private MemberTable(MemberTable other)
     {
-        _buckets = (int[])other._buckets.Clone();
+        _chains = other._chains.Clone();
         _entries = (Entry[])other._entries.Clone();
-        _highWater = other._highWater;
-        _freeList = other._freeList;
-        _freeCount = other._freeCount;
         _chunks = new byte[other._chunks.Length][];
         for (int i = 0; i < other._chunkCount; i++) _chunks[i] = (byte[])other._chunks[i].Clone();
         _chunkCount = other._chunkCount;
@@ -76,15 +71,15 @@ internal sealed class MemberTable
         _maxLength = other._maxLength;
     }
 
-    public int Count => _highWater - _freeCount;
+    public int Count => _chains.Count;
 
     /// <summary>Slots to visit in a full scan: [0, SlotCount).</summary>
-    public int SlotCount => _highWater;
+    public int SlotCount => _chains.HighWater;
 
     /// <summary>An upper bound of the members' lengths (the longest ever added), for sizing replies.</summary>
     public int MaxLength => _maxLength;
 
-    public bool IsUsed(int slot) => (uint)slot < (uint)_highWater && _entries[slot].Next >= -1;
+    public bool IsUsed(int slot) => _chains.IsUsed(_entries, slot);
 
     /// <summary>An independent copy.</summary>
     public MemberTable Clone() => new(this);
@@ -97,7 +92,7 @@ internal sealed class MemberTable
     private int Find(ReadOnlySpan<byte> member, int hash)
     {
         var entries = _entries;
-        int i = _buckets[hash & (_buckets.Length - 1)] - 1;
+        int i = _chains.First(hash);
         if (member.Length <= InlineMax)
         {
             long packed = Pack(member);
@@ -134,24 +129,11 @@ internal sealed class MemberTable
     {
         long data = member.Length <= InlineMax ? Pack(member) : Append(member);
         if (member.Length > _maxLength) _maxLength = member.Length;
-        int slot;
-        if (_freeCount > 0)
-        {
-            slot = _freeList;
-            _freeList = -3 - _entries[slot].Next;
-            _freeCount--;
-        }
-        else
-        {
-            if (_highWater == _entries.Length) Grow();
-            slot = _highWater++;
-        }
-        ref int bucket = ref _buckets[hash & (_buckets.Length - 1)];
+        if (_chains.IsFull(_entries.Length)) Grow();
+        int slot = _chains.Insert(_entries, hash);
         ref var e = ref _entries[slot];
         e.Data = data;
         e.Hash = hash;
-        e.Next = bucket - 1;
-        bucket = slot + 1;
         return slot;
     }
 
@@ -167,16 +149,8 @@ internal sealed class MemberTable
     /// <summary>Removes the member in <paramref name="slot"/>.</summary>
     public void RemoveAt(int slot)
     {
+        _chains.Remove(_entries, slot);
         ref var e = ref _entries[slot];
-        ref int bucket = ref _buckets[e.Hash & (_buckets.Length - 1)];
-        int i = bucket - 1, prev = -1;
-        while (i != slot)
-        {
-            prev = i;
-            i = _entries[i].Next;
-        }
-        if (prev < 0) bucket = e.Next + 1;
-        else _entries[prev].Next = e.Next;
         if (e.Data < 0)
         {
             int size = RecordSize(e.Data);
@@ -185,9 +159,6 @@ internal sealed class MemberTable
         }
         e.Data = 0;
         e.Hash = 0;
-        e.Next = -3 - _freeList;
-        _freeList = slot;
-        _freeCount++;
         if (_deadBytes > 4096 && _deadBytes > _liveBytes) CompactArena();
     }
 
@@ -204,33 +175,12 @@ internal sealed class MemberTable
     }
 
     /// <summary>A random used slot, or -1 when empty.</summary>
-    public int RandomSlot(Random random)
-    {
-        int count = Count;
-        if (count == 0) return -1;
-        // Rejection sampling is uniform; it is bounded for tables that removals left sparse (slots
-        // never move, so the table cannot shrink under a running SSCAN), where a walk from a random
-        // start takes over: slightly biased towards members after long gaps, never slow.
-        int tries = count * 8L >= _highWater ? int.MaxValue : 32;
-        for (int t = 0; t < tries; t++)
-        {
-            int s = random.Next(_highWater);
-            if (_entries[s].Next >= -1) return s;
-        }
-        int start = random.Next(_highWater);
-        for (int k = 0; k < _highWater; k++)
-        {
-            int s = start + k;
-            if (s >= _highWater) s -= _highWater;
-            if (_entries[s].Next >= -1) return s;
-        }
-        return -1;
-    }
+    public int RandomSlot(Random random) => _chains.RandomSlot(_entries, random);
 
     /// <summary>Bytes held, for memory accounting: slots, buckets and arena chunks.</summary>
     public long AllocatedBytes()
     {
-        long n = _entries.Length * (long)Unsafe.SizeOf<Entry>() + _buckets.Length * 4L;
+        long n = _entries.Length * (long)(Unsafe.SizeOf<Entry>() + 4); // a slot and a bucket each
         for (int i = 0; i < _chunkCount; i++) n += _chunks[i].Length;
         return n;
     }
@@ -322,7 +272,7 @@ internal sealed class MemberTable
         _currentUsed = 0;
         _liveBytes = 0;
         _deadBytes = 0;
-        for (int slot = 0; slot < _highWater; slot++)
+        for (int slot = 0; slot < _chains.HighWater; slot++)
         {
             ref var e = ref _entries[slot];
             if (e.Next < -1 || e.Data >= 0) continue;
@@ -360,17 +310,7 @@ internal sealed class MemberTable
 
     private void Grow()
     {
-        int size = _entries.Length * 2;
-        Array.Resize(ref _entries, size);
-        var buckets = new int[size];
-        for (int i = 0; i < _highWater; i++)
-        {
-            ref var e = ref _entries[i];
-            if (e.Next < -1) continue;
-            ref int bucket = ref buckets[e.Hash & (size - 1)];
-            e.Next = bucket - 1;
-            bucket = i + 1;
-        }
-        _buckets = buckets;
+        Array.Resize(ref _entries, _entries.Length * 2);
+        _chains.Rehash(_entries);
     }
 }

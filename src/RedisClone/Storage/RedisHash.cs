@@ -380,48 +380,43 @@ internal sealed class RedisHash : IRedisValue
     private sealed class FieldTable
     {
         /// <summary>A slot: <see cref="Next"/> &gt;= -1 marks it used; free slots hold -3 - nextFree.</summary>
-        private struct Slot
+        private struct Slot : IChainedSlot
         {
             public byte[]? Data;
             public int Hash;
-            public int Next;
+            public int Next { get; set; }
+            public readonly int ChainHash => Hash;
         }
 
-        private int[] _buckets;   // 1-based slot index of each chain head; 0 = empty
+        private SlotChains _chains;
         private Slot[] _slots;
-        private int _highWater;
-        private int _freeList = -1;
-        private int _freeCount;
         private long _dataBytes;
 
         public FieldTable(int capacity)
         {
             int size = Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(capacity, 1)));
-            _buckets = new int[size];
+            _chains = new SlotChains(size);
             _slots = new Slot[size];
         }
 
         private FieldTable(FieldTable other)
         {
-            _buckets = (int[])other._buckets.Clone();
+            _chains = other._chains.Clone();
             _slots = (Slot[])other._slots.Clone();
-            for (int i = 0; i < other._highWater; i++)
+            for (int i = 0; i < _chains.HighWater; i++)
                 if (_slots[i].Data is { } d) _slots[i].Data = (byte[])d.Clone();
-            _highWater = other._highWater;
-            _freeList = other._freeList;
-            _freeCount = other._freeCount;
             _dataBytes = other._dataBytes;
         }
 
         public FieldTable Clone() => new(this);
 
-        public int Count => _highWater - _freeCount;
+        public int Count => _chains.Count;
 
-        public int SlotCount => _highWater;
+        public int SlotCount => _chains.HighWater;
 
         public long DataBytes => _dataBytes;
 
-        public bool IsUsed(int slot) => (uint)slot < (uint)_highWater && _slots[slot].Next >= -1;
+        public bool IsUsed(int slot) => _chains.IsUsed(_slots, slot);
 
         public ReadOnlySpan<byte> FieldAt(int slot)
         {
@@ -442,7 +437,7 @@ internal sealed class RedisHash : IRedisValue
         public int Find(ReadOnlySpan<byte> field, int hash)
         {
             var slots = _slots;
-            int i = _buckets[hash & (_buckets.Length - 1)] - 1;
+            int i = _chains.First(hash);
             while (i >= 0)
             {
                 ref var s = ref slots[i];
@@ -462,24 +457,11 @@ internal sealed class RedisHash : IRedisValue
         /// <summary>Adds a field known to be absent, whose <see cref="KeyTable.HashOf"/> is <paramref name="hash"/>; returns its slot.</summary>
         public int Add(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value, int hash)
         {
-            int slot;
-            if (_freeCount > 0)
-            {
-                slot = _freeList;
-                _freeList = -3 - _slots[slot].Next;
-                _freeCount--;
-            }
-            else
-            {
-                if (_highWater == _slots.Length) Grow();
-                slot = _highWater++;
-            }
-            ref int bucket = ref _buckets[hash & (_buckets.Length - 1)];
+            if (_chains.IsFull(_slots.Length)) Grow();
+            int slot = _chains.Insert(_slots, hash);
             ref var s = ref _slots[slot];
             s.Data = Compose(field, value);
             s.Hash = hash;
-            s.Next = bucket - 1;
-            bucket = slot + 1;
             _dataBytes += s.Data.Length;
             return slot;
         }
@@ -502,46 +484,15 @@ internal sealed class RedisHash : IRedisValue
 
         public void RemoveAt(int slot)
         {
+            _chains.Remove(_slots, slot);
             ref var s = ref _slots[slot];
-            ref int bucket = ref _buckets[s.Hash & (_buckets.Length - 1)];
-            int i = bucket - 1, prev = -1;
-            while (i != slot)
-            {
-                prev = i;
-                i = _slots[i].Next;
-            }
-            if (prev < 0) bucket = s.Next + 1;
-            else _slots[prev].Next = s.Next;
             _dataBytes -= s.Data!.Length;
             s.Data = null;
             s.Hash = 0;
-            s.Next = -3 - _freeList;
-            _freeList = slot;
-            _freeCount++;
         }
 
-        /// <summary>A uniformly random used slot (the table must not be empty).</summary>
-        public int RandomSlot(Random random)
-        {
-            // Rejection sampling is uniform; when most slots are free, walking from a random start
-            // bounds the work (slightly favouring fields that follow long runs of free slots).
-            if (Count * 8 >= _highWater)
-            {
-                while (true)
-                {
-                    int s = random.Next(_highWater);
-                    if (_slots[s].Next >= -1) return s;
-                }
-            }
-            int start = random.Next(_highWater);
-            for (int k = 0; k < _highWater; k++)
-            {
-                int s = start + k;
-                if (s >= _highWater) s -= _highWater;
-                if (_slots[s].Next >= -1) return s;
-            }
-            return -1;
-        }
+        /// <summary>A random used slot, or -1 when empty.</summary>
+        public int RandomSlot(Random random) => _chains.RandomSlot(_slots, random);
 
         private static byte[] Compose(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
         {
@@ -553,18 +504,8 @@ internal sealed class RedisHash : IRedisValue
 
         private void Grow()
         {
-            int size = _slots.Length * 2;
-            Array.Resize(ref _slots, size);
-            var buckets = new int[size];
-            for (int i = 0; i < _highWater; i++)
-            {
-                ref var s = ref _slots[i];
-                if (s.Next < -1) continue;
-                ref int bucket = ref buckets[s.Hash & (size - 1)];
-                s.Next = bucket - 1;
-                bucket = i + 1;
-            }
-            _buckets = buckets;
+            Array.Resize(ref _slots, _slots.Length * 2);
+            _chains.Rehash(_slots);
         }
     }
 }
