@@ -20,6 +20,7 @@ public sealed class EventLoopSocketLifetimeTests
         using (var warm = server.Connect()) Assert.Equal("+PONG\r\n", warm.Call("PING"));
         await Eventually.NoClients(server);
         int before = OpenDescriptors();
+        string described = DescribeDescriptors();
 
         for (int round = 0; round < 3; round++)
         {
@@ -45,7 +46,14 @@ public sealed class EventLoopSocketLifetimeTests
         }
 
         await Eventually.NoClients(server);
-        await Eventually.WaitFor(() => OpenDescriptors() <= before + 2, () => $"descriptors back to {before} (now {OpenDescriptors()})");
+        string seen = "";
+        await Eventually.WaitFor(() =>
+        {
+            int now = OpenDescriptors();
+            if (now <= before + 2) return true;
+            seen = $"{now}: {DescribeDescriptors()}";
+            return false;
+        }, () => $"descriptors back to {before} (last seen {seen}; at the start {described})");
         using var check = server.Connect();
         Assert.Equal("+PONG\r\n", check.Call("PING"));
     }
@@ -76,4 +84,19 @@ public sealed class EventLoopSocketLifetimeTests
     }
 
     private static int OpenDescriptors() => Directory.GetFiles("/proc/self/fd").Length;
+
+    /// <summary>What the open descriptors are, by kind ("socket" 12, "anon_inode:[eventpoll]" 3 ...), for a failure message.</summary>
+    private static string DescribeDescriptors()
+    {
+        var kinds = new Dictionary<string, int>();
+        foreach (var fd in Directory.GetFiles("/proc/self/fd"))
+        {
+            string target;
+            try { target = new FileInfo(fd).LinkTarget ?? "?"; }
+            catch (IOException) { continue; }
+            string kind = target.StartsWith("socket:") ? "socket" : target.StartsWith("pipe:") ? "pipe" : target;
+            kinds[kind] = kinds.GetValueOrDefault(kind) + 1;
+        }
+        return string.Join(", ", kinds.OrderByDescending(k => k.Value).Select(k => $"{k.Key} {k.Value}"));
+    }
 }
