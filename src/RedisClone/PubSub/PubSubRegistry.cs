@@ -22,7 +22,8 @@ internal interface ISubscriber
 internal sealed class PubSubRegistry
 {
     private readonly object _lock = new();
-    private readonly Protocol.ReplyBuffer _scratch = new(256); // encodes messages, under _lock
+    private const int ScratchLimit = 16 * 1024; // larger messages get a buffer of their own, not kept
+    private readonly Protocol.ReplyBuffer _scratch = new(256); // encodes messages up to ScratchLimit, under _lock
     private readonly Dictionary<byte[], List<ISubscriber>> _channels = new(ByteArrayComparer.Instance);
     private readonly Dictionary<byte[], List<ISubscriber>> _shardChannels = new(ByteArrayComparer.Instance);
     private readonly List<(byte[] Pattern, ISubscriber Subscriber)> _patterns = new();
@@ -133,11 +134,14 @@ internal sealed class PubSubRegistry
 
     /// <summary>
     /// A message as a RESP2 array or a RESP3 push: [kind, (pattern,) channel, payload], written into
-    /// <paramref name="buffer"/> (the registry's scratch, reused under the lock) and copied out once.
+    /// <paramref name="scratch"/> (the registry's, reused under the lock) and copied out once; a
+    /// message too large for it gets a buffer of its own, so one large PUBLISH is not held on to.
     /// </summary>
-    private static byte[] Encode(Protocol.ReplyBuffer buffer, int protocol, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> pattern,
+    private static byte[] Encode(Protocol.ReplyBuffer scratch, int protocol, ReadOnlySpan<byte> kind, ReadOnlySpan<byte> pattern,
         ReadOnlySpan<byte> channel, ReadOnlySpan<byte> message)
     {
+        long size = 64L + pattern.Length + channel.Length + message.Length;
+        var buffer = size <= ScratchLimit ? scratch : new Protocol.ReplyBuffer((int)Math.Min(size, Array.MaxLength));
         buffer.Clear();
         var w = new Protocol.RespWriter(buffer, protocol);
         bool withPattern = kind.SequenceEqual("pmessage"u8);

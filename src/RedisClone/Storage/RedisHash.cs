@@ -140,7 +140,7 @@ internal sealed class RedisHash : IRedisValue
     /// </summary>
     public bool HasCheapRandom => _table != null && _table.Count * 4 >= _table.SlotCount;
 
-    /// <summary>A uniformly random position (the hash must not be empty).</summary>
+    /// <summary>A random position (the hash must not be empty): uniform while <see cref="HasCheapRandom"/>, nearly so otherwise.</summary>
     public int RandomPosition(Random random)
     {
         if (_table != null) return _table.RandomSlot(random);

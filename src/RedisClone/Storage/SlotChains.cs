@@ -19,7 +19,8 @@ internal interface IChainedSlot
 /// <remarks>
 /// Slots never move: growing keeps every slot at its index and freed slots are only reused, so a
 /// SCAN cursor that is a slot index returns every element present for the whole scan exactly once.
-/// A used slot's <see cref="IChainedSlot.Next"/> is &gt;= -1, a free slot's is &lt;= -3. The methods
+/// A used slot's <see cref="IChainedSlot.Next"/> is &gt;= -1, a free slot's is &lt;= -2 (-3 - the next free
+/// slot, -1 ending the list). The methods
 /// are generic over the slot struct, so each table gets code compiled for its own layout.
 /// </remarks>
 internal struct SlotChains
@@ -125,7 +126,8 @@ internal struct SlotChains
         if (Count == 0) return -1;
         // Rejection sampling is uniform; it is bounded for tables that removals left sparse (slots
         // never move, so a table cannot shrink under a running SCAN), where a walk from a random
-        // start takes over: slightly biased towards slots after long gaps, never slow.
+        // start takes over: slightly biased towards slots after long gaps, and at worst a pass over
+        // every slot ever used, never an unbounded number of draws.
         int tries = Count * 8L >= _highWater ? int.MaxValue : 32;
         for (int t = 0; t < tries; t++)
         {

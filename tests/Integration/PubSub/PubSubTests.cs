@@ -29,6 +29,29 @@ public class PubSubTests
     }
 
     [Fact]
+    public void Publish_SmallAndLargeMessagesInTurn_ArriveWhole()
+    {
+        // Messages are encoded in a scratch buffer up to 16 KB and in one of their own above that:
+        // alternate the two (to a channel and a pattern subscriber, RESP2 and RESP3) and compare bytes.
+        var ch = TestServer.KeyPrefix("ch") + "sizes";
+        using var sub = Server.Connect();
+        using var psub = Server.Connect();
+        using var pub = Server.Connect();
+        psub.Call("HELLO", "3");
+        sub.Call("SUBSCRIBE", ch);
+        var pattern = ch + "*";
+        psub.Call("PSUBSCRIBE", pattern);
+        int[] sizes = [10, 100_000, 16 * 1024 - 64, 16 * 1024, 3, 40_000, 0];
+        foreach (int size in sizes)
+        {
+            string m = new string((char)('a' + size % 26), size);
+            Assert.Equal(":2\r\n", pub.Call("PUBLISH", ch, m));
+            Assert.Equal($"*3\r\n$7\r\nmessage\r\n${ch.Length}\r\n{ch}\r\n${size}\r\n{m}\r\n", sub.ReadReply());
+            Assert.Equal($">4\r\n$8\r\npmessage\r\n${pattern.Length}\r\n{pattern}\r\n${ch.Length}\r\n{ch}\r\n${size}\r\n{m}\r\n", psub.ReadReply());
+        }
+    }
+
+    [Fact]
     public void SubscribeMode_Resp2_OnlyAllowsSubscribeCommandsPingQuitReset()
     {
         using var c = Server.Connect();

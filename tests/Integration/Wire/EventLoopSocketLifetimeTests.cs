@@ -53,7 +53,7 @@ public sealed class EventLoopSocketLifetimeTests
             if (now <= before + 2) return true;
             seen = $"{now}: {DescribeDescriptors()}";
             return false;
-        }, () => $"descriptors back to {before} (last seen {seen}; at the start {described})");
+        }, () => $"descriptors back to at most {before + 2} (last seen {seen}; at the start {described})");
         using var check = server.Connect();
         Assert.Equal("+PONG\r\n", check.Call("PING"));
     }
