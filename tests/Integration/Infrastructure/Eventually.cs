@@ -3,10 +3,10 @@ namespace RedisClone.Tests.Infrastructure;
 /// <summary>Waiting, bounded, for something the server does in the background (closing sockets, dropping clients).</summary>
 public static class Eventually
 {
-    /// <summary>Polls <paramref name="condition"/> every 20 ms for up to 10 s; fails with <paramref name="what"/> if it never holds.</summary>
-    public static async Task WaitFor(Func<bool> condition, Func<string> what)
+    /// <summary>Polls <paramref name="condition"/> every 20 ms for up to <paramref name="seconds"/>; fails with <paramref name="what"/> if it never holds.</summary>
+    public static async Task WaitFor(Func<bool> condition, Func<string> what, int seconds = 10)
     {
-        var deadline = DateTime.UtcNow.AddSeconds(10);
+        var deadline = DateTime.UtcNow.AddSeconds(seconds);
         while (!condition() && DateTime.UtcNow < deadline) await Task.Delay(20);
         Assert.True(condition(), $"timed out waiting: {what()}");
     }
