@@ -25,7 +25,9 @@ public sealed class EventLoopSocketLifetimeTests
         string described = DescribeDescriptors();
         // No collection from here on, so no finalizer closes a socket the server forgot to dispose:
         // only the server's own closing can bring the count back.
-        bool noGc = GC.TryStartNoGCRegion(200L << 20);
+        bool noGc;
+        try { noGc = GC.TryStartNoGCRegion(200L << 20); }
+        catch (Exception e) when (e is ArgumentOutOfRangeException or InvalidOperationException) { noGc = false; } // more than this GC allows
         try
         {
             await ConnectAndVanish(server, before, described);
