@@ -4,8 +4,9 @@
 Starts both servers, runs the same bounded load against each, alternating A/B (--rounds times),
 and prints the medians of ops/s, p50/p99/p99.9 latency and server CPU seconds per million ops
 (from /proc/<pid>/stat), with the ratio RedisClone/redis for each; also the load generator's own
-CPU per million ops and the machine's steal time during the runs (on a small shared machine the
-load generator competes with the server for the cores). Results go to
+CPU per million ops, how many cores each side kept busy, and the machine's steal time during the
+runs (on a small shared machine the load generator competes with the server for the cores, and a
+single-threaded load generator near 1.0 core busy is what bounds the run). Results go to
 bench/memtier/results/ as CSV and markdown, plus an SVG bar chart.
 
 Loads: memtier_benchmark (1 thread, 50 clients, --ratio=1:10, -d 32, --key-maximum=100000,
@@ -121,12 +122,19 @@ def measure(server, load, pipeline, seconds):
     load0 = children_cpu()
     result = load(server.port, pipeline, seconds)
     cpu = cpu_seconds(server.proc.pid) - before
+    load_cpu = children_cpu() - load0
     steal1, total1 = machine_ticks()
     mops = result["count"] / 1e6 if result["count"] else float("nan")
     result["cpu_per_mop"] = cpu / mops
-    # The load generator shares the machine's cores with the server: what it spent per op, and how
-    # much time the hypervisor took from this machine, say how far a run measured the server.
-    result["load_cpu_per_mop"] = (children_cpu() - load0) / mops
+    # The load generator shares the machine's cores with the server: what it spent per op, how much
+    # of a core each side kept busy (a load generator near 1.0 is the bound, not the server), and
+    # how much time the hypervisor took from this machine, say how far a run measured the server.
+    result["load_cpu_per_mop"] = load_cpu / mops
+    # Over the load's measured time (its op count over its rate), not the process's lifetime, which
+    # adds start-up and connection set-up to a few seconds of load.
+    measured = result["count"] / result["ops"] if result["ops"] else float("nan")
+    result["server_cores"] = cpu / measured
+    result["load_cores"] = load_cpu / measured
     result["steal_pct"] = 100.0 * (steal1 - steal0) / max(1, total1 - total0)
     return result
 
@@ -193,7 +201,8 @@ def main():
                 for server in order:
                     runs[server.name].append(measure(server, load, pipeline, args.seconds))
                     last = runs[server.name][-1]
-                    print(f"  {name} round {r + 1} {server.name}: {last['ops']:,.0f} ops/s, steal {last['steal_pct']:.0f}%", flush=True)
+                    print(f"  {name} round {r + 1} {server.name}: {last['ops']:,.0f} ops/s, server {last['server_cores']:.2f} cores, "
+                          f"load generator {last['load_cores']:.2f} cores, steal {last['steal_pct']:.0f}%", flush=True)
             med = {k: {m: statistics.median(x[m] for x in v) for m in v[0]} for k, v in runs.items()}
             rows.append({"load": name, **med})
     finally:
@@ -203,7 +212,8 @@ def main():
     os.makedirs(RESULTS, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     metrics = [("ops", "ops/s"), ("p50", "p50 ms"), ("p99", "p99 ms"), ("p999", "p99.9 ms"), ("cpu_per_mop", "CPU s/M ops"),
-               ("load_cpu_per_mop", "load generator CPU s/M ops"), ("steal_pct", "machine steal %")]
+               ("load_cpu_per_mop", "load generator CPU s/M ops"), ("server_cores", "server cores busy"),
+               ("load_cores", "load generator cores busy"), ("steal_pct", "machine steal %")]
     md = [f"RedisClone ({args.shards} shards, {args.io_threads} io threads) vs redis-server, {tool}, medians of {args.rounds} alternating runs of {args.seconds}s",
           "", "| load | metric | RedisClone | redis-server | ratio |", "|---|---|---|---|---|"]
     with open(os.path.join(RESULTS, f"compare-{stamp}.csv"), "w", newline="") as f:
