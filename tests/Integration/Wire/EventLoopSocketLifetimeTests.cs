@@ -75,7 +75,7 @@ public sealed class EventLoopSocketLifetimeTests
             seen = $"{now}: {DescribeDescriptors()}";
             return false;
         }, () => $"descriptors back to at most {before + 2} (last seen {seen}; at the start {described})",
-            seconds: 30); // it timed out at 10 s twice in 16 suite runs, once with the count back by the time the message was built
+            seconds: 30); // it timed out at 10 s twice in 13 suite runs, once with the count back by the time the message was built
     }
 
     [Fact]
