@@ -134,14 +134,9 @@ internal static class BlockingCommands
         for (int i = 1; i < ctx.ArgCount - 1; i++)
         {
             var key = ctx.Arg(i);
-            var db = ctx.Db(key);
-            int slot = db.FindLive(key, ctx.NowMs);
-            if (slot < 0) continue;
-            if (db.Table.At(slot).Value is not RedisList list)
-            {
-                ctx.WrongType();
-                return;
-            }
+            var list = ListCommands.ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+            if (wrongType) return;
+            if (list == null) continue;
             long at = head ? 0 : list.Count - 1;
             Span<byte> scratch = stackalloc byte[24];
             ctx.Reply.ArrayHeader(2);

@@ -62,7 +62,7 @@ internal static class ListCommands
     /// The list at <paramref name="key"/> for a write, with its database and slot: null with
     /// <paramref name="wrongType"/> false when missing, null with it true after replying WRONGTYPE.
     /// </summary>
-    private static RedisList? ForWrite(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out Database db, out int slot,
+    internal static RedisList? ForWrite(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out Database db, out int slot,
         out bool wrongType)
     {
         db = ctx.Db(key);
