@@ -1,5 +1,4 @@
 using System.Runtime.CompilerServices;
-using RedisClone.Network;
 using RedisClone.Protocol;
 using RedisClone.Server;
 using RedisClone.Storage;

@@ -1,6 +1,5 @@
 using System.Text;
 using RedisClone.Common;
-using RedisClone.Network;
 using RedisClone.Protocol;
 using RedisClone.Server;
 
@@ -156,7 +155,7 @@ internal static class ConnectionCommands
         client.NoEvict = false;
         client.NoTouch = false;
         client.EndMulti();
-        TransactionCommands.UnwatchAll(ctx.Server, client, gatesHeld: false);
+        TransactionCommands.UnwatchAll(ctx.Server, client); // the executor holds the watched keys' gates
         PubSubCommands.UnsubscribeEverything(ctx.Server.PubSub, client);
         ctx.Reply.Raw(ResetReply);
     }

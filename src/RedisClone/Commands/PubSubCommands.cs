@@ -1,4 +1,3 @@
-using RedisClone.Network;
 using RedisClone.Protocol;
 using RedisClone.PubSub;
 

@@ -2,7 +2,6 @@ using System.Net;
 using System.Runtime.CompilerServices;
 using System.Text;
 using RedisClone.Common;
-using RedisClone.Network;
 using RedisClone.Protocol;
 using RedisClone.Server;
 using RedisClone.Server.Config;

@@ -1,12 +1,11 @@
-using RedisClone.Network;
 using RedisClone.Protocol;
 using RedisClone.Server;
 
 namespace RedisClone.Commands;
 
 /// <summary>
-/// MULTI, DISCARD, WATCH, UNWATCH. Queueing and EXEC belong to the dispatcher, which owns the
-/// connection's batch (see Network/ClientConnection.Transactions.cs).
+/// MULTI, DISCARD, WATCH, UNWATCH. Queueing and EXEC belong to the executor, which owns the
+/// connection's batch (see Execution/BatchExecutor.Transactions.cs).
 /// </summary>
 internal static class TransactionCommands
 {
@@ -41,7 +40,7 @@ internal static class TransactionCommands
             return;
         }
         client.EndMulti();
-        UnwatchAll(ctx.Server, client, gatesHeld: false);
+        UnwatchAll(ctx.Server, client);
         ctx.Reply.Ok();
     }
 
@@ -74,7 +73,7 @@ internal static class TransactionCommands
     /// <summary>UNWATCH — forgets every watched key.</summary>
     public static void Unwatch(ref CommandContext ctx)
     {
-        UnwatchAll(ctx.Server, ctx.Client, gatesHeld: false);
+        UnwatchAll(ctx.Server, ctx.Client);
         ctx.Reply.Ok();
     }
 
@@ -88,10 +87,10 @@ internal static class TransactionCommands
     }
 
     /// <summary>
-    /// Forgets every key the client watches. Without <paramref name="gatesHeld"/> it takes the gates
-    /// of the shards involved itself (callers on the connection thread hold none).
+    /// Forgets every key the client watches. The caller holds the gates of the watched keys' shards
+    /// (<see cref="WatchMask"/>): the executor routes DISCARD, UNWATCH, RESET and EXEC that way.
     /// </summary>
-    public static void UnwatchAll(RedisServer server, ClientSession client, bool gatesHeld)
+    public static void UnwatchAll(RedisServer server, ClientSession client)
     {
         var watched = client.Watched;
         if (watched == null || watched.Count == 0)
@@ -99,17 +98,8 @@ internal static class TransactionCommands
             client.ClearWatches();
             return;
         }
-        ulong mask = gatesHeld ? 0 : WatchMask(client);
-        server.Shards.EnterAll(mask);
-        try
-        {
-            foreach (var w in watched) server.Shards[w.Shard].Store[w.Db].Unwatch(w.Key, client);
-            Interlocked.Add(ref server.WatchedKeyCount, -watched.Count);
-        }
-        finally
-        {
-            server.Shards.ExitAll(mask);
-        }
+        foreach (var w in watched) server.Shards[w.Shard].Store[w.Db].Unwatch(w.Key, client);
+        Interlocked.Add(ref server.WatchedKeyCount, -watched.Count);
         client.ClearWatches();
     }
 

@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Collections.Concurrent;
-using RedisClone.Commands;
 
 namespace RedisClone.Network;
 
@@ -14,11 +13,6 @@ namespace RedisClone.Network;
 /// </summary>
 internal sealed partial class ClientConnection
 {
-    /// <summary>What a RESP2 client with subscriptions may run.</summary>
-    private static readonly CommandDef[] AllowedWhileSubscribed =
-        [Find("subscribe"), Find("unsubscribe"), Find("psubscribe"), Find("punsubscribe"), Find("ssubscribe"),
-         Find("sunsubscribe"), Find("ping"), Find("quit"), Find("reset")];
-
     private readonly ConcurrentQueue<byte[]> _pushes = new();
     private long _pushBytes;
     private long _softLimitSinceMs = -1;

@@ -13,7 +13,7 @@ internal sealed class BlockedClient
 {
     public const int Waiting = 0, Ready = 1, TimedOut = 2, UnblockedTimeout = 3, UnblockedError = 4, Closed = 5;
 
-    private readonly TaskCompletionSource<int> _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private TaskCompletionSource<int> _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private int _state;
 
     public BlockedClient(int db, byte[][] keys, bool wantsSortedSet, long timeoutMs)
@@ -33,7 +33,7 @@ internal sealed class BlockedClient
     /// <summary>0 = block forever.</summary>
     public long TimeoutMs { get; }
 
-    public Task<int> Done => _done.Task;
+    public Task<int> Done => Volatile.Read(ref _done).Task;
 
     public int State => Volatile.Read(ref _state);
 
@@ -41,7 +41,17 @@ internal sealed class BlockedClient
     public bool TryFinish(int state)
     {
         if (Interlocked.CompareExchange(ref _state, state, Waiting) != Waiting) return false;
-        _done.SetResult(state);
+        Volatile.Read(ref _done).SetResult(state);
         return true;
+    }
+
+    /// <summary>
+    /// Back from Ready to Waiting, still in every key's queue: the wake-up found nothing it can
+    /// serve by the time the client ran (its keys' gates held by the caller, so no push races it).
+    /// </summary>
+    public void Rearm()
+    {
+        Volatile.Write(ref _done, new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously));
+        Interlocked.CompareExchange(ref _state, Waiting, Ready);
     }
 }

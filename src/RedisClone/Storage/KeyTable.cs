@@ -4,7 +4,8 @@ using System.Runtime.InteropServices;
 namespace RedisClone.Storage;
 
 /// <summary>
-/// A hash table from byte-string keys to values, owned by one shard thread at a time (no locks).
+/// A hash table from byte-string keys to values. It takes no locks: it belongs to one shard, and only
+/// the thread holding that shard's gate touches it (see Sharding/ShardSet.cs).
 /// </summary>
 /// <remarks>
 /// Laid out like .NET's <c>Dictionary</c> (a bucket array of chain heads over a dense entry array),

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Text;
 using RedisClone.Commands;
-using RedisClone.Network;
+using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Tests.Infrastructure;
 

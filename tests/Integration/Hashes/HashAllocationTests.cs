@@ -1,6 +1,6 @@
 using System.Text;
 using RedisClone.Commands;
-using RedisClone.Network;
+using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Server;
 

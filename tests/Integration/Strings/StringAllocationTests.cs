@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Reflection;
 using System.Text;
 using RedisClone.Commands;
-using RedisClone.Network;
+using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Server;
 

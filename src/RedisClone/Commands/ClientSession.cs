@@ -1,6 +1,6 @@
 using System.Net;
 
-namespace RedisClone.Network;
+namespace RedisClone.Commands;
 
 /// <summary>CLIENT REPLY's modes.</summary>
 internal enum ReplyMode
@@ -63,7 +63,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     public bool Killed { get; private set; }
 
-    // --- Blocking commands (see ClientConnection.Blocking.cs)
+    // --- Blocking commands (see Execution/BatchExecutor.Blocking.cs)
 
     /// <summary>Set by a blocking command that found nothing: the connection waits on it.</summary>
     public Storage.BlockedClient? Blocked { get; set; }
@@ -89,7 +89,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>RESP2 clients with any subscription may only run the subscribe commands, PING, QUIT, RESET.</summary>
     public bool InPubSubMode => SubscriptionCount + ShardSubscriptionCount > 0;
 
-    // --- MULTI/EXEC and WATCH (see ClientConnection.Transactions.cs)
+    // --- MULTI/EXEC and WATCH (see Execution/BatchExecutor.Transactions.cs)
 
     /// <summary>Between MULTI and EXEC/DISCARD.</summary>
     public bool InMulti { get; private set; }
@@ -100,7 +100,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>The queued commands, copied out of the batch arena (it is reused per read).</summary>
     public Protocol.CommandBuffer? Queued { get; private set; }
 
-    public List<Commands.CommandDef>? QueuedDefs { get; private set; }
+    public List<CommandDef>? QueuedDefs { get; private set; }
 
     /// <summary>Set from any shard thread when a watched key changes.</summary>
     public bool WatchDirty => Volatile.Read(ref _watchDirty);
@@ -114,7 +114,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
         InMulti = true;
         MultiDirty = false;
         Queued ??= new Protocol.CommandBuffer();
-        QueuedDefs ??= new List<Commands.CommandDef>();
+        QueuedDefs ??= new List<CommandDef>();
     }
 
     public void EndMulti()

@@ -1,7 +1,16 @@
 using RedisClone.Protocol;
-using RedisClone.Sharding;
 
-namespace RedisClone.Network;
+namespace RedisClone.Sharding;
+
+/// <summary>Runs a connection's commands on a shard thread for a <see cref="ShardBatchWork"/>.</summary>
+internal interface IShardBatchRunner
+{
+    /// <summary>Runs command <paramref name="command"/> of the current batch, replying into <paramref name="replies"/>.</summary>
+    void RunOnShard(int command, ReplyBuffer replies);
+
+    /// <summary>Completed once every shard's part of the segment is done.</summary>
+    SegmentSignal Signal { get; }
+}
 
 /// <summary>
 /// One connection's commands for one shard within a segment. Reused for every segment; the shard
@@ -9,11 +18,11 @@ namespace RedisClone.Network;
 /// </summary>
 internal sealed class ShardBatchWork : ShardWork
 {
-    private readonly ClientConnection _connection;
+    private readonly IShardBatchRunner _connection;
     private int[] _commands = new int[16];
     private int _count;
 
-    public ShardBatchWork(ClientConnection connection) => _connection = connection;
+    public ShardBatchWork(IShardBatchRunner connection) => _connection = connection;
 
     public ReplyBuffer Replies { get; } = new();
 

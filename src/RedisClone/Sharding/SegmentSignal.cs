@@ -1,6 +1,6 @@
 using System.Threading.Tasks.Sources;
 
-namespace RedisClone.Network;
+namespace RedisClone.Sharding;
 
 /// <summary>
 /// A reusable awaitable that completes when every shard has finished its part of a segment, so

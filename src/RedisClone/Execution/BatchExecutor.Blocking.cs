@@ -1,0 +1,147 @@
+using System.Buffers;
+using RedisClone.Commands;
+using RedisClone.Protocol;
+using RedisClone.Storage;
+
+namespace RedisClone.Execution;
+
+/// <summary>
+/// Parking a connection on a blocking command. The command registered a <see cref="BlockedClient"/>
+/// on each of its keys (under their gates) and replied nothing; the batch pauses here, with the
+/// replies before it flushed and the commands after it still waiting in the arena. A write to one of
+/// the keys makes the oldest waiters Ready (as many as there are elements); a Ready connection takes
+/// the gates again and, if one of its keys still holds the type it waits for, leaves the queues and
+/// re-runs the command, which pops atomically like any command; if not (the key was popped by
+/// another client, deleted, or replaced by another type within the same transaction), it stays
+/// blocked in its place, as Redis does. Timeout, CLIENT UNBLOCK and disconnect end the wait too;
+/// whichever comes first wins (one compare-and-swap), so a client is served at most once per wake-up.
+/// </summary>
+internal sealed partial class BatchExecutor
+{
+    /// <summary>
+    /// Waits out the blocking command <paramref name="i"/> (which needs the gates in
+    /// <paramref name="mask"/>); false when the connection is gone, in which case nothing after the
+    /// command may run.
+    /// </summary>
+    private async ValueTask<bool> WaitWhileBlockedAsync(int i, ulong mask)
+    {
+        long deadlineMs = 0;
+        while (Session.Blocked is { } blocked)
+        {
+            if (deadlineMs == 0 && blocked.TimeoutMs > 0) deadlineMs = _nowMs + blocked.TimeoutMs;
+            var flushed = await _output.FlushAsync();
+            if (flushed.IsCompleted || flushed.IsCanceled) blocked.TryFinish(BlockedClient.Closed);
+
+            var waits = new List<Task>(3) { blocked.Done };
+            if (deadlineMs > 0)
+                waits.Add(Task.Delay(TimeSpan.FromMilliseconds(Math.Max(1, deadlineMs - Now()))));
+            if (_closed.CanBeCanceled) waits.Add(Task.Delay(Timeout.Infinite, _closed));
+            await Task.WhenAny(waits);
+            if (!blocked.Done.IsCompleted)
+                blocked.TryFinish(_closed.IsCancellationRequested ? BlockedClient.Closed : BlockedClient.TimedOut);
+            int state = await blocked.Done;
+            _nowMs = Now();
+
+            if (state == BlockedClient.Ready && !_closed.IsCancellationRequested)
+            {
+                // Served (the command ran again: replied, or blocked anew if it found nothing after
+                // all) or, when no key holds what it waits for, back to waiting in its place.
+                await RunLockedAsync(mask, LockedAction.BlockedWake, i);
+                continue;
+            }
+
+            await RunLockedAsync(KeysMask(blocked), LockedAction.Unregister, -1);
+            switch (state)
+            {
+                case BlockedClient.Ready:
+                    // Woken, but the client is already gone: leave the element and pass the wake-up on.
+                    _wakeKeys = blocked;
+                    await RunLockedAsync(KeysMask(blocked), LockedAction.WakeOthers, -1);
+                    _wakeKeys = null;
+                    return false;
+                case BlockedClient.Closed:
+                    return false;
+                case BlockedClient.UnblockedError:
+                    WriteBlockedReply(error: true);
+                    break;
+                default: // timed out, or CLIENT UNBLOCK ... TIMEOUT
+                    WriteBlockedReply(error: false);
+                    break;
+            }
+        }
+        return true;
+    }
+
+    // The waiter whose keys WakeOthersLocked offers to the others.
+    private BlockedClient? _wakeKeys;
+
+    private ulong KeysMask(BlockedClient blocked)
+    {
+        var shards = _server.Shards;
+        ulong mask = 0;
+        foreach (var key in blocked.Keys) mask |= 1UL << shards.ShardOf(key);
+        return mask;
+    }
+
+    /// <summary>A Ready waiter, with the command's gates held: re-run the command, or wait on in place.</summary>
+    private void BlockedWakeLocked(int i, IBufferWriter<byte> target)
+    {
+        var blocked = Session.Blocked!;
+        if (!AnyKeyServes(blocked))
+        {
+            blocked.Rearm();
+            return;
+        }
+        UnregisterLocked();
+        RunWithReplyMode(i, target);
+    }
+
+    /// <summary>True when one of the waiter's keys holds the type it waits for (a list, or a sorted set).</summary>
+    private bool AnyKeyServes(BlockedClient blocked)
+    {
+        var shards = _server.Shards;
+        foreach (var key in blocked.Keys)
+        {
+            var db = shards[shards.ShardOf(key)].Store[blocked.Db];
+            int slot = db.FindLiveNoTouch(key, _nowMs);
+            if (slot < 0) continue;
+            object value = db.Table.At(slot).Value;
+            if (blocked.WantsSortedSet ? value is RedisSortedSet : value is RedisList) return true;
+        }
+        return false;
+    }
+
+    /// <summary>Removes the waiter from every key's queue (it may still be queued on keys that did not wake it).</summary>
+    private void UnregisterLocked()
+    {
+        if (Session.Blocked is not { } blocked) return;
+        var shards = _server.Shards;
+        foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].Unblock(key, blocked);
+        Interlocked.Decrement(ref _server.BlockedClientCount);
+        Session.Blocked = null;
+    }
+
+    /// <summary>Offers the keys' elements to the remaining waiters (after a woken client turned out to be gone).</summary>
+    private void WakeOthersLocked()
+    {
+        var blocked = _wakeKeys!;
+        var shards = _server.Shards;
+        foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].WakeBlocked(key);
+    }
+
+    /// <summary>The reply to a wait that ended without an element: nil of the command's shape, or UNBLOCKED.</summary>
+    private void WriteBlockedReply(bool error)
+    {
+        if (Session.ReplyMode != ReplyMode.On) return;
+        var reply = new RespWriter(_output, Session.Protocol);
+        if (error)
+        {
+            reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+            _server.Stats.CountError("UNBLOCKED");
+            return;
+        }
+        reply.NullArray(); // Redis times every blocking command out with a null array, BLMOVE included
+    }
+
+    private static long Now() => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+}

@@ -1,0 +1,120 @@
+using System.Buffers;
+using RedisClone.Commands;
+using RedisClone.Protocol;
+
+namespace RedisClone.Execution;
+
+/// <summary>
+/// MULTI/EXEC. Between MULTI and EXEC, commands are checked as usual (unknown command, arity: an
+/// error flags the transaction, and EXEC answers EXECABORT) and copied out of the batch arena into
+/// the session's queue. EXEC takes the gates of every shard its queued commands and watched keys map
+/// to, like any multi-shard command (see the essay in Sharding/ShardSet.cs), checks WATCH, runs the
+/// queue and releases them: no other client observes a state between two queued commands. A
+/// transaction on one shard takes one gate.
+/// </summary>
+internal sealed partial class BatchExecutor
+{
+    private static readonly CommandDef ExecDef = CommandChecks.Find("exec");
+    private static readonly CommandDef[] Control =
+        [CommandChecks.Find("exec"), CommandChecks.Find("discard"), CommandChecks.Find("multi"),
+         CommandChecks.Find("watch"), CommandChecks.Find("quit"), CommandChecks.Find("reset")];
+
+    /// <summary>Commands that forget the client's WATCHes, so they need the watched keys' gates.</summary>
+    private static bool DropsWatches(CommandDef def)
+        => def.Handler == TransactionCommands.Discard || def.Handler == TransactionCommands.Unwatch ||
+           def.Handler == ConnectionCommands.Reset;
+
+    /// <summary>How a command runs while a transaction is open (null: as usual).</summary>
+    private Kind? ClassifyInTransaction(CommandDef def)
+    {
+        if (def == ExecDef) return Kind.Exec;
+        if (!Session.InMulti || Array.IndexOf(Control, def) >= 0) return null;
+        if ((def.Flags & CommandFlags.NoMulti) != 0)
+        {
+            _rejectedDef = def;
+            _rejectedError = "ERR Command not allowed inside a transaction";
+            return Kind.Rejected;
+        }
+        return Kind.Queue;
+    }
+
+    /// <summary>Copies command <paramref name="i"/> into the transaction's queue and replies +QUEUED.</summary>
+    private void QueueCommand(int i)
+    {
+        var queue = Session.Queued!;
+        queue.BeginCommand();
+        int argc = _commands.ArgCount(i);
+        for (int a = 0; a < argc; a++)
+        {
+            var arg = _commands.Arg(i, a);
+            arg.CopyTo(queue.AddArg(arg.Length));
+        }
+        queue.EndCommand();
+        Session.QueuedDefs!.Add(_defs[i]!);
+        var mode = Session.ReplyMode;
+        if (mode == ReplyMode.On) _output.Write(Resp.Queued);
+        else if (mode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+    }
+
+    /// <summary>EXEC: EXECABORT, nil (a watched key changed), or every queued command's reply.</summary>
+    private ValueTask ExecTransactionAsync(int i)
+    {
+        var session = Session;
+        if (!session.InMulti)
+        {
+            RunDirect(i); // "EXEC without MULTI"
+            return ValueTask.CompletedTask;
+        }
+        ulong mask = TransactionCommands.WatchMask(session);
+        if (!session.MultiDirty)
+        {
+            var queue = session.Queued!;
+            var defs = session.QueuedDefs!;
+            for (int j = 0; j < defs.Count; j++) mask |= KeyRouting.ShardMask(_server, session, queue, j, defs[j], _nowMs);
+        }
+        return RunLockedAsync(mask, LockedAction.Exec, i);
+    }
+
+    /// <summary>The transaction itself, with the gates of its keys and watched keys held.</summary>
+    private void ExecLocked(IBufferWriter<byte> target)
+    {
+        var session = Session;
+        var mode = session.ReplyMode;
+        IBufferWriter<byte> sink = mode == ReplyMode.On ? target : NullBufferWriter.Instance;
+        if (mode == ReplyMode.Skip) session.ReplyMode = ReplyMode.On;
+        var reply = new RespWriter(sink, session.Protocol);
+
+        if (session.MultiDirty)
+        {
+            reply.Error("EXECABORT Transaction discarded because of previous errors.");
+            _server.Stats.CountError("EXECABORT");
+            _server.CommandStats.Record(ExecDef.Id, -1, failed: true);
+            session.EndMulti();
+            TransactionCommands.UnwatchAll(_server, session);
+            return;
+        }
+
+        var queue = session.Queued!;
+        var defs = session.QueuedDefs!;
+        if (TransactionCommands.WatchBroken(_server, session, _nowMs))
+        {
+            reply.NullArray();
+        }
+        else
+        {
+            reply.ArrayHeader(defs.Count);
+            session.InExec = true;
+            try
+            {
+                for (int j = 0; j < defs.Count; j++) CommandRunner.Run(_server, session, queue, j, defs[j], sink, _nowMs);
+            }
+            finally
+            {
+                session.InExec = false;
+            }
+        }
+        TransactionCommands.UnwatchAll(_server, session);
+        session.EndMulti();
+        _server.CommandStats.Record(ExecDef.Id, -1, failed: false);
+    }
+}

@@ -1,0 +1,390 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using RedisClone.Commands;
+using RedisClone.Protocol;
+using RedisClone.Server;
+using RedisClone.Sharding;
+
+namespace RedisClone.Execution;
+
+/// <summary>
+/// Runs one connection's parsed batches: checks each command (<see cref="CommandChecks"/>), groups
+/// runs of single-shard commands into segments, runs multi-shard and whole-keyspace commands with
+/// every gate they need, queues commands inside MULTI and runs EXEC, and parks the connection on a
+/// blocking command. Replies go into the connection's output in command order. See the threading
+/// essay in Sharding/ShardSet.cs for why no thread here ever waits for a gate.
+/// </summary>
+internal sealed partial class BatchExecutor : IShardBatchRunner
+{
+    private const int FlushThreshold = 64 * 1024;
+    private const int GateSpins = 20;
+
+    private readonly RedisServer _server;
+    private readonly PipeWriter _output;
+    private readonly ShardBatchWork?[] _work;
+    private readonly CancellationToken _closed;
+    private LockedWork? _lockedWork;
+    private CommandBuffer _commands = null!;
+
+    // Per command of the current batch.
+    private CommandDef?[] _defs = new CommandDef?[64];
+    private int[] _shardOf = new int[64];
+    private int[] _replyStart = new int[64];
+    private int[] _replyEnd = new int[64];
+    private long _nowMs;
+
+    // The error of the command Classify just rejected: replied in order, after earlier commands.
+    private CommandDef? _rejectedDef;
+    private string? _rejectedError;
+
+    public BatchExecutor(RedisServer server, ClientSession session, PipeWriter output, CancellationToken closed)
+    {
+        _server = server;
+        Session = session;
+        _output = output;
+        _closed = closed;
+        _work = new ShardBatchWork?[server.Shards.Count];
+    }
+
+    public ClientSession Session { get; }
+
+    public SegmentSignal Signal { get; } = new();
+
+    /// <summary>
+    /// True when replies were flushed mid-batch (past the threshold): Redis would have had them
+    /// queued, which decides whether the connection closes quietly after QUIT (see ClientConnection).
+    /// </summary>
+    public bool FlushedMidBatch { get; set; }
+
+    private enum Kind { Segment, Direct, Locked, Rejected, Queue, Exec }
+
+    /// <summary>
+    /// Runs the batch in <paramref name="commands"/>: segments of single-shard commands, and the rest
+    /// one by one. False when the connection must end now without reading on (the client went away
+    /// while blocked, or its output was closed): nothing it sent later may run.
+    /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    public async ValueTask<bool> ExecuteAsync(CommandBuffer commands, long nowMs)
+    {
+        _commands = commands;
+        _nowMs = nowMs;
+        int n = commands.Count;
+        EnsureCapacity(n);
+        var output = _output;
+        int segStart = 0, segCount = 0;
+        ulong segMask = 0;
+        for (int i = 0; i < n; i++)
+        {
+            var kind = Classify(i, out ulong mask);
+            if (kind == Kind.Segment)
+            {
+                if (segCount == 0) segStart = i;
+                segCount++;
+                segMask |= mask;
+                continue;
+            }
+            if (segCount > 0)
+            {
+                await RunSegmentAsync(segStart, segCount, segMask);
+                segCount = 0;
+                segMask = 0;
+            }
+            switch (kind)
+            {
+                case Kind.Direct:
+                    RunDirect(i);
+                    break;
+                case Kind.Queue:
+                    QueueCommand(i);
+                    break;
+                case Kind.Exec:
+                    await ExecTransactionAsync(i);
+                    break;
+                case Kind.Rejected:
+                    Reject(_rejectedDef, _rejectedError!);
+                    break;
+                case Kind.Locked:
+                    await RunLockedAsync(mask, LockedAction.Command, i);
+                    if (Session.Blocked != null && !await WaitWhileBlockedAsync(i, mask)) return false;
+                    break;
+            }
+            if (Session.CloseAfterReply || Session.Killed) return true;
+            if (output.UnflushedBytes > FlushThreshold)
+            {
+                FlushedMidBatch = true;
+                var flushed = await output.FlushAsync();
+                if (flushed.IsCompleted || flushed.IsCanceled) return false;
+            }
+        }
+        if (segCount > 0) await RunSegmentAsync(segStart, segCount, segMask);
+        return true;
+    }
+
+    /// <summary>
+    /// Checks command <paramref name="i"/> as Redis's processCommand does, keeping the error of a
+    /// rejected one for <see cref="ExecuteAsync"/> to reply once the commands before it have
+    /// replied; then decides how it runs and which shards' gates it needs.
+    /// </summary>
+    private Kind Classify(int i, out ulong mask)
+    {
+        mask = 0;
+        var def = CommandChecks.Check(_server, Session, _commands, i, out _rejectedDef, out _rejectedError);
+        _defs[i] = def;
+        if (def == null) return Kind.Rejected;
+        Session.LastCommand = def.FullName;
+        if ((Session.InMulti || def == ExecDef) && ClassifyInTransaction(def) is { } txKind) return txKind;
+
+        switch (def.Routing)
+        {
+            case Routing.Connection:
+                // Commands that drop WATCHes touch the watched keys' shards.
+                mask = DropsWatches(def) ? TransactionCommands.WatchMask(Session) : 0;
+                return mask == 0 ? Kind.Direct : Kind.Locked;
+            case Routing.AllShards:
+                mask = _server.Shards.AllMask;
+                return Kind.Locked;
+        }
+
+        mask = KeyRouting.ShardMask(_server, Session, _commands, i, def, _nowMs);
+        if (mask == 0) return Kind.Direct;
+        if ((def.Flags & CommandFlags.Blocking) != 0) return Kind.Locked; // may park the connection: never in a segment
+        if (BitOperations.PopCount(mask) == 1 && Session.ReplyMode == ReplyMode.On)
+        {
+            _shardOf[i] = BitOperations.TrailingZeroCount(mask);
+            return Kind.Segment;
+        }
+        return Kind.Locked;
+    }
+
+    private void Reject(CommandDef? def, string error)
+    {
+        if (Session.InMulti) Session.MultiDirty = true;
+        if (def != null) _server.CommandStats.Rejected(def.Id);
+        _server.Stats.CountError("ERR");
+        if (Session.ReplyMode == ReplyMode.On) new RespWriter(_output, Session.Protocol).Error(error);
+        if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+    }
+
+    /// <summary>Runs command <paramref name="i"/> on this thread, replying into the output (or nowhere, per CLIENT REPLY).</summary>
+    private void RunDirect(int i) => RunWithReplyMode(i, _output);
+
+    /// <summary>
+    /// Runs command <paramref name="i"/> replying into <paramref name="target"/> when CLIENT REPLY
+    /// lets it reply, and keeps the reply mode's state machine going.
+    /// </summary>
+    private void RunWithReplyMode(int i, IBufferWriter<byte> target)
+    {
+        var mode = Session.ReplyMode;
+        var def = _defs[i]!;
+        // CLIENT REPLY and RESET turn replies back on before answering, so Redis sends their +OK/+RESET
+        // even in OFF/SKIP mode; they write nothing themselves when they leave replies off.
+        IBufferWriter<byte> sink = mode == ReplyMode.On || def.Handler == ConnectionCommands.ClientReply ||
+                                   def.Handler == ConnectionCommands.Reset
+            ? target : NullBufferWriter.Instance;
+        CommandRunner.Run(_server, Session, _commands, i, def, sink, _nowMs);
+        // SKIP drops the reply of the command after CLIENT REPLY SKIP, not its own (there is none).
+        if (Session.ReplyMode == ReplyMode.SkipNext) Session.ReplyMode = ReplyMode.Skip;
+        else if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+    }
+
+    /// <summary>Called by <see cref="ShardBatchWork"/> on a shard thread.</summary>
+    void IShardBatchRunner.RunOnShard(int i, ReplyBuffer replies)
+    {
+        _replyStart[i] = replies.Written;
+        CommandRunner.Run(_server, Session, _commands, i, _defs[i]!, replies, _nowMs, _shardOf[i]);
+        _replyEnd[i] = replies.Written;
+    }
+
+    /// <summary>Takes the gates in <paramref name="mask"/> without waiting, spinning briefly; false when still contended.</summary>
+    private bool TryEnterSpinning(ulong mask)
+    {
+        var shards = _server.Shards;
+        // Gates are held for a segment at a time (microseconds) and never across a wait, so a short
+        // spin usually wins them; posting costs two thread wake-ups (the shard's and ours).
+        if (shards.TryEnterAll(mask)) return true;
+        for (int spin = 0; spin < GateSpins; spin++)
+        {
+            Thread.SpinWait(30);
+            if (shards.TryEnterAll(mask)) return true;
+        }
+        return false;
+    }
+
+    /// <summary>
+    /// Runs commands [start, start+count), each bound to one shard. Without contention the connection
+    /// takes the shards' gates and runs them itself; otherwise one work item per shard is posted and
+    /// the replies are copied back in command order.
+    /// </summary>
+    private ValueTask RunSegmentAsync(int start, int count, ulong mask)
+    {
+        if (!TryEnterSpinning(mask)) return PostSegmentAsync(start, count, mask);
+        try
+        {
+            for (int i = start; i < start + count; i++)
+                CommandRunner.Run(_server, Session, _commands, i, _defs[i]!, _output, _nowMs, _shardOf[i]);
+        }
+        finally
+        {
+            _server.Shards.ExitAll(mask);
+        }
+        return ValueTask.CompletedTask;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask PostSegmentAsync(int start, int count, ulong mask)
+    {
+        var shards = _server.Shards;
+        for (ulong m = mask; m != 0; m &= m - 1)
+        {
+            int s = BitOperations.TrailingZeroCount(m);
+            (_work[s] ??= new ShardBatchWork(this)).Begin();
+        }
+        for (int i = start; i < start + count; i++) _work[_shardOf[i]]!.Add(i);
+
+        var done = Signal.Arm(BitOperations.PopCount(mask));
+        for (ulong m = mask; m != 0; m &= m - 1)
+        {
+            int s = BitOperations.TrailingZeroCount(m);
+            shards[s].Post(_work[s]!);
+        }
+        await done;
+
+        var writer = new RespWriter(_output, Session.Protocol);
+        for (int i = start; i < start + count; i++)
+            writer.Raw(_work[_shardOf[i]]!.Replies.Slice(_replyStart[i], _replyEnd[i]));
+    }
+
+    /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>
+    private enum LockedAction { Command, Exec, BlockedWake, Unregister, WakeOthers, Unwatch }
+
+    /// <summary>
+    /// Runs <paramref name="action"/> holding every gate in <paramref name="mask"/>: on this thread
+    /// when they can all be taken at once, otherwise on the shard thread of the lowest shard in the
+    /// mask, which takes the others in ascending order (see Sharding/ShardSet.cs). Replies reach the
+    /// output either way, in order.
+    /// </summary>
+    private ValueTask RunLockedAsync(ulong mask, LockedAction action, int command)
+    {
+        if (mask == 0)
+        {
+            RunLocked(action, command, _output);
+            return ValueTask.CompletedTask;
+        }
+        if (!TryEnterSpinning(mask)) return PostLockedAsync(mask, action, command);
+        try
+        {
+            RunLocked(action, command, _output);
+        }
+        finally
+        {
+            _server.Shards.ExitAll(mask);
+        }
+        return ValueTask.CompletedTask;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask PostLockedAsync(ulong mask, LockedAction action, int command)
+    {
+        var work = _lockedWork ??= new LockedWork(this);
+        work.Begin(mask, action, command);
+        var done = Signal.Arm(1);
+        _server.Shards[BitOperations.TrailingZeroCount(mask)].Post(work);
+        await done;
+        if (work.Replies.Written > 0) _output.Write(work.Replies.Slice(0, work.Replies.Written));
+    }
+
+    /// <summary>The body of a locked action; the caller holds every gate it needs.</summary>
+    private void RunLocked(LockedAction action, int command, IBufferWriter<byte> target)
+    {
+        switch (action)
+        {
+            case LockedAction.Command:
+                RunWithReplyMode(command, target);
+                break;
+            case LockedAction.Exec:
+                ExecLocked(target);
+                break;
+            case LockedAction.BlockedWake:
+                BlockedWakeLocked(command, target);
+                break;
+            case LockedAction.Unregister:
+                UnregisterLocked();
+                break;
+            case LockedAction.WakeOthers:
+                WakeOthersLocked();
+                break;
+            case LockedAction.Unwatch:
+                TransactionCommands.UnwatchAll(_server, Session);
+                break;
+        }
+    }
+
+    /// <summary>
+    /// A locked action posted to the lowest shard of its mask: that shard's thread already holds its
+    /// own gate and takes the rest in ascending order, then runs the action.
+    /// </summary>
+    private sealed class LockedWork : ShardWork
+    {
+        private readonly BatchExecutor _executor;
+        private ulong _mask;
+        private LockedAction _action;
+        private int _command;
+
+        public LockedWork(BatchExecutor executor) => _executor = executor;
+
+        public ReplyBuffer Replies { get; } = new();
+
+        public void Begin(ulong mask, LockedAction action, int command)
+        {
+            _mask = mask;
+            _action = action;
+            _command = command;
+            Replies.Clear();
+        }
+
+        public override void Execute(Shard shard)
+        {
+            var shards = _executor._server.Shards;
+            try
+            {
+                shards.EnterAll(_mask);
+                try
+                {
+                    _executor.RunLocked(_action, _command, Replies);
+                }
+                finally
+                {
+                    shards.ExitAll(_mask);
+                }
+            }
+            finally
+            {
+                _executor.Signal.PartDone();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Drops what the client holds in the keyspace when it goes away: its WATCHes (and, through the
+    /// blocking waiter, its place in key queues). Takes the gates like any command.
+    /// </summary>
+    public ValueTask EndAsync()
+    {
+        ulong mask = TransactionCommands.WatchMask(Session);
+        return mask == 0 && Session.Watched is not { Count: > 0 }
+            ? ValueTask.CompletedTask
+            : RunLockedAsync(mask, LockedAction.Unwatch, -1);
+    }
+
+    private void EnsureCapacity(int n)
+    {
+        if (_defs.Length >= n) return;
+        int size = (int)BitOperations.RoundUpToPowerOf2((uint)n);
+        _defs = new CommandDef?[size];
+        _shardOf = new int[size];
+        _replyStart = new int[size];
+        _replyEnd = new int[size];
+    }
+}

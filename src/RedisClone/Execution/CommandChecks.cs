@@ -1,0 +1,77 @@
+using RedisClone.Commands;
+using RedisClone.Protocol;
+using RedisClone.Server;
+
+namespace RedisClone.Execution;
+
+/// <summary>
+/// The checks Redis's processCommand makes before a command runs, in its order: unknown command,
+/// unknown subcommand, arity, then the client's state (a RESP2 client in subscribe mode may only
+/// run the subscribe family, PING, QUIT and RESET).
+/// </summary>
+internal static class CommandChecks
+{
+    /// <summary>What a RESP2 client with subscriptions may run.</summary>
+    private static readonly CommandDef[] AllowedWhileSubscribed =
+        [Find("subscribe"), Find("unsubscribe"), Find("psubscribe"), Find("punsubscribe"), Find("ssubscribe"),
+         Find("sunsubscribe"), Find("ping"), Find("quit"), Find("reset")];
+
+    /// <summary>The row of a command the executor must know by identity.</summary>
+    public static CommandDef Find(string name)
+        => CommandTable.Instance.Find(System.Text.Encoding.ASCII.GetBytes(name))
+           ?? throw new InvalidOperationException($"no '{name}' row in the command table");
+
+    /// <summary>
+    /// The command (or subcommand) row for command <paramref name="i"/> of <paramref name="buffer"/>,
+    /// or null with the error to reply and the row it counts against (null for an unknown command).
+    /// </summary>
+    public static CommandDef? Check(RedisServer server, ClientSession session, CommandBuffer buffer, int i,
+        out CommandDef? rejectedDef, out string? error)
+    {
+        rejectedDef = null;
+        error = null;
+        int argc = buffer.ArgCount(i);
+        var def = server.Commands.Find(buffer.Arg(i, 0));
+        if (def == null)
+        {
+            error = UnknownCommand(buffer, i, argc);
+            return null;
+        }
+        if (def.Subcommands != null && argc >= 2)
+        {
+            var sub = def.FindSubcommand(buffer.Arg(i, 1));
+            if (sub == null)
+            {
+                rejectedDef = def;
+                error = RespErrors.UnknownSubcommand(UpToNul(buffer.Arg(i, 1)), def.Name);
+                return null;
+            }
+            def = sub;
+        }
+        if (!def.ArityOk(argc))
+        {
+            rejectedDef = def;
+            error = RespErrors.WrongArity(def.FullName);
+            return null;
+        }
+        if (session.Protocol == 2 && session.InPubSubMode && Array.IndexOf(AllowedWhileSubscribed, def) < 0)
+        {
+            rejectedDef = def;
+            error = $"ERR Can't execute '{def.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+            return null;
+        }
+        return def;
+    }
+
+    // Kept out of Check: a lambda capturing the command index there would allocate a closure on
+    // every call, not only for unknown commands.
+    private static string UnknownCommand(CommandBuffer buffer, int i, int argc)
+        => RespErrors.UnknownCommand(UpToNul(buffer.Arg(i, 0)), a => RespErrors.Latin(UpToNul(buffer.Arg(i, a))), argc);
+
+    /// <summary>Redis prints user arguments into these errors with %s, which stops at a NUL byte.</summary>
+    private static ReadOnlySpan<byte> UpToNul(ReadOnlySpan<byte> text)
+    {
+        int nul = text.IndexOf((byte)0);
+        return nul < 0 ? text : text.Slice(0, nul);
+    }
+}

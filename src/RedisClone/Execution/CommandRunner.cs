@@ -1,0 +1,77 @@
+using System.Buffers;
+using System.Diagnostics;
+using RedisClone.Commands;
+using RedisClone.Protocol;
+using RedisClone.Server;
+
+namespace RedisClone.Execution;
+
+/// <summary>
+/// The one call that runs a checked command, for every caller: a connection's batch, EXEC, a woken
+/// blocked command. It runs the handler, counts the call in commandstats, and tells WATCHers and
+/// blocked clients about the keys a write changed.
+/// </summary>
+internal static class CommandRunner
+{
+    // Per thread: the counter is only a sampling pattern for commandstats' timing.
+    [ThreadStatic] private static int _sampleCounter;
+
+    /// <summary>
+    /// Runs <paramref name="def"/> on command <paramref name="i"/> of <paramref name="buffer"/>,
+    /// replying into <paramref name="sink"/>. The caller holds the gates of every shard the command
+    /// touches; <paramref name="shard"/> is the one shard all its keys map to, when known.
+    /// One call in <see cref="CommandStats.SampleEvery"/> is timed. Returns false when it replied an error.
+    /// </summary>
+    public static bool Run(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def,
+        IBufferWriter<byte> sink, long nowMs, int shard = -1)
+    {
+        bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
+        long start = timed ? Stopwatch.GetTimestamp() : 0;
+        var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
+        try
+        {
+            def.Handler(ref ctx);
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            ctx.Error("ERR " + ex.Message);
+        }
+        server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
+        if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged
+            && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0))
+            SignalModifiedKeys(server, session, buffer, i, def, ctx.DbIndex, nowMs);
+        return !ctx.Failed;
+    }
+
+    /// <summary>After a write: tells the watchers and blocked clients of the keys it modified (Redis's signalModifiedKey).</summary>
+    /// <remarks>
+    /// Keys the command only reads (its key specs say RO, e.g. SINTERSTORE's sources, SORT's input
+    /// with STORE) are left alone, as Redis signals only the keys it modifies. Runs only while some
+    /// client watches or waits on something, so the argument copy it needs is no hot-path cost.
+    /// </remarks>
+    [System.Runtime.CompilerServices.SkipLocalsInit]
+    private static void SignalModifiedKeys(RedisServer server, ClientSession session, CommandBuffer buffer, int i,
+        CommandDef def, int db, long nowMs)
+    {
+        int argc = buffer.ArgCount(i);
+        var args = new byte[argc][];
+        for (int a = 0; a < argc; a++) args[a] = buffer.Arg(i, a).ToArray();
+        var keys = new List<(int Position, KeySpecFlags Flags)>();
+        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys))
+        {
+            keys.Clear();
+            Span<int> positions = stackalloc int[256];
+            int n = Math.Min(KeyRouting.Positions(server, session, buffer, i, def, nowMs, positions), positions.Length);
+            for (int k = 0; k < n; k++) keys.Add((positions[k], KeySpecFlags.RW));
+        }
+        var shards = server.Shards;
+        foreach (var (position, flags) in keys)
+        {
+            if ((flags & KeySpecFlags.RO) != 0) continue;
+            var key = args[position];
+            var database = shards[shards.ShardOf(key)].Store[db];
+            if (database.HasWatchers) database.SignalModified(key);
+            if (database.HasBlocked) database.WakeBlocked(key);
+        }
+    }
+}
