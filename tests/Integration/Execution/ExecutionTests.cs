@@ -1,0 +1,174 @@
+using System.Text.RegularExpressions;
+using RedisClone.Sharding;
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Execution;
+
+/// <summary>
+/// The executor's contract: an event loop keeps serving while a shard is busy, nothing a blocked
+/// client sent after its blocking command runs once it is gone, and a wake-up that finds the wrong
+/// type leaves the client blocked.
+/// </summary>
+public sealed class ExecutionTests
+{
+    /// <summary>Holds a shard's thread (and so its gate) until released.</summary>
+    private sealed class BusyShard : ShardWork
+    {
+        public readonly ManualResetEventSlim Entered = new();
+        public readonly ManualResetEventSlim Release = new();
+
+        public override void Execute(Shard shard)
+        {
+            Entered.Set();
+            Release.Wait(TimeSpan.FromSeconds(30));
+        }
+    }
+
+    private static string KeyOnShard(TestServer server, int shard, string prefix)
+    {
+        for (int i = 0; ; i++)
+        {
+            var key = prefix + i;
+            if (server.Server.Shards.ShardOf(System.Text.Encoding.UTF8.GetBytes(key)) == shard) return key;
+        }
+    }
+
+    private static int InfoField(RespClient c, string field)
+    {
+        var m = Regex.Match(c.Call("INFO", "clients"), field + @":(\d+)");
+        return int.Parse(m.Groups[1].Value);
+    }
+
+    private static Task WaitForBlocked(RespClient observer, int count)
+        => Eventually.WaitFor(() => InfoField(observer, "blocked_clients") == count,
+            () => $"blocked_clients is {InfoField(observer, "blocked_clients")}, expected {count}");
+
+    [Fact]
+    public async Task MultiShardCommand_OnBusyShard_LoopKeepsServingOthers()
+    {
+        await using var server = TestServer.Start(2, "--io-threads", "1");
+        var k0 = KeyOnShard(server, 0, "ms0:");
+        var k1 = KeyOnShard(server, 1, "ms1:");
+        using var writer = server.Connect();
+        using var other = server.Connect();
+        Assert.Equal("+PONG\r\n", writer.Call("PING"));
+        Assert.Equal("+PONG\r\n", other.Call("PING"));
+
+        var busy = new BusyShard();
+        server.Server.Shards[1].Post(busy);
+        Assert.True(busy.Entered.Wait(TimeSpan.FromSeconds(10)));
+        try
+        {
+            // Needs shard 1's gate, which its thread holds: the loop must not wait for it.
+            writer.Send("MSET", k0, "a", k1, "b");
+            writer.Send("EXEC"); // a second command behind it, to be answered in order
+            // Same event loop (one io thread): still answering.
+            Assert.Equal("+PONG\r\n", other.Call("PING"));
+            Assert.Equal("$5\r\nhello\r\n", other.Call("ECHO", "hello"));
+            Assert.Null(writer.TryReadReply(200)); // the MSET is still waiting for the gate
+        }
+        finally
+        {
+            busy.Release.Set();
+        }
+        Assert.Equal("+OK\r\n", writer.ReadReply());
+        Assert.Equal("-ERR EXEC without MULTI\r\n", writer.ReadReply());
+        Assert.Equal("*2\r\n$1\r\na\r\n$1\r\nb\r\n", other.Call("MGET", k0, k1));
+    }
+
+    [Fact]
+    public async Task Exec_OnBusyShard_LoopKeepsServingOthers()
+    {
+        await using var server = TestServer.Start(2, "--io-threads", "1");
+        var k1 = KeyOnShard(server, 1, "tx1:");
+        using var tx = server.Connect();
+        using var other = server.Connect();
+        Assert.Equal("+OK\r\n", tx.Call("MULTI"));
+        Assert.Equal("+QUEUED\r\n", tx.Call("INCR", k1));
+        Assert.Equal("+PONG\r\n", other.Call("PING"));
+
+        var busy = new BusyShard();
+        server.Server.Shards[1].Post(busy);
+        Assert.True(busy.Entered.Wait(TimeSpan.FromSeconds(10)));
+        try
+        {
+            tx.Send("EXEC");
+            Assert.Equal("+PONG\r\n", other.Call("PING"));
+            Assert.Null(tx.TryReadReply(200));
+        }
+        finally
+        {
+            busy.Release.Set();
+        }
+        Assert.Equal("*1\r\n:1\r\n", tx.ReadReply());
+    }
+
+    [Fact]
+    public async Task BlockedClient_Disconnects_LaterCommandsNeverRun()
+    {
+        await using var server = TestServer.Start(2);
+        using var observer = server.Connect();
+        using (var blocked = server.Connect())
+        {
+            blocked.Send("BLPOP", "dc:list", "0");
+            await WaitForBlocked(observer, 1);
+            blocked.SendRaw(RespClient.Encode("SET", "dc:key", "v").Concat(RespClient.Encode("INCR", "dc:counter")).ToArray());
+        }
+        await WaitForBlocked(observer, 0);
+        await Eventually.WaitFor(() => InfoField(observer, "connected_clients") == 1, () => "the blocked client is still connected");
+        Assert.Equal(":0\r\n", observer.Call("EXISTS", "dc:key", "dc:counter"));
+        // The list still works for later waiters.
+        Assert.Equal(":1\r\n", observer.Call("RPUSH", "dc:list", "x"));
+        Assert.Equal("*2\r\n$7\r\ndc:list\r\n$1\r\nx\r\n", observer.Call("BLPOP", "dc:list", "1"));
+    }
+
+    [Fact]
+    public async Task BlockedClient_KeyBecomesWrongTypeInTransaction_StaysBlocked()
+    {
+        await using var server = TestServer.Start(2);
+        using var waiter = server.Connect();
+        using var tx = server.Connect();
+        waiter.Send("BLPOP", "wt:l", "0");
+        await WaitForBlocked(tx, 1);
+        Assert.Equal("+OK\r\n", tx.Call("MULTI"));
+        tx.Call("LPUSH", "wt:l", "a");
+        tx.Call("DEL", "wt:l");
+        tx.Call("SET", "wt:l", "foo");
+        Assert.Equal("*3\r\n:1\r\n:1\r\n+OK\r\n", tx.Call("EXEC"));
+        Assert.Equal(1, InfoField(tx, "blocked_clients"));
+        Assert.Null(waiter.TryReadReply(100));
+        // Served later by a real push, with the element pushed then.
+        Assert.Equal(":1\r\n", tx.Call("DEL", "wt:l"));
+        Assert.Equal(":1\r\n", tx.Call("RPUSH", "wt:l", "x"));
+        Assert.Equal("*2\r\n$4\r\nwt:l\r\n$1\r\nx\r\n", waiter.ReadReply());
+        Assert.Equal(0, InfoField(tx, "blocked_clients"));
+    }
+
+    [Fact]
+    public async Task BlockedClient_ElementTakenByAnother_StaysBlockedInPlace()
+    {
+        await using var server = TestServer.Start(1);
+        using var first = server.Connect();
+        using var second = server.Connect();
+        using var tx = server.Connect();
+        first.Send("BLPOP", "ip:l", "0");
+        await WaitForBlocked(tx, 1);
+        second.Send("BLPOP", "ip:l", "0");
+        await WaitForBlocked(tx, 2);
+        // Pushed and popped again before the woken client runs: it keeps its place in the queue.
+        Assert.Equal("*2\r\n:1\r\n$1\r\na\r\n", MultiPushPop(tx));
+        Assert.Equal(2, InfoField(tx, "blocked_clients"));
+        Assert.Equal(":1\r\n", tx.Call("RPUSH", "ip:l", "x"));
+        Assert.Equal("*2\r\n$4\r\nip:l\r\n$1\r\nx\r\n", first.ReadReply());
+        Assert.Equal(":1\r\n", tx.Call("RPUSH", "ip:l", "y"));
+        Assert.Equal("*2\r\n$4\r\nip:l\r\n$1\r\ny\r\n", second.ReadReply());
+    }
+
+    private static string MultiPushPop(RespClient tx)
+    {
+        tx.Call("MULTI");
+        tx.Call("LPUSH", "ip:l", "a");
+        tx.Call("LPOP", "ip:l");
+        return tx.Call("EXEC");
+    }
+}
