@@ -86,18 +86,38 @@ internal sealed class RedisServer : IAsyncDisposable
             EventLoops = new Network.Epoll.EventLoopGroup(Options.IoThreads);
             EventLoops.Start();
         }
-        foreach (string address in Options.Bind)
+        // Every address is bound before any is served, so a failure (the port is in use, as when a
+        // second server is started on it) leaves nothing listening; the caller exits as redis does.
+        try
         {
-            var ip = address switch
+            foreach (string configured in Options.Bind)
             {
-                "*" => IPAddress.Any,
-                "localhost" => IPAddress.Loopback,
-                _ => IPAddress.Parse(address.TrimStart('-')),
-            };
-            var listener = new Listener(this, new IPEndPoint(ip, _listeners.Count > 0 ? Port : Options.Port));
-            listener.Start();
-            _listeners.Add(listener);
+                // "-addr" is optional in redis: skipped when the host has no such address.
+                bool optional = configured.StartsWith('-');
+                string address = optional ? configured[1..] : configured;
+                var ip = address switch
+                {
+                    "*" => IPAddress.Any,
+                    "localhost" => IPAddress.Loopback,
+                    _ => IPAddress.Parse(address),
+                };
+                try
+                {
+                    _listeners.Add(new Listener(this, address, new IPEndPoint(ip, _listeners.Count > 0 ? Port : Options.Port)));
+                }
+                catch (ListenFailedException ex) when (optional && ex.Error is SocketError.AddressNotAvailable
+                                                           or SocketError.AddressFamilyNotSupported or SocketError.ProtocolNotSupported)
+                {
+                }
+            }
         }
+        catch
+        {
+            foreach (var l in _listeners) l.Stop();
+            _listeners.Clear();
+            throw;
+        }
+        foreach (var l in _listeners) l.Start();
     }
 
     /// <summary>Stops accepting, closes every client, stops the shards.</summary>
