@@ -38,6 +38,7 @@ internal sealed class RedisServer : IAsyncDisposable
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyAdded = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
+        for (int i = 0; i < Shards.Count; i++) StartupMemory += Shards[i].Store.OverheadBytes;
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastSaveUnix = StartedAtMs / 1000;
@@ -56,6 +57,9 @@ internal sealed class RedisServer : IAsyncDisposable
     public string RunId { get; }
     public long StartedAtMs { get; }
     public long LastSaveUnix { get; set; }
+
+    /// <summary>INFO used_memory_startup: the accounted memory of the empty keyspace (its tables).</summary>
+    public long StartupMemory { get; }
 
     /// <summary>The ports actually bound (port 0 asks the OS for a free one).</summary>
     public IReadOnlyList<IPEndPoint> Endpoints => _listeners.Select(l => l.EndPoint).ToList();
