@@ -32,9 +32,10 @@ internal static class Program
         {
             server.Start();
         }
-        catch (System.Net.Sockets.SocketException ex)
+        catch (Network.ListenFailedException ex)
         {
-            Console.Error.WriteLine($"Could not create server TCP listening socket *:{options.Port}: {ex.Message}");
+            Console.Error.WriteLine(ex.Message);
+            Console.Error.WriteLine($"Failed listening on port {options.Port} (TCP), aborting.");
             return 1;
         }
 

@@ -619,6 +619,7 @@ internal static class ConnectionCommands
         var flags = new StringBuilder(4);
         if (c.InPubSubMode) flags.Append('P');
         if (c.InMulti) flags.Append('x');
+        if (c.Blocked != null) flags.Append('b');
         if (c.CloseAfterReply) flags.Append('c');
         if (c.NoEvict) flags.Append('e');
         if (c.NoTouch) flags.Append('T');

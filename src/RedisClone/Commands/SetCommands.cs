@@ -247,7 +247,7 @@ internal static class SetCommands
             set.RemoveAt(position);
         }
         WriteMembers(ctx.Reply, set);
-        db.Table.At(slot).Value = survivors; // keeps the TTL, as Redis's dbReplaceValue does
+        db.ReplaceValue(slot, survivors); // keeps the TTL, as Redis's dbReplaceValue does
     }
 
     /// <summary>

@@ -431,7 +431,7 @@ internal static class StringCommands
             var grown = GC.AllocateUninitializedArray<byte>(old.Length + suffix.Length);
             old.CopyTo(grown, 0);
             suffix.CopyTo(grown.AsSpan(old.Length));
-            e.Value = grown;
+            db.ReplaceValue(slot, grown);
         }
         // Redis unshares the value for editing even when nothing is appended: it becomes raw.
         e.HashAndFlag |= KeyTable.RawFlag;
@@ -549,7 +549,7 @@ internal static class StringCommands
         {
             target = new byte[needed];
             old.CopyTo(target, 0);
-            e.Value = target;
+            db.ReplaceValue(slot, target);
         }
         patch.CopyTo(target.AsSpan((int)offset));
         e.HashAndFlag |= KeyTable.RawFlag;
@@ -740,7 +740,7 @@ internal static class StringCommands
         }
         ref var e = ref db.Table.At(slot);
         if (e.Value is byte[] old && old.Length == value.Length) value.CopyTo(old);
-        else e.Value = value.ToArray();
+        else db.ReplaceValue(slot, value.ToArray());
         e.HashAndFlag &= int.MaxValue;
         if (!keepTtl) db.SetExpire(slot, expireAt);
     }

@@ -14,8 +14,9 @@ namespace RedisClone.Server;
 /// <para>
 /// Every value is true for this server. Counters come from <see cref="ServerStats"/>, the command
 /// table and each shard's <see cref="Storage.ShardStore"/>, read without the shards' gates (a figure
-/// may be a moment stale). Memory is the .NET GC's view (used_memory = live managed bytes) and the
-/// process's resident set. Fields about machinery this server does not have (replication links,
+/// may be a moment stale). used_memory is the accounting of the data (keys and values, the key
+/// tables, clients' buffers: see Storage/MemoryMeter); the allocator_* fields are the .NET GC's
+/// view and used_memory_rss the process's resident set. Fields about machinery this server does not have (replication links,
 /// forks, Lua, defrag, client tracking) report the idle state Redis reports when that machinery is
 /// idle, which is the truth here.
 /// </para>
@@ -168,14 +169,24 @@ internal static class InfoBuilder
 
     private static void AppendMemory(StringBuilder sb, RedisServer server, RuntimeStats runtime)
     {
-        long used = GC.GetTotalMemory(false);
-        long rss = Environment.WorkingSet;
-        var gc = GC.GetGCMemoryInfo(); // as of the last collection: zeros before the first one
-        long heap = Math.Max(used, 1);
-        long committed = Math.Max(gc.TotalCommittedBytes, heap);
-        long peak = runtime.PeakMemory(used);
+        // used_memory is the data's accounting (Storage/MemoryMeter), not the GC's heap: it follows
+        // the dataset down after DEL/FLUSHALL and expiry, and is what maxmemory is checked against.
+        long dataset = 0, tables = 0;
+        for (int i = 0; i < server.Shards.Count; i++)
+        {
+            dataset += server.Shards[i].Store.DatasetBytes;
+            tables += server.Shards[i].Store.OverheadBytes;
+        }
         long clientsMem = 0;
         foreach (var c in server.Clients.Values) clientsMem += c.QueryBufferBytes + c.OutputBufferBytes;
+        long overhead = tables + clientsMem;
+        long used = overhead + dataset;
+        long startup = server.StartupMemory;
+        long rss = Environment.WorkingSet;
+        var gc = GC.GetGCMemoryInfo(); // as of the last collection: zeros before the first one
+        long heap = Math.Max(GC.GetTotalMemory(false), 1);
+        long committed = Math.Max(gc.TotalCommittedBytes, heap);
+        long peak = runtime.PeakMemory(used);
         ulong maxMemory = server.Config.MaxMemory;
 
         Line(sb, "used_memory", used);
@@ -185,6 +196,10 @@ internal static class InfoBuilder
         Line(sb, "used_memory_peak", peak);
         Line(sb, "used_memory_peak_human", Human(peak));
         Line(sb, "used_memory_peak_perc", F2(peak == 0 ? 0 : used * 100.0 / peak) + "%");
+        Line(sb, "used_memory_overhead", overhead);
+        Line(sb, "used_memory_startup", startup);
+        Line(sb, "used_memory_dataset", dataset);
+        Line(sb, "used_memory_dataset_perc", F2(dataset * 100.0 / Math.Max(used - startup, 1)) + "%");
         Line(sb, "allocator_allocated", heap);
         Line(sb, "allocator_active", committed);
         Line(sb, "allocator_resident", rss);

@@ -38,6 +38,7 @@ internal sealed class RedisServer : IAsyncDisposable
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyAdded = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
+        for (int i = 0; i < Shards.Count; i++) StartupMemory += Shards[i].Store.OverheadBytes;
         RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastSaveUnix = StartedAtMs / 1000;
@@ -56,6 +57,9 @@ internal sealed class RedisServer : IAsyncDisposable
     public string RunId { get; }
     public long StartedAtMs { get; }
     public long LastSaveUnix { get; set; }
+
+    /// <summary>INFO used_memory_startup: the accounted memory of the empty keyspace (its tables).</summary>
+    public long StartupMemory { get; }
 
     /// <summary>The ports actually bound (port 0 asks the OS for a free one).</summary>
     public IReadOnlyList<IPEndPoint> Endpoints => _listeners.Select(l => l.EndPoint).ToList();
@@ -86,18 +90,38 @@ internal sealed class RedisServer : IAsyncDisposable
             EventLoops = new Network.Epoll.EventLoopGroup(Options.IoThreads);
             EventLoops.Start();
         }
-        foreach (string address in Options.Bind)
+        // Every address is bound before any is served, so a failure (the port is in use, as when a
+        // second server is started on it) leaves nothing listening; the caller exits as redis does.
+        try
         {
-            var ip = address switch
+            foreach (string configured in Options.Bind)
             {
-                "*" => IPAddress.Any,
-                "localhost" => IPAddress.Loopback,
-                _ => IPAddress.Parse(address.TrimStart('-')),
-            };
-            var listener = new Listener(this, new IPEndPoint(ip, _listeners.Count > 0 ? Port : Options.Port));
-            listener.Start();
-            _listeners.Add(listener);
+                // "-addr" is optional in redis: skipped when the host has no such address.
+                bool optional = configured.StartsWith('-');
+                string address = optional ? configured[1..] : configured;
+                var ip = address switch
+                {
+                    "*" => IPAddress.Any,
+                    "localhost" => IPAddress.Loopback,
+                    _ => IPAddress.Parse(address),
+                };
+                try
+                {
+                    _listeners.Add(new Listener(this, address, new IPEndPoint(ip, _listeners.Count > 0 ? Port : Options.Port)));
+                }
+                catch (ListenFailedException ex) when (optional && ex.Error is SocketError.AddressNotAvailable
+                                                           or SocketError.AddressFamilyNotSupported or SocketError.ProtocolNotSupported)
+                {
+                }
+            }
         }
+        catch
+        {
+            foreach (var l in _listeners) l.Stop();
+            _listeners.Clear();
+            throw;
+        }
+        foreach (var l in _listeners) l.Start();
     }
 
     /// <summary>Stops accepting, closes every client, stops the shards.</summary>

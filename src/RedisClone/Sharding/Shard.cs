@@ -74,6 +74,8 @@ internal sealed class Shard : IDisposable
                 _nextExpiry = now + ExpiryIntervalMs;
                 LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
                 if (ActiveExpiry) RunExpiryCycle();
+                if (Store.HasUnsettled)
+                    lock (Gate) Store.SettleMemory();
                 continue;
             }
 

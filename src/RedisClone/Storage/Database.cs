@@ -19,11 +19,29 @@ internal sealed class Database
     // Slots that had a TTL set: candidates for active expiry sampling. Stale entries (the key lost
     // its TTL or was deleted) are dropped when sampled; the list is rebuilt when it runs far ahead.
     private List<int> _expiring = new();
+    // The bytes of this database's keys and values (see MemoryMeter). Swapped with the table by
+    // SWAPDB and replaced by FLUSHDB, so the values' references to it stay right.
+    private MemoryMeter _meter;
 
     public Database(ShardStore owner, int index)
     {
         Owner = owner;
         Index = index;
+        _meter = new MemoryMeter(owner);
+    }
+
+    /// <summary>Bytes held by keys and values (INFO used_memory_dataset's share of this database).</summary>
+    public long DatasetBytes => Volatile.Read(ref _meter).Bytes;
+
+    /// <summary>Bytes of the key table's slots and the expiry candidates (overhead, by capacity).</summary>
+    public long OverheadBytes
+    {
+        get
+        {
+            var table = Volatile.Read(ref _table);
+            return MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(table.Capacity, KeyTable.SlotBytes)
+                   + MemoryMeter.ArrayBytes(_expiring.Capacity, 4);
+        }
     }
 
     /// <summary>This database's number (it keeps it across SWAPDB, which swaps contents).</summary>
@@ -41,7 +59,14 @@ internal sealed class Database
     public int FindLive(ReadOnlySpan<byte> key, long nowMs)
     {
         int slot = FindLiveNoTouch(key, nowMs);
-        if (slot >= 0) _table.Touch(slot);
+        if (slot >= 0)
+        {
+            _table.Touch(slot);
+            // A collection found here may be edited in place: its size is settled at the shard's
+            // next tick. One type check on the string path (GET/SET).
+            object value = _table.At(slot).Value;
+            if (value.GetType() != typeof(byte[]) && value is MeteredValue metered) Owner.MarkChanged(metered);
+        }
         return slot;
     }
 
@@ -87,17 +112,31 @@ internal sealed class Database
     {
         int slot = FindLive(key, nowMs);
         if (slot < 0) return Add(key.ToArray(), value, expireAt);
-        ref var e = ref _table.At(slot);
-        e.Value = value;
-        e.HashAndFlag &= int.MaxValue;
+        ReplaceValue(slot, value);
+        _table.At(slot).HashAndFlag &= int.MaxValue;
         SetExpire(slot, expireAt);
         return slot;
+    }
+
+    /// <summary>
+    /// Puts <paramref name="value"/> in place of the value at <paramref name="slot"/>, keeping the key,
+    /// its TTL and its flags. Every new value for an existing key goes through here (or
+    /// <see cref="Set"/>), so the memory meter follows.
+    /// </summary>
+    public void ReplaceValue(int slot, object value)
+    {
+        ref var e = ref _table.At(slot);
+        Release(e.Value);
+        e.Value = value;
+        Charge(value);
     }
 
     /// <summary>Adds a key known to be absent (after <see cref="FindLive"/> returned -1).</summary>
     public int Add(byte[] key, object value, long expireAt = 0)
     {
         int slot = _table.Add(key, value);
+        _meter.Bytes += MemoryMeter.ArrayBytes(key.Length);
+        Charge(value);
         Owner.KeyAdded?.Invoke(Index, key);
         if (expireAt != 0) SetExpire(slot, expireAt);
         return slot;
@@ -121,12 +160,49 @@ internal sealed class Database
 
     public void RemoveAt(int slot)
     {
-        if (_table.At(slot).ExpireAt != 0) _expiresCount--;
+        ref var e = ref _table.At(slot);
+        if (e.ExpireAt != 0) _expiresCount--;
+        _meter.Bytes -= MemoryMeter.ArrayBytes(e.Key.Length);
+        Release(e.Value);
         _table.RemoveAt(slot);
         if (_table.Count == 0)
         {
-            _expiring.Clear();
+            // The table gave its arrays back (KeyTable.Clear); so does the candidate list.
+            if (_expiring.Capacity > 1024) _expiring = new List<int>();
+            else _expiring.Clear();
             _expiresCount = 0;
+        }
+    }
+
+    /// <summary>Charges a value that has just been stored here.</summary>
+    private void Charge(object value)
+    {
+        if (value is MeteredValue metered)
+        {
+            metered.Meter = _meter;
+            metered.ChargedBytes = metered.AllocatedBytes();
+            _meter.Bytes += metered.ChargedBytes;
+            // It may be filled right after being stored (a new list, then the push).
+            Owner.MarkChanged(metered);
+        }
+        else
+        {
+            _meter.Bytes += MemoryMeter.ValueBytes(value);
+        }
+    }
+
+    /// <summary>Takes off what was charged for a value leaving this database (deleted, overwritten, moved).</summary>
+    private void Release(object value)
+    {
+        if (value is MeteredValue metered)
+        {
+            _meter.Bytes -= metered.ChargedBytes;
+            metered.Meter = null;
+            metered.ChargedBytes = 0;
+        }
+        else
+        {
+            _meter.Bytes -= MemoryMeter.ValueBytes(value);
         }
     }
 
@@ -231,6 +307,7 @@ internal sealed class Database
         _table = new KeyTable();
         _expiring = new List<int>();
         _expiresCount = 0;
+        _meter = new MemoryMeter(Owner);
     }
 
     /// <summary>Takes another database's keys (SWAPDB swaps contents, not numbers).</summary>
@@ -239,6 +316,7 @@ internal sealed class Database
         (_table, other._table) = (other._table, _table);
         (_expiring, other._expiring) = (other._expiring, _expiring);
         (_expiresCount, other._expiresCount) = (other._expiresCount, _expiresCount);
+        (_meter, other._meter) = (other._meter, _meter);
     }
 
     private void ExpireSlot(int slot)

@@ -50,6 +50,12 @@ internal sealed class KeyTable
 
     public int Count => _chains.Count;
 
+    /// <summary>Bytes per slot: an <see cref="Entry"/>, its access stamp and its bucket.</summary>
+    public const int SlotBytes = 32 + 4 + 4;
+
+    /// <summary>Slots allocated (the arrays' length).</summary>
+    public int Capacity => _entries.Length;
+
     /// <summary>Slots to visit in a full scan: [0, SlotCount).</summary>
     public int SlotCount => _chains.HighWater;
 

@@ -48,6 +48,14 @@ internal sealed class Quicklist
 
     public int NodeCount => _len;
 
+    /// <summary>This object, its ring of nodes and each node's listpack (by capacity); one pass over the nodes.</summary>
+    public long AllocatedBytes()
+    {
+        long n = MemoryMeter.ObjectHeader + 32 + MemoryMeter.ArrayBytes(_nodes.Length, 8);
+        for (int i = 0; i < _len; i++) n += MemoryMeter.ArrayBytes(Node(i).Length);
+        return n;
+    }
+
     /// <summary>Node <paramref name="i"/> (0 = head), by reference so listpack edits can replace the array.</summary>
     public ref byte[] Node(int i) => ref _nodes[(_head + i) & (_nodes.Length - 1)];
 

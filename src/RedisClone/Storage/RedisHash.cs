@@ -19,7 +19,7 @@ namespace RedisClone.Storage;
 /// <para>Positions (<see cref="FirstPosition"/>, <see cref="FieldAt"/>...) are byte offsets in the
 /// packed form and slot indexes in the table; they are valid until the hash is next modified.</para>
 /// </remarks>
-internal sealed class RedisHash : IRedisValue
+internal sealed class RedisHash : MeteredValue, IRedisValue
 {
     /// <summary>Redis's listpack size cap (lpSafeToAdd): a packed hash that would grow past it converts.</summary>
     private const int MaxPackBytes = 1 << 30;
@@ -60,6 +60,9 @@ internal sealed class RedisHash : IRedisValue
 
     /// <summary>Bytes of field and value data held (for bounding replies built from random picks).</summary>
     public long DataBytes => _table?.DataBytes ?? _packUsed;
+
+    public override long AllocatedBytes()
+        => BaseBytes + 24 + (_pack != null ? MemoryMeter.ArrayBytes(_pack.Length) : 0) + (_table?.AllocatedBytes() ?? 0);
 
     // ---------------------------------------------------------------- reads
 
@@ -415,6 +418,11 @@ internal sealed class RedisHash : IRedisValue
         public int SlotCount => _chains.HighWater;
 
         public long DataBytes => _dataBytes;
+
+        /// <summary>This object, its slot and bucket arrays, and each slot's field-and-value array (headers and padding estimated).</summary>
+        public long AllocatedBytes()
+            => MemoryMeter.ObjectHeader + 40 + MemoryMeter.ArrayBytes(_slots.Length, 16) + MemoryMeter.ArrayBytes(_slots.Length, 4)
+               + _dataBytes + Count * (MemoryMeter.ArrayHeader + 4L);
 
         public bool IsUsed(int slot) => _chains.IsUsed(_slots, slot);
 

@@ -17,9 +17,12 @@ namespace RedisClone.Storage;
 /// costs this object (24 bytes) plus its listpack.
 /// </para>
 /// </remarks>
-internal sealed class RedisList : IRedisValue
+internal sealed class RedisList : MeteredValue, IRedisValue
 {
     private object _data;
+
+    public override long AllocatedBytes()
+        => BaseBytes + 8 + (_data is byte[] lp ? MemoryMeter.ArrayBytes(lp.Length) : ((Quicklist)_data).AllocatedBytes());
 
     public RedisList() => _data = Listpack.New();
 

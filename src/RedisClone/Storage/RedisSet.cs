@@ -21,7 +21,7 @@ namespace RedisClone.Storage;
 /// listpack byte offset, hashtable slot); iteration and random picks go through positions so the
 /// commands need not know the encoding.</para>
 /// </remarks>
-internal sealed class RedisSet : IRedisValue
+internal sealed class RedisSet : MeteredValue, IRedisValue
 {
     /// <summary>The encoding thresholds, read from the configuration per command.</summary>
     /// <param name="IntsetEntries">set-max-intset-entries (Redis caps it at 2^30).</param>
@@ -63,6 +63,9 @@ internal sealed class RedisSet : IRedisValue
     private MemberTable Table => Unsafe.As<MemberTable>(_data);
 
     private RedisSet(byte kind) => _kind = kind;
+
+    public override long AllocatedBytes()
+        => BaseBytes + 24 + (_kind == HashtableKind ? MemoryMeter.ObjectHeader + 64 + Table.AllocatedBytes() : MemoryMeter.ArrayBytes(Bytes.Length));
 
     /// <summary>
     /// A new empty set for a key about to receive <paramref name="sizeHint"/> members, the first being

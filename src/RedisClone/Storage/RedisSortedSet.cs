@@ -14,7 +14,7 @@ namespace RedisClone.Storage;
 /// what member ranges over mixed scores return), so replies match for the same commands.</para>
 /// <para>Elements are addressed by a <see cref="Cursor"/>, valid until the set changes.</para>
 /// </remarks>
-internal sealed class RedisSortedSet : IRedisValue
+internal sealed class RedisSortedSet : MeteredValue, IRedisValue
 {
     /// <summary>The encoding thresholds, read from the configuration per command.</summary>
     /// <param name="ListpackEntries">zset-max-listpack-entries.</param>
@@ -124,7 +124,7 @@ internal sealed class RedisSortedSet : IRedisValue
     public IRedisValue DeepCopy() => _index == null ? new RedisSortedSet(_pack.Clone()) : new RedisSortedSet(_index!.Clone());
 
     /// <summary>Bytes held, for memory accounting (the index's tree is estimated).</summary>
-    public long AllocatedBytes() => _index == null ? _pack.AllocatedBytes : _index!.AllocatedBytes();
+    public override long AllocatedBytes() => BaseBytes + 24 + (_index == null ? MemoryMeter.ArrayBytes(_pack.AllocatedBytes) : _index!.AllocatedBytes());
 
     // ---------------------------------------------------------------- members
 

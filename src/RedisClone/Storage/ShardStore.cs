@@ -35,6 +35,64 @@ internal sealed class ShardStore
     public long KeyspaceMisses;
     public long ExpiredKeys;
 
+    // Collections looked up since the last settle: their size may have changed in place.
+    private List<MeteredValue> _changed = new(16);
+
+    /// <summary>Bytes of keys and values in every database of this shard.</summary>
+    public long DatasetBytes
+    {
+        get
+        {
+            long n = 0;
+            foreach (var db in _databases) n += db.DatasetBytes;
+            return n;
+        }
+    }
+
+    /// <summary>Bytes of the key tables' own structures in every database of this shard.</summary>
+    public long OverheadBytes
+    {
+        get
+        {
+            long n = 0;
+            foreach (var db in _databases) n += db.OverheadBytes;
+            return n;
+        }
+    }
+
+    /// <summary>True when some collection awaits <see cref="SettleMemory"/>.</summary>
+    public bool HasUnsettled => Volatile.Read(ref _changed).Count > 0;
+
+    /// <summary>Notes a collection that may be edited in place (under the gate).</summary>
+    public void MarkChanged(MeteredValue value)
+    {
+        if (value.PendingIn == this) return;
+        value.PendingIn = this;
+        _changed.Add(value);
+    }
+
+    /// <summary>
+    /// Under the shard's gate: charges each collection noted since the last call with what it holds
+    /// now. A collection deleted meanwhile has no meter any more; one moved to another shard is that
+    /// shard's to settle (its gate is not held here), and was charged there when it arrived.
+    /// </summary>
+    public void SettleMemory()
+    {
+        foreach (var value in _changed)
+        {
+            if (value.PendingIn != this) continue;
+            var meter = value.Meter;
+            if (meter != null && meter.Owner != this) continue; // moved away: not ours to touch now
+            value.PendingIn = null;
+            if (meter == null) continue; // deleted
+            long now = value.AllocatedBytes();
+            meter.Bytes += now - value.ChargedBytes;
+            value.ChargedBytes = now;
+        }
+        if (_changed.Capacity > 4096) _changed = new List<MeteredValue>(16);
+        else _changed.Clear();
+    }
+
     /// <summary>SWAPDB: the two numbers exchange their contents on this shard.</summary>
     public void Swap(int a, int b)
     {

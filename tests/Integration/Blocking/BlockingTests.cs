@@ -24,8 +24,7 @@ public class BlockingTests
         using var waiter = Server.Connect();
         using var pusher = Server.Connect();
         var k = TestServer.KeyPrefix("blwait") + "k";
-        waiter.Send("BLPOP", "other-" + k, k, "5");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, pusher, "BLPOP", "other-" + k, k, "5");
         Assert.Equal(":1\r\n", pusher.Call("LPUSH", k, "x"));
         Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$1\r\nx\r\n", waiter.ReadReply());
         Assert.Equal(":0\r\n", pusher.Call("EXISTS", k));
@@ -51,10 +50,8 @@ public class BlockingTests
         using var second = Server.Connect();
         using var pusher = Server.Connect();
         var k = TestServer.KeyPrefix("blfifo") + "k";
-        first.Send("BLPOP", k, "5");
-        Thread.Sleep(100);
-        second.Send("BLPOP", k, "5");
-        Thread.Sleep(100);
+        Blocked.Send(first, pusher, "BLPOP", k, "5");
+        Blocked.Send(second, pusher, "BLPOP", k, "5");
         pusher.Call("RPUSH", k, "one");
         Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$3\r\none\r\n", first.ReadReply());
         pusher.Call("RPUSH", k, "two");
@@ -67,11 +64,28 @@ public class BlockingTests
         using var waiter = Server.Connect();
         using var pusher = Server.Connect();
         var p = TestServer.KeyPrefix("blmove");
-        waiter.Send("BLMOVE", p + "src", p + "dst", "RIGHT", "LEFT", "5");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, pusher, "BLMOVE", p + "src", p + "dst", "RIGHT", "LEFT", "5");
         pusher.Call("RPUSH", p + "src", "v");
         Assert.Equal("$1\r\nv\r\n", waiter.ReadReply());
         Assert.Equal("*1\r\n$1\r\nv\r\n", pusher.Call("LRANGE", p + "dst", "0", "-1"));
+    }
+
+    [Fact]
+    public void ClientList_BlockedClient_HasFlagB()
+    {
+        using var waiter = Server.Connect();
+        using var admin = Server.Connect();
+        var k = TestServer.KeyPrefix("blflag") + "k";
+        string id = waiter.Call("CLIENT", "ID").Trim(':', '\r', '\n');
+        Assert.Contains(" flags=N ", admin.Call("CLIENT", "LIST", "ID", id));
+        waiter.Send("BLPOP", k, "5");
+        // Bounded: fails if the flag never shows (as Redis 7.2 shows it, flags=b).
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (!admin.Call("CLIENT", "LIST", "ID", id).Contains(" flags=b ") && DateTime.UtcNow < deadline) Thread.Sleep(5);
+        Assert.Contains(" flags=b ", admin.Call("CLIENT", "LIST", "ID", id));
+        admin.Call("RPUSH", k, "x");
+        Assert.Equal($"*2\r\n${k.Length}\r\n{k}\r\n$1\r\nx\r\n", waiter.ReadReply());
+        Assert.Contains(" flags=N ", admin.Call("CLIENT", "LIST", "ID", id));
     }
 
     [Fact]
@@ -91,15 +105,13 @@ public class BlockingTests
         using var admin = Server.Connect();
         var k = TestServer.KeyPrefix("blunblock") + "k";
         string id = waiter.Call("CLIENT", "ID").Trim(':', '\r', '\n');
-        waiter.Send("BLPOP", k, "0");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, admin, "BLPOP", k, "0");
         Assert.Contains("blocked_clients:", admin.Call("INFO", "clients"));
         Assert.Equal(":1\r\n", admin.Call("CLIENT", "UNBLOCK", id));
         Assert.Equal("*-1\r\n", waiter.ReadReply());
         Assert.Equal(":0\r\n", admin.Call("CLIENT", "UNBLOCK", id));
 
-        waiter.Send("BRPOP", k, "0");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, admin, "BRPOP", k, "0");
         Assert.Equal(":1\r\n", admin.Call("CLIENT", "UNBLOCK", id, "ERROR"));
         Assert.Equal("-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n", waiter.ReadReply());
     }
@@ -111,13 +123,11 @@ public class BlockingTests
         using var pusher = server.Connect();
         using (var gone = server.Connect())
         {
-            gone.Send("BLPOP", "k", "0");
-            Thread.Sleep(100);
+            Blocked.Send(gone, pusher, "BLPOP", "k", "0");
             Assert.Contains("blocked_clients:1\r\n", pusher.Call("INFO", "clients"));
         }
         // The server notices the disconnect and drops the waiter (bounded wait).
-        for (int i = 0; i < 100 && !pusher.Call("INFO", "clients").Contains("blocked_clients:0\r\n"); i++) Thread.Sleep(50);
-        Assert.Contains("blocked_clients:0\r\n", pusher.Call("INFO", "clients"));
+        Blocked.WaitForCount(pusher, 0);
         pusher.Call("RPUSH", "k", "kept");
         Thread.Sleep(100);
         Assert.Equal(":1\r\n", pusher.Call("LLEN", "k"));
@@ -137,8 +147,8 @@ public class BlockingTests
                 waiters.Add(c);
                 c.Send("BLPOP", $"q{i % 37}", "30");
             }
-            await Task.Delay(500);
             using var pusher = server.Connect();
+            Blocked.WaitForCount(pusher, Clients, seconds: 30);
             // Exactly one element per waiter, queue by queue.
             for (int i = 0; i < Clients; i++) pusher.Call("RPUSH", $"q{i % 37}", $"e{i}");
 
@@ -165,26 +175,22 @@ public class BlockingTests
         using var waiter = Server.Connect();
         using var pusher = Server.Connect();
         var p = TestServer.KeyPrefix("bz");
-        waiter.Send("BZPOPMIN", p + "z1", p + "z2", "5");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, pusher, "BZPOPMIN", p + "z1", p + "z2", "5");
         pusher.Call("ZADD", p + "z2", "2", "b", "1", "a");
         string z2 = p + "z2";
         Assert.Equal($"*3\r\n${z2.Length}\r\n{z2}\r\n$1\r\na\r\n$1\r\n1\r\n", waiter.ReadReply());
 
-        waiter.Send("BLMPOP", "5", "2", p + "l1", p + "l2", "LEFT", "COUNT", "2");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, pusher, "BLMPOP", "5", "2", p + "l1", p + "l2", "LEFT", "COUNT", "2");
         pusher.Call("RPUSH", p + "l2", "x", "y", "z");
         string l2 = p + "l2";
         Assert.Equal($"*2\r\n${l2.Length}\r\n{l2}\r\n*2\r\n$1\r\nx\r\n$1\r\ny\r\n", waiter.ReadReply());
 
-        waiter.Send("BZMPOP", "5", "1", p + "z3", "MAX");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, pusher, "BZMPOP", "5", "1", p + "z3", "MAX");
         pusher.Call("ZADD", p + "z3", "7", "m");
         string z3 = p + "z3";
         Assert.Equal($"*2\r\n${z3.Length}\r\n{z3}\r\n*1\r\n*2\r\n$1\r\nm\r\n$1\r\n7\r\n", waiter.ReadReply());
         // A list push does not wake a sorted-set waiter: it times out.
-        waiter.Send("BZPOPMAX", p + "k4", "0.5");
-        Thread.Sleep(100);
+        Blocked.Send(waiter, pusher, "BZPOPMAX", p + "k4", "0.5");
         pusher.Call("RPUSH", p + "k4", "x");
         Assert.Equal("*-1\r\n", waiter.ReadReply());
     }

@@ -1,0 +1,19 @@
+using System.Net.Sockets;
+
+namespace RedisClone.Network;
+
+/// <summary>
+/// A listening socket could not be created. The message is redis-server's, e.g.
+/// <c>Could not create server TCP listening socket 127.0.0.1:6379: bind: Address already in use</c>.
+/// </summary>
+internal sealed class ListenFailedException : Exception
+{
+    public ListenFailedException(string address, int port, string step, SocketException inner)
+        : base($"Could not create server TCP listening socket {address}:{port}: {step}: {inner.Message}", inner)
+    {
+        Error = inner.SocketErrorCode;
+    }
+
+    /// <summary>Why: <see cref="SocketError.AddressAlreadyInUse"/>, <see cref="SocketError.AddressNotAvailable"/> ...</summary>
+    public SocketError Error { get; }
+}
