@@ -183,7 +183,7 @@ internal sealed partial class CommandTable
             ]),
             new("time",            1, LS | Fast,                           0,  0, 0, ServerCommands.Time, group: "server"),
             new("lastsave",        1, LS | Fast,                           0,  0, 0, ServerCommands.LastSave, group: "server"),
-            new("debug",          -2, Adm,                                 0,  0, 0, ServerCommands.Debug, AllShards, "server"),
+            new("debug",          -2, Adm,                                 0,  0, 0, DebugCommands.Debug, AllShards, "server"),
             new("shutdown",       -1, Adm | NoMulti | AllowBusy,           0,  0, 0, ServerCommands.Shutdown, group: "server"),
             // Every subcommand goes to one handler (it answers that cluster support is disabled); the rows
             // exist so arity checks, unknown-subcommand errors and COMMAND INFO match Redis.

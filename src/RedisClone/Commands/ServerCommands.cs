@@ -10,22 +10,20 @@ using RedisClone.Storage;
 namespace RedisClone.Commands;
 
 /// <summary>
-/// The server family: INFO, CONFIG, TIME, LASTSAVE, DEBUG, SHUTDOWN and CLUSTER (which answers that
+/// The server family: INFO, CONFIG, TIME, LASTSAVE, SHUTDOWN and CLUSTER (which answers that
 /// cluster support is disabled). The COMMAND family lives in <see cref="CommandFamily"/>; its entry
-/// points here only forward, so the table's rows stay in one family.
+/// points here only forward, so the table's rows stay in one family. DEBUG has its own family
+/// file, <see cref="DebugCommands"/>.
 /// </summary>
 /// <remarks>
 /// INFO, CONFIG, TIME, LASTSAVE, SHUTDOWN and CLUSTER run on the connection thread without gates
-/// and read counters racily. DEBUG runs with every shard's gate held: DEBUG SLEEP stops the whole
-/// keyspace, as it stops Redis's single thread.
+/// and read counters racily.
 /// </remarks>
 internal static class ServerCommands
 {
     private static ReadOnlySpan<byte> NoConfigFile => "-ERR The server is running without a config file\r\n"u8;
     private static ReadOnlySpan<byte> RewriteUnsupported => "-ERR Rewriting config file: Operation not supported\r\n"u8;
     private static ReadOnlySpan<byte> NoShutdownInProgress => "-ERR No shutdown in progress.\r\n"u8;
-    private static ReadOnlySpan<byte> DebugNotAllowed =>
-        "-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.\r\n"u8;
 
     private static readonly string[] ConfigHelpLines =
     [
@@ -38,21 +36,6 @@ internal static class ServerCommands
         "    Reset statistics reported by the INFO command.",
         "REWRITE",
         "    Rewrite the configuration file.",
-        "HELP",
-        "    Prints this help.",
-    ];
-
-    private static readonly string[] DebugHelpLines =
-    [
-        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "OBJECT <key>",
-        "    Show low level info about `key` and associated value.",
-        "SET-ACTIVE-EXPIRE <0|1>",
-        "    Setting it to 0 disables expiring keys in background when they are not",
-        "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
-        "    default.",
-        "SLEEP <seconds>",
-        "    Stop the server for <seconds>. Decimals allowed.",
         "HELP",
         "    Prints this help.",
     ];
@@ -186,116 +169,6 @@ internal static class ServerCommands
     /// <summary>LASTSAVE — unix time of the last successful save (the start time while nothing is persisted).</summary>
     public static void LastSave(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Server.LastSaveUnix);
 
-    // ---------------------------------------------------------------- DEBUG
-
-    /// <summary>
-    /// DEBUG SLEEP seconds | OBJECT key | SET-ACTIVE-EXPIRE 0|1 | HELP — allowed only when
-    /// enable-debug-command is yes (or local, from a loopback client), as in Redis.
-    /// </summary>
-    /// <remarks>Runs with every gate held (Routing.AllShards), so SLEEP blocks every key, as Redis's does.</remarks>
-    public static void Debug(ref CommandContext ctx)
-    {
-        if (!ConfigRegistry.ProtectedActionAllowed(ctx.Server.Config.EnableDebugCommand, IsLocal(ctx.Client)))
-        {
-            ctx.Error(DebugNotAllowed);
-            return;
-        }
-        if (ctx.ArgCount == 2 && ctx.ArgIs(1, "HELP"))
-        {
-            ReplyHelp(ref ctx, DebugHelpLines);
-        }
-        else if (ctx.ArgCount == 3 && ctx.ArgIs(1, "SLEEP"))
-        {
-            // strtod semantics: the longest numeric prefix, 0 when there is none; negative sleeps not at all.
-            double seconds = ParseDoublePrefix(ctx.Arg(2));
-            if (seconds > 0) Thread.Sleep(TimeSpan.FromTicks((long)Math.Min(seconds * TimeSpan.TicksPerSecond, TimeSpan.MaxValue.Ticks / 2)));
-            ctx.Reply.Ok();
-        }
-        else if (ctx.ArgCount == 3 && ctx.ArgIs(1, "SET-ACTIVE-EXPIRE"))
-        {
-            bool on = (long)ParseDoublePrefix(ctx.Arg(2)) != 0; // atoi
-            for (int i = 0; i < ctx.Server.Shards.Count; i++) ctx.Server.Shards[i].ActiveExpiry = on;
-            ctx.Reply.Ok();
-        }
-        else if (ctx.ArgCount == 3 && ctx.ArgIs(1, "OBJECT"))
-        {
-            DebugObject(ref ctx);
-        }
-        else
-        {
-            ctx.Error($"ERR unknown subcommand or wrong number of arguments for '{RespErrors.Truncate(ctx.Arg(1), 128)}'. Try DEBUG HELP.");
-        }
-    }
-
-    /// <summary>
-    /// DEBUG OBJECT key — "Value at:... refcount:N encoding:E serializedlength:N lru:N lru_seconds_idle:N".
-    /// Like Redis it looks the key up without expiring it. serializedlength is the RDB size of the
-    /// value without LZF compression (Redis compresses strings over 20 bytes when that helps), and 0
-    /// for types whose RDB encoding does not exist yet.
-    /// </summary>
-    private static void DebugObject(ref CommandContext ctx)
-    {
-        var key = ctx.Arg(2);
-        var db = ctx.Db(key);
-        int slot = db.Table.Find(key);
-        if (slot < 0)
-        {
-            ctx.Error(RespErrors.NoSuchKey);
-            return;
-        }
-        ref var entry = ref db.Table.At(slot);
-        bool raw = (entry.HashAndFlag & KeyTable.RawFlag) != 0;
-        object value = entry.Value;
-        uint stamp = db.Table.LastAccess(slot);
-        long serialized = value is byte[] bytes ? SerializedStringLength(bytes) : 0;
-        ctx.Reply.SimpleString(
-            $"Value at:0x{RuntimeHelpers.GetHashCode(value):x} refcount:{ValueTypes.RefCount(value, raw)} " +
-            $"encoding:{ValueTypes.EncodingName(value, raw)} serializedlength:{serialized} " +
-            $"lru:{stamp & 0xFFFFFF} lru_seconds_idle:{LruClock.SecondsSince(stamp)}");
-    }
-
-    /// <summary>RDB size of a string: integers in 32-bit range as 1-, 2- or 4-byte ints after a type byte, else length + bytes.</summary>
-    private static long SerializedStringLength(byte[] s)
-    {
-        if (s.Length <= 11 && RedisNumbers.TryParseInt64(s, out long n))
-        {
-            if (n >= sbyte.MinValue && n <= sbyte.MaxValue) return 2;
-            if (n >= short.MinValue && n <= short.MaxValue) return 3;
-            if (n >= int.MinValue && n <= int.MaxValue) return 5;
-        }
-        long len = s.Length;
-        long header = len < 64 ? 1 : len < 16384 ? 2 : len <= uint.MaxValue ? 5 : 9;
-        return header + len;
-    }
-
-    /// <summary>C's strtod on a prefix: digits with optional sign, fraction and exponent; 0 when nothing parses.</summary>
-    private static double ParseDoublePrefix(ReadOnlySpan<byte> text)
-    {
-        int i = 0;
-        while (i < text.Length && (text[i] == ' ' || text[i] == '\t')) i++;
-        int start = i;
-        if (i < text.Length && (text[i] == '+' || text[i] == '-')) i++;
-        int digits = 0;
-        while (i < text.Length && text[i] >= '0' && text[i] <= '9') { i++; digits++; }
-        if (i < text.Length && text[i] == '.')
-        {
-            i++;
-            while (i < text.Length && text[i] >= '0' && text[i] <= '9') { i++; digits++; }
-        }
-        if (digits == 0) return 0;
-        int end = i;
-        if (i < text.Length && (text[i] == 'e' || text[i] == 'E'))
-        {
-            int j = i + 1;
-            if (j < text.Length && (text[j] == '+' || text[j] == '-')) j++;
-            int expDigits = 0;
-            while (j < text.Length && text[j] >= '0' && text[j] <= '9') { j++; expDigits++; }
-            if (expDigits > 0) end = j;
-        }
-        return double.TryParse(Encoding.ASCII.GetString(text.Slice(start, end - start)),
-            System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double v) ? v : 0;
-    }
-
     // ---------------------------------------------------------------- SHUTDOWN, CLUSTER
 
     /// <summary>
@@ -340,7 +213,7 @@ internal static class ServerCommands
 
     // ---------------------------------------------------------------- helpers
 
-    private static void ReplyHelp(ref CommandContext ctx, string[] lines)
+    internal static void ReplyHelp(ref CommandContext ctx, string[] lines)
     {
         ctx.Reply.ArrayHeader(lines.Length);
         foreach (string line in lines) ctx.Reply.SimpleString(line);

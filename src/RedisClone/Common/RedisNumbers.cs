@@ -339,6 +339,84 @@ internal static class RedisNumbers
     }
 
     /// <summary>
+    /// Writes <paramref name="value"/> the way Redis 7.2's fpconv_dtoa does (DEBUG DIGEST formats
+    /// sorted set scores with it): the shortest digits that read back as the same double, laid out
+    /// as a plain integer while the exponent is below the digit count + 7 ("100", "12300000",
+    /// "1e+20"), as a plain fraction down to 10^-7 ("0.001", "1.5"), otherwise in scientific
+    /// notation without exponent padding ("1e-7", "1.5e-10", "1e+300"); "0", "-0", "inf", "-inf",
+    /// "nan". Returns the byte count (at most 24).
+    /// </summary>
+    /// <remarks>
+    /// fpconv finds its digits with Grisu2, which for a small fraction of doubles settles for a
+    /// digit string one longer than the shortest; here the digits are .NET's shortest round-trip
+    /// ones, so for those rare values the text (and a digest over it) differs from Redis's.
+    /// </remarks>
+    public static int FormatDoubleShortest(double value, Span<byte> dest)
+    {
+        int pos = 0;
+        if (double.IsNegative(value) && !double.IsNaN(value)) dest[pos++] = (byte)'-';
+        if (double.IsNaN(value)) return pos + CopyTo("nan"u8, dest[pos..]);
+        if (double.IsInfinity(value)) return pos + CopyTo("inf"u8, dest[pos..]);
+        if (value == 0) return pos + CopyTo("0"u8, dest[pos..]);
+
+        // "R" gives the shortest round-trip text, as "1.5", "1E+20" or "1.5E-10": reduce it to a
+        // digit string and a power of ten (value = digits × 10^exp10).
+        string text = Math.Abs(value).ToString("R", System.Globalization.CultureInfo.InvariantCulture);
+        int e = text.IndexOfAny(['E', 'e']);
+        int exp10 = e < 0 ? 0 : int.Parse(text.AsSpan(e + 1), System.Globalization.CultureInfo.InvariantCulture);
+        string mantissa = e < 0 ? text : text.Substring(0, e);
+        int dot = mantissa.IndexOf('.');
+        if (dot >= 0)
+        {
+            exp10 -= mantissa.Length - dot - 1;
+            mantissa = mantissa.Remove(dot, 1);
+        }
+        mantissa = mantissa.TrimStart('0');
+        int trimmed = mantissa.TrimEnd('0').Length;
+        exp10 += mantissa.Length - trimmed;
+        mantissa = mantissa.Substring(0, trimmed);
+
+        int n = mantissa.Length;
+        int decimalExponent = exp10 + n - 1; // of the first digit
+        int magnitude = Math.Abs(decimalExponent);
+        if (exp10 >= 0 && magnitude < n + 7)
+        {
+            foreach (char c in mantissa) dest[pos++] = (byte)c;
+            for (int i = 0; i < exp10; i++) dest[pos++] = (byte)'0';
+            return pos;
+        }
+        if (exp10 < 0 && (exp10 > -7 || magnitude < 4))
+        {
+            int integerDigits = n + exp10;
+            if (integerDigits <= 0)
+            {
+                dest[pos++] = (byte)'0';
+                dest[pos++] = (byte)'.';
+                for (int i = 0; i < -integerDigits; i++) dest[pos++] = (byte)'0';
+                foreach (char c in mantissa) dest[pos++] = (byte)c;
+            }
+            else
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    if (i == integerDigits) dest[pos++] = (byte)'.';
+                    dest[pos++] = (byte)mantissa[i];
+                }
+            }
+            return pos;
+        }
+        dest[pos++] = (byte)mantissa[0];
+        if (n > 1)
+        {
+            dest[pos++] = (byte)'.';
+            for (int i = 1; i < n; i++) dest[pos++] = (byte)mantissa[i];
+        }
+        dest[pos++] = (byte)'e';
+        dest[pos++] = decimalExponent < 0 ? (byte)'-' : (byte)'+';
+        return pos + FormatInt64(magnitude, dest[pos..]);
+    }
+
+    /// <summary>
     /// Lays out 17 significant digits (<paramref name="digits"/> in [10^16, 10^17), value =
     /// digits × 10^(exponent10 − 16)) with %g's rules: scientific when the exponent is below −4 or
     /// at least the precision, trailing zeros and a bare '.' removed, exponent of two or more digits.

@@ -11,7 +11,8 @@ namespace RedisClone.Protocol;
 /// </summary>
 /// <remarks>
 /// RESP3-only types degrade as Redis degrades them for RESP2: null → <c>$-1</c> (or <c>*-1</c> for
-/// arrays), map → flat array, set → array, double → bulk string, boolean → integer, verbatim → bulk.
+/// arrays), map → flat array, set → array, double → bulk string, boolean → integer, verbatim → bulk,
+/// big number → bulk; attributes are not sent in RESP2 at all.
 /// </remarks>
 internal readonly struct RespWriter
 {
@@ -126,6 +127,26 @@ internal readonly struct RespWriter
         Raw("txt:"u8);
         Raw(text);
         Raw(Resp.Crlf);
+    }
+
+    /// <summary>
+    /// A number too big for an integer reply: <c>(digits</c> in RESP3, a bulk string in RESP2.
+    /// <paramref name="digits"/> is the decimal text, optionally signed.
+    /// </summary>
+    public void BigNumber(ReadOnlySpan<byte> digits)
+    {
+        if (IsResp3) Line((byte)'(', digits);
+        else Bulk(digits);
+    }
+
+    /// <summary>
+    /// A RESP3 attribute header (<c>|n</c>, then n key/value pairs) that decorates the reply after
+    /// it. RESP2 has no attributes: callers send none there (Redis asserts the same).
+    /// </summary>
+    public void AttributeHeader(long pairs)
+    {
+        System.Diagnostics.Debug.Assert(IsResp3, "attributes exist only in RESP3");
+        Prefixed((byte)'|', pairs);
     }
 
     /// <summary>A RESP3 push header (<c>&gt;n</c>); RESP2 uses an array.</summary>

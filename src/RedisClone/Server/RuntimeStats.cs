@@ -23,15 +23,21 @@ internal sealed class RuntimeStats
     private RuntimeStats(RedisServer server)
     {
         _server = server;
-        ReplicationId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
+        ReplicationId = NewReplicationId();
         Sample();
         _timer = new Timer(_ => Tick(), null, IntervalMs, IntervalMs);
     }
 
     public static RuntimeStats For(RedisServer server) => PerServer.GetValue(server, s => new RuntimeStats(s));
 
-    /// <summary>master_replid: random per server run, as Redis's.</summary>
-    public string ReplicationId { get; }
+    /// <summary>master_replid: random per server run, as Redis's; DEBUG CHANGE-REPL-ID draws a new one.</summary>
+    public string ReplicationId { get; private set; }
+
+    /// <summary>DEBUG CHANGE-REPL-ID: a new random replication ID (the secondary one is always cleared here).</summary>
+    public void ChangeReplicationId() => ReplicationId = NewReplicationId();
+
+    private static string NewReplicationId()
+        => Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
 
     public long OpsPerSecond => _commands.Average;
     public double InputKbps => _netInput.Average / 1024.0;

@@ -40,6 +40,12 @@ internal sealed class Shard : IDisposable
     /// <summary>Set by the server: the active expiry cycle runs only when enabled.</summary>
     public bool ActiveExpiry { get; set; } = true;
 
+    /// <summary>
+    /// DEBUG PAUSE-CRON: while set, the periodic work (LRU clock, active expiry) is skipped, as
+    /// Redis skips its serverCron. Written by another thread; a stale read delays it by one tick.
+    /// </summary>
+    public bool CronPaused { get; set; }
+
     public void Start()
     {
         _thread = new Thread(Run) { IsBackground = true, Name = $"shard-{Index}" };
@@ -72,6 +78,7 @@ internal sealed class Shard : IDisposable
             if (now >= _nextExpiry)
             {
                 _nextExpiry = now + ExpiryIntervalMs;
+                if (CronPaused) continue;
                 LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
                 if (ActiveExpiry) RunExpiryCycle();
                 if (Store.HasUnsettled)

@@ -137,6 +137,9 @@ internal sealed class RedisList : MeteredValue, IRedisValue
 
     internal byte[] NodeBuffer(int node) => _data as byte[] ?? ((Quicklist)_data).Node(node);
 
+    /// <summary>The node fill (list-max-listpack-size when it became a quicklist); 0 for a listpack.</summary>
+    internal int QuicklistFill => (_data as Quicklist)?.Fill ?? 0;
+
     // ---------------------------------------------------------------- changing
 
     /// <summary>Deletes elements [<paramref name="start"/>, start + <paramref name="count"/>), a range inside the list.</summary>

@@ -19,6 +19,42 @@ public sealed class RedisNumbersTests
         return Encoding.ASCII.GetString(buffer[..length]);
     }
 
+    // ------------------------------------------------------------------ FormatDoubleShortest (Redis 7.2's fpconv_dtoa)
+
+    [Theory]
+    [InlineData(1.1, "1.1")]
+    [InlineData(2.5, "2.5")]
+    [InlineData(-123.456, "-123.456")]
+    [InlineData(0.1, "0.1")]
+    [InlineData(0.30000000000000004, "0.30000000000000004")]
+    [InlineData(0.001, "0.001")]
+    [InlineData(3e-5, "0.00003")]
+    [InlineData(1e-6, "0.000001")]
+    [InlineData(1e-7, "1e-7")]
+    [InlineData(-1e-7, "-1e-7")]
+    [InlineData(1.5e-10, "1.5e-10")]
+    [InlineData(5e-324, "5e-324")]
+    [InlineData(10000000.0, "10000000")]
+    [InlineData(100000000.0, "1e+8")]
+    [InlineData(12300000.0, "12300000")]
+    [InlineData(1234567000.0, "1234567000")]
+    [InlineData(123456789.0, "123456789")]
+    [InlineData(12345678912345678.0, "12345678912345678")]
+    [InlineData(1e16, "1e+16")]
+    [InlineData(1e20, "1e+20")]
+    [InlineData(1e300, "1e+300")]
+    [InlineData(1.7976931348623157e308, "1.7976931348623157e+308")]
+    [InlineData(0.0, "0")]
+    [InlineData(-0.0, "-0")]
+    [InlineData(double.PositiveInfinity, "inf")]
+    [InlineData(double.NegativeInfinity, "-inf")]
+    public void FormatDoubleShortest_Fpconv72Layout(double value, string expected)
+    {
+        Span<byte> buffer = stackalloc byte[24];
+        int length = RedisNumbers.FormatDoubleShortest(value, buffer);
+        Assert.Equal(expected, Encoding.ASCII.GetString(buffer[..length]));
+    }
+
     // ------------------------------------------------------------------ TryParseInt64
 
     [Theory]

@@ -13,7 +13,7 @@ public sealed class ReferenceRedis : IDisposable
     public const string MissingMessage =
         "redis-server is not installed: differential tests need it (apt-get install -y redis-server)";
 
-    private static readonly Lazy<ReferenceRedis?> SharedInstance = new(StartOrNull);
+    private static readonly Lazy<ReferenceRedis?> SharedInstance = new(() => StartOrNull());
     private readonly Process _process;
 
     private ReferenceRedis(Process process, int port)
@@ -35,12 +35,16 @@ public sealed class ReferenceRedis : IDisposable
 
     public RespClient Connect() => new(new IPEndPoint(IPAddress.Loopback, Port));
 
-    public static ReferenceRedis? StartOrNull()
+    /// <summary>
+    /// Starts a private redis-server, or returns null when it is not installed.
+    /// <paramref name="extraArgs"/> are appended to its command line (e.g. "--enable-debug-command yes").
+    /// </summary>
+    public static ReferenceRedis? StartOrNull(string extraArgs = "")
     {
         var path = ServerPath;
         if (path == null) return null;
         int port = FreePort();
-        var psi = new ProcessStartInfo(path, $"--port {port} --bind 127.0.0.1 --save \"\" --appendonly no --daemonize no --loglevel warning")
+        var psi = new ProcessStartInfo(path, $"--port {port} --bind 127.0.0.1 --save \"\" --appendonly no --daemonize no --loglevel warning {extraArgs}")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,

@@ -11,7 +11,7 @@ public class KeyDifferentialTests
 {
     // A reference server and a clone of our own for the order-insensitive comparisons, so they can
     // fill and flush whole databases without disturbing the shared instances.
-    private static readonly Lazy<ReferenceRedis?> PrivateReference = new(ReferenceRedis.StartOrNull);
+    private static readonly Lazy<ReferenceRedis?> PrivateReference = new(() => ReferenceRedis.StartOrNull());
     private static readonly Lazy<TestServer> PrivateServer = new(() => TestServer.Start(shards: 4));
     private static readonly SemaphoreSlim SortedGate = new(1, 1);
 

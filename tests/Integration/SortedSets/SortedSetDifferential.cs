@@ -25,7 +25,7 @@ internal static class SortedSetDifferential
 
     // A private reference server: these scripts change zset-max-listpack-* with CONFIG SET, which
     // would leak into other tests' CONFIG GET comparisons on the shared one.
-    private static readonly Lazy<ReferenceRedis?> Reference = new(ReferenceRedis.StartOrNull);
+    private static readonly Lazy<ReferenceRedis?> Reference = new(() => ReferenceRedis.StartOrNull());
 
     public static void AssertSame(params string[] script) => AssertSame(script.Select(Differential.SplitLine).ToArray());
 
