@@ -179,15 +179,24 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         var mode = Session.ReplyMode;
         var def = _defs[i]!;
         // CLIENT REPLY and RESET turn replies back on before answering, so Redis sends their +OK/+RESET
-        // even in OFF/SKIP mode; they write nothing themselves when they leave replies off.
+        // even in OFF/SKIP mode; they write nothing themselves when they leave replies off. The
+        // subscribe family's confirmations are pushes, which Redis 7.2 sends whatever CLIENT REPLY
+        // says, in RESP2 too (7.0 dropped them).
         IBufferWriter<byte> sink = mode == ReplyMode.On || def.Handler == ConnectionCommands.ClientReply ||
-                                   def.Handler == ConnectionCommands.Reset
+                                   def.Handler == ConnectionCommands.Reset || IsSubscription(def)
             ? target : NullBufferWriter.Instance;
         CommandRunner.Run(_server, Session, _commands, i, def, sink, _nowMs);
         // SKIP drops the reply of the command after CLIENT REPLY SKIP, not its own (there is none).
         if (Session.ReplyMode == ReplyMode.SkipNext) Session.ReplyMode = ReplyMode.Skip;
         else if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
     }
+
+    private static readonly CommandDef[] Subscriptions =
+        [CommandChecks.Find("subscribe"), CommandChecks.Find("unsubscribe"), CommandChecks.Find("psubscribe"),
+         CommandChecks.Find("punsubscribe"), CommandChecks.Find("ssubscribe"), CommandChecks.Find("sunsubscribe")];
+
+    /// <summary>A command whose replies are subscription confirmations (pushes).</summary>
+    private static bool IsSubscription(CommandDef def) => Array.IndexOf(Subscriptions, def) >= 0;
 
     /// <summary>Called by <see cref="ShardBatchWork"/> on a shard thread.</summary>
     void IShardBatchRunner.RunOnShard(int i, ReplyBuffer replies)

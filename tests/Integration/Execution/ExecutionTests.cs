@@ -172,3 +172,29 @@ public sealed class ExecutionTests
         return tx.Call("EXEC");
     }
 }
+
+/// <summary>CLIENT REPLY and subscription confirmations, as Redis 7.2 sends them.</summary>
+public sealed class ReplyModePushTests
+{
+    [Theory]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void Subscribe_UnderReplyOff_ConfirmationsStillSent(int protocol)
+    {
+        using var c = TestServer.Shared.Connect();
+        var ch = TestServer.KeyPrefix("rpoff") + "ch";
+        if (protocol == 3) c.Call("HELLO", "3");
+        c.Send("CLIENT", "REPLY", "OFF");
+        c.Send("SUBSCRIBE", ch);
+        string kind = protocol == 3 ? ">" : "*";
+        Assert.Equal($"{kind}3\r\n$9\r\nsubscribe\r\n${ch.Length}\r\n{ch}\r\n:1\r\n", c.ReadReply());
+        c.Send("PSUBSCRIBE", ch + "*");
+        Assert.Equal($"{kind}3\r\n$10\r\npsubscribe\r\n${ch.Length + 1}\r\n{ch}*\r\n:2\r\n", c.ReadReply());
+        c.Send("UNSUBSCRIBE", ch);
+        Assert.Equal($"{kind}3\r\n$11\r\nunsubscribe\r\n${ch.Length}\r\n{ch}\r\n:1\r\n", c.ReadReply());
+        // PING's own reply is still dropped; RESET answers.
+        c.Send("PING");
+        c.Send("RESET");
+        Assert.Equal("+RESET\r\n", c.ReadReply());
+    }
+}

@@ -69,7 +69,7 @@ public sealed class RespClient : IDisposable
             _socket.ReceiveTimeout = timeoutMs;
             try
             {
-                _start = 0;
+                _start = _end = 0; // nothing buffered: a timeout below must leave it empty, not replay old bytes
                 _end = _socket.Receive(_buffer);
                 if (_end == 0) return null;
             }
