@@ -63,6 +63,9 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     public bool Killed { get; private set; }
 
+    /// <summary>In MONITOR mode: the connection receives every command the server runs.</summary>
+    public bool IsMonitor { get; set; }
+
     // --- Blocking commands (see Execution/BatchExecutor.Blocking.cs)
 
     /// <summary>Set by a blocking command that found nothing: the connection waits on it.</summary>

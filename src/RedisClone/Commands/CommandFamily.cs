@@ -382,7 +382,8 @@ internal static class CommandFamily
         var meta = CommandMetadata.Of(def);
         bool deprecated = meta.DeprecatedSince != null;
         int docFlags = (deprecated ? 1 : 0) + (meta.SysCmd ? 1 : 0);
-        int fields = 4 + (docFlags > 0 ? 1 : 0) + (deprecated ? 1 : 0) + (meta.ReplacedBy != null ? 1 : 0)
+        bool complexity = meta.Complexity.Length > 0; // MONITOR has none in Redis's docs
+        int fields = 3 + (complexity ? 1 : 0) + (docFlags > 0 ? 1 : 0) + (deprecated ? 1 : 0) + (meta.ReplacedBy != null ? 1 : 0)
             + (meta.History.Length > 0 ? 1 : 0) + (meta.Args.Length > 0 ? 1 : 0) + (def.Subcommands != null ? 1 : 0);
         w.MapHeader(fields);
         w.Bulk("summary"u8);
@@ -391,8 +392,11 @@ internal static class CommandFamily
         w.Bulk(meta.Since);
         w.Bulk("group"u8);
         w.Bulk(meta.Group);
-        w.Bulk("complexity"u8);
-        w.Bulk(meta.Complexity);
+        if (complexity)
+        {
+            w.Bulk("complexity"u8);
+            w.Bulk(meta.Complexity);
+        }
         if (docFlags > 0)
         {
             w.Bulk("doc_flags"u8);

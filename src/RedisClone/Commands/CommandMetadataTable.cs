@@ -199,6 +199,7 @@ internal static partial class CommandMetadata
         E("select", "1.0.0", "Switches the connection to another database.", "O(1)", args: "index:integer"),
         E("quit", "1.0.0", "Closes the connection after replying.", "O(1)"),
         E("reset", "6.2.0", "Puts the connection back in its initial state.", "O(1)"),
+        E("monitor", "1.0.0", "Streams every command the server runs to this connection, as it runs.", ""),
         E("hello", "6.0.0", "Negotiates the protocol version, optionally authenticating and naming the connection.", "O(1)",
             args: "[arguments{protover:integer [AUTH=username_password{username password}] [SETNAME=clientname]}]",
             history: "6.2.0: protover optional, and no arguments reports the connection"),

@@ -140,6 +140,7 @@ internal sealed partial class CommandTable
             new("select",          2, LS | Fast,                           0,  0, 0, ConnectionCommands.Select, group: "connection"),
             new("quit",           -1, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Quit, group: "connection"),
             new("reset",           1, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Reset, group: "connection"),
+            new("monitor",         1, Adm,                                 0,  0, 0, ConnectionCommands.Monitor, group: "server"),
             new("hello",          -1, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Hello, group: "connection"),
             new("auth",           -2, Cli | Fast | NoAuth | AllowBusy,     0,  0, 0, ConnectionCommands.Auth, group: "connection"),
             new("client",         -2, None,                                0,  0, 0, ServerCommands.Help, group: "connection", subcommands:

@@ -156,8 +156,40 @@ internal static class ConnectionCommands
         client.NoTouch = false;
         client.EndMulti();
         TransactionCommands.UnwatchAll(ctx.Server, client); // the executor holds the watched keys' gates
+        StopMonitoring(ctx.Server, client);
         PubSubCommands.UnsubscribeEverything(ctx.Server.PubSub, client);
         ctx.Reply.Raw(ResetReply);
+    }
+
+    // ---------------------------------------------------------------- MONITOR
+
+    private static ReadOnlySpan<byte> MonitorDenied => "-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n"u8;
+
+    /// <summary>
+    /// MONITOR — from now on the connection receives every command the server runs (see
+    /// PubSub/MonitorFeed.cs). A connection already monitoring gets no reply, as in Redis; inside
+    /// EXEC it is refused, as Redis refuses it to a client that may not block.
+    /// </summary>
+    public static void Monitor(ref CommandContext ctx)
+    {
+        var client = ctx.Client;
+        if (client.InExec)
+        {
+            ctx.Error(MonitorDenied);
+            return;
+        }
+        if (client.IsMonitor || client.Subscriber == null) return;
+        client.IsMonitor = true;
+        ctx.Server.Monitors.Add(client.Subscriber);
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>Leaves MONITOR mode (RESET, disconnect).</summary>
+    public static void StopMonitoring(RedisServer server, ClientSession client)
+    {
+        if (!client.IsMonitor) return;
+        client.IsMonitor = false;
+        if (client.Subscriber != null) server.Monitors.Remove(client.Subscriber);
     }
 
     // ---------------------------------------------------------------- HELLO, AUTH
@@ -617,6 +649,7 @@ internal static class ConnectionCommands
     private static void AppendClientInfo(StringBuilder sb, ref CommandContext ctx, ClientSession c, long nowMs)
     {
         var flags = new StringBuilder(4);
+        if (c.IsMonitor) flags.Append('O');
         if (c.InPubSubMode) flags.Append('P');
         if (c.InMulti) flags.Append('x');
         if (c.Blocked != null) flags.Append('b');

@@ -93,7 +93,7 @@ internal sealed partial class BatchExecutor
             return;
         }
         UnregisterLocked();
-        RunWithReplyMode(i, target);
+        RunWithReplyMode(i, target, monitor: false); // MONITOR saw it when it blocked
     }
 
     /// <summary>True when one of the waiter's keys holds the type it waits for (a list, or a sorted set).</summary>

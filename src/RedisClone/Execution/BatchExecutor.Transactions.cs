@@ -75,8 +75,11 @@ internal sealed partial class BatchExecutor
         return RunLockedAsync(mask, LockedAction.Exec, i);
     }
 
-    /// <summary>The transaction itself, with the gates of its keys and watched keys held.</summary>
-    private void ExecLocked(IBufferWriter<byte> target)
+    /// <summary>
+    /// The transaction itself (EXEC is command <paramref name="exec"/> of the batch), with the gates of
+    /// its keys and watched keys held. MONITOR sees each queued command as it runs, then EXEC.
+    /// </summary>
+    private void ExecLocked(int exec, IBufferWriter<byte> target)
     {
         var session = Session;
         var mode = session.ReplyMode;
@@ -91,6 +94,7 @@ internal sealed partial class BatchExecutor
             _server.CommandStats.Record(ExecDef.Id, -1, failed: true);
             session.EndMulti();
             TransactionCommands.UnwatchAll(_server, session);
+            if (_server.Monitors.Active) CommandRunner.FeedMonitors(_server, session, _commands, exec, ExecDef);
             return;
         }
 
@@ -116,5 +120,6 @@ internal sealed partial class BatchExecutor
         TransactionCommands.UnwatchAll(_server, session);
         session.EndMulti();
         _server.CommandStats.Record(ExecDef.Id, -1, failed: false);
+        if (_server.Monitors.Active) CommandRunner.FeedMonitors(_server, session, _commands, exec, ExecDef);
     }
 }

@@ -174,7 +174,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// Runs command <paramref name="i"/> replying into <paramref name="target"/> when CLIENT REPLY
     /// lets it reply, and keeps the reply mode's state machine going.
     /// </summary>
-    private void RunWithReplyMode(int i, IBufferWriter<byte> target)
+    private void RunWithReplyMode(int i, IBufferWriter<byte> target, bool monitor = true)
     {
         var mode = Session.ReplyMode;
         var def = _defs[i]!;
@@ -185,7 +185,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         IBufferWriter<byte> sink = mode == ReplyMode.On || def.Handler == ConnectionCommands.ClientReply ||
                                    def.Handler == ConnectionCommands.Reset || IsSubscription(def)
             ? target : NullBufferWriter.Instance;
-        CommandRunner.Run(_server, Session, _commands, i, def, sink, _nowMs);
+        CommandRunner.Run(_server, Session, _commands, i, def, sink, _nowMs, monitor: monitor);
         // SKIP drops the reply of the command after CLIENT REPLY SKIP, not its own (there is none).
         if (Session.ReplyMode == ReplyMode.SkipNext) Session.ReplyMode = ReplyMode.Skip;
         else if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
@@ -313,7 +313,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 RunWithReplyMode(command, target);
                 break;
             case LockedAction.Exec:
-                ExecLocked(target);
+                ExecLocked(command, target);
                 break;
             case LockedAction.BlockedWake:
                 BlockedWakeLocked(command, target);

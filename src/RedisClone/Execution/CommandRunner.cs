@@ -8,8 +8,8 @@ namespace RedisClone.Execution;
 
 /// <summary>
 /// The one call that runs a checked command, for every caller: a connection's batch, EXEC, a woken
-/// blocked command. It runs the handler, counts the call in commandstats, and tells WATCHers and
-/// blocked clients about the keys a write changed.
+/// blocked command. It runs the handler, counts the call in commandstats, tells WATCHers and
+/// blocked clients about the keys a write changed, and feeds MONITOR clients.
 /// </summary>
 internal static class CommandRunner
 {
@@ -22,8 +22,9 @@ internal static class CommandRunner
     /// touches; <paramref name="shard"/> is the one shard all its keys map to, when known.
     /// One call in <see cref="CommandStats.SampleEvery"/> is timed. Returns false when it replied an error.
     /// </summary>
+    /// <param name="monitor">False when the command was already shown to MONITOR (a blocked command run again).</param>
     public static bool Run(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def,
-        IBufferWriter<byte> sink, long nowMs, int shard = -1)
+        IBufferWriter<byte> sink, long nowMs, int shard = -1, bool monitor = true)
     {
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
         long start = timed ? Stopwatch.GetTimestamp() : 0;
@@ -40,7 +41,35 @@ internal static class CommandRunner
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged
             && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0))
             SignalModifiedKeys(server, session, buffer, i, def, ctx.DbIndex, nowMs);
+        if (monitor && server.Monitors.Active) FeedMonitors(server, session, buffer, i, def);
         return !ctx.Failed;
+    }
+
+    /// <summary>Shows a command that ran to MONITOR clients, unless Redis keeps it from them.</summary>
+    public static void FeedMonitors(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def)
+    {
+        // A subcommand's own flags decide (CONFIG GET is admin, CLIENT ID is not), as in Redis.
+        if ((def.Flags & (CommandFlags.Admin | CommandFlags.SkipMonitor)) != 0) return;
+        var root = def.Parent ?? def;
+        int redactFrom = -1, redactTo = -1;
+        if (root.Handler == ConnectionCommands.Auth)
+        {
+            redactFrom = 1;
+            redactTo = int.MaxValue; // AUTH [username] password: every argument
+        }
+        else if (root.Handler == ConnectionCommands.Hello)
+        {
+            // HELLO protover AUTH username password ...: the two after AUTH.
+            int argc = buffer.ArgCount(i);
+            for (int a = 2; a + 2 < argc; a++)
+                if (System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "AUTH"u8))
+                {
+                    redactFrom = a + 1;
+                    redactTo = a + 2;
+                    break;
+                }
+        }
+        server.Monitors.Feed(session.Db, session.Address, buffer, i, redactFrom, redactTo);
     }
 
     /// <summary>After a write: tells the watchers and blocked clients of the keys it modified (Redis's signalModifiedKey).</summary>

@@ -105,6 +105,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     {
         try { await _executor.EndAsync(); } catch (Exception) { }
         PubSubCommands.UnsubscribeEverything(_server.PubSub, Session);
+        ConnectionCommands.StopMonitoring(_server, Session);
         _server.Clients.TryRemove(Session.Id, out _);
     }
 

@@ -82,6 +82,9 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>Channels and patterns with their subscribers.</summary>
     public PubSub.PubSubRegistry PubSub { get; } = new();
 
+    /// <summary>Clients in MONITOR mode (fed by the executor).</summary>
+    public PubSub.MonitorFeed Monitors { get; } = new();
+
     public void Start()
     {
         Shards.Start();

@@ -1,0 +1,130 @@
+using System.Text.RegularExpressions;
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Execution;
+
+/// <summary>MONITOR: Redis's line format, what is shown and in which order, and leaving the mode.</summary>
+public sealed class MonitorTests
+{
+    private static readonly Regex Stamp = new(@"^\+\d+\.\d{6} \[(\d+) [^\]]+\] ");
+
+    /// <summary>The line without its time and client address: "[0] \"set\" \"k\" \"v\"".</summary>
+    private static string Normalize(string line)
+    {
+        var m = Stamp.Match(line);
+        Assert.True(m.Success, $"not a monitor line: {Differential.Show(line)}");
+        Assert.EndsWith("\r\n", line);
+        return $"[{m.Groups[1].Value}] " + line[m.Length..^2];
+    }
+
+    /// <summary>Runs the script and returns the monitor lines it produced, up to the closing ECHO.</summary>
+    private static List<string> Observe(Func<RespClient> connect, Action<RespClient, RespClient> script)
+    {
+        using var monitor = connect();
+        using var actor = connect();
+        using var other = connect();
+        Assert.Equal("+OK\r\n", monitor.Call("MONITOR"));
+        script(actor, other);
+        actor.Call("ECHO", "end-of-script");
+        var lines = new List<string>();
+        while (true)
+        {
+            var line = Normalize(monitor.ReadReply());
+            if (line.Contains("\"ECHO\" \"end-of-script\"")) return lines;
+            lines.Add(line);
+        }
+    }
+
+    private static void Script(RespClient c, RespClient other)
+    {
+        c.Call("SET", "mon:k", "a b\"\\\n\r\t\u0001\u007f");
+        c.Call("get", "mon:k");
+        c.Call("NOSUCHCOMMAND", "x");        // refused by the checks: not shown
+        c.Call("GET");                        // arity: not shown
+        c.Call("CONFIG", "GET", "maxmemory"); // admin: not shown
+        c.Call("MULTI");
+        c.Call("SET", "mon:t", "1");
+        c.Call("INCR", "mon:t");
+        c.Call("EXEC");
+        c.Call("MULTI");
+        c.Call("NOSUCHCOMMAND");
+        c.Call("EXEC");                       // EXECABORT, still shown
+        c.Call("EXEC");                       // EXEC without MULTI: an error, shown
+        c.Call("SELECT", "1");
+        c.Call("SET", "mon:k1", "x");
+        c.Call("SELECT", "0");
+        c.Call("AUTH", "secret");             // redacted
+        c.Call("AUTH", "user", "secret");
+        c.Call("HELLO", "2", "AUTH", "user", "secret");
+        c.Call("DEL", "mon:k", "mon:t");
+        c.Call("DEL", "mon:k1");
+    }
+
+    [RedisFact]
+    public async Task Monitor_Script_SameLinesAsRedis()
+    {
+        using var reference = ReferenceRedis.StartOrNull()!;
+        var expected = Observe(reference.Connect, Script);
+        await using var server = TestServer.Start(4); // private: other tests' commands would show up
+        var actual = Observe(server.Connect, Script);
+        Assert.Equal(expected, actual);
+    }
+
+    [Fact]
+    public async Task Monitor_Lines_FormatAndEscapes()
+    {
+        await using var server = TestServer.Start(4);
+        var lines = Observe(server.Connect, Script);
+        Assert.Equal("[0] \"SET\" \"mon:k\" \"a b\\\"\\\\\\n\\r\\t\\x01\\x7f\"", lines[0]);
+        Assert.Equal("[0] \"get\" \"mon:k\"", lines[1]);
+        Assert.Equal("[0] \"MULTI\"", lines[2]);
+        Assert.Equal("[0] \"SET\" \"mon:t\" \"1\"", lines[3]);
+        Assert.Equal("[0] \"INCR\" \"mon:t\"", lines[4]);
+        Assert.Equal("[0] \"EXEC\"", lines[5]);
+        Assert.Contains("[0] \"AUTH\" \"(redacted)\"", lines);
+        Assert.Contains("[0] \"AUTH\" \"(redacted)\" \"(redacted)\"", lines);
+        Assert.Contains("[0] \"HELLO\" \"2\" \"AUTH\" \"(redacted)\" \"(redacted)\"", lines);
+        Assert.Contains("[1] \"SET\" \"mon:k1\" \"x\"", lines);
+        Assert.DoesNotContain(lines, l => l.Contains("CONFIG") || l.Contains("NOSUCHCOMMAND"));
+    }
+
+    [Fact]
+    public async Task Monitor_BlockedCommand_ShownOnce()
+    {
+        await using var server = TestServer.Start(2);
+        var lines = Observe(server.Connect, (c, other) =>
+        {
+            other.Send("BLPOP", "mon:bl", "0");
+            Blocked.WaitForCount(c, 1);
+            c.Call("LPUSH", "mon:bl", "1");
+            Assert.StartsWith("*2", other.ReadReply());
+            c.Call("LPUSH", "mon:bl", "2");
+        }).Where(l => !l.Contains("\"INFO\"") && !l.Contains("\"CLIENT\"")).ToList();
+        Assert.Equal(["[0] \"BLPOP\" \"mon:bl\" \"0\"", "[0] \"LPUSH\" \"mon:bl\" \"1\"", "[0] \"LPUSH\" \"mon:bl\" \"2\""], lines);
+    }
+
+    [Fact]
+    public async Task Monitor_Twice_NoReply_ResetLeaves_ClientListFlagO()
+    {
+        await using var server = TestServer.Start(2);
+        using var monitor = server.Connect();
+        using var actor = server.Connect();
+        var id = Regex.Match(monitor.Call("CLIENT", "ID"), @"\d+").Value;
+        Assert.Equal("+OK\r\n", monitor.Call("MONITOR"));
+        monitor.Send("MONITOR"); // already monitoring: no reply at all
+        Assert.Matches(@"flags=O ", actor.Call("CLIENT", "LIST", "ID", id));
+        // The monitor sees its own commands too (CLIENT LIST is admin: not shown).
+        Assert.Equal("+RESET\r\n", monitor.Call("RESET"));
+        actor.Call("SET", "mon:after-reset", "1");
+        Assert.Equal("+PONG\r\n", monitor.Call("PING")); // nothing was fed in between
+    }
+
+    [Fact]
+    public void Monitor_InsideMulti_Refused()
+    {
+        using var c = TestServer.Shared.Connect();
+        c.Call("MULTI");
+        Assert.Equal("+QUEUED\r\n", c.Call("MONITOR"));
+        Assert.Equal("*1\r\n-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n", c.Call("EXEC"));
+    }
+}
