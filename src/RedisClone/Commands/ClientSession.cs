@@ -57,9 +57,11 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>Set by QUIT: close once the pending replies are written.</summary>
     public bool CloseAfterReply { get; set; }
 
-    /// <summary>Bytes waiting in the query buffer and the output buffer (for CLIENT LIST).</summary>
-    public long QueryBufferBytes { get; set; }
-    public long OutputBufferBytes { get; set; }
+    /// <summary>The connection's socket and buffers, measured for CLIENT LIST and INFO; null without one.</summary>
+    public IClientBuffers? Buffers { get; set; }
+
+    /// <summary>What the connection's buffers hold now (all zero without a connection).</summary>
+    public ClientBufferUsage MeasureBuffers() => Buffers?.Measure() ?? default;
 
     public bool Killed { get; private set; }
 

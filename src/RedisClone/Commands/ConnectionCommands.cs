@@ -641,10 +641,23 @@ internal static class ConnectionCommands
     }
 
     /// <summary>
-    /// One CLIENT LIST line in Redis 7.2's field order. Fields this server has no notion of are
-    /// reported as Redis reports an idle client without them: fd=-1 (connections are not file
-    /// descriptors here), rbs/rbp 0 (replies go straight to the output pipe), obl/oll 0.
-    /// argv-mem is known only for the client running the command.
+    /// One CLIENT LIST line in Redis 7.2's field order, the buffer fields measured from the
+    /// connection when the line is written (see <see cref="ClientBufferUsage"/>):
+    /// <list type="bullet">
+    /// <item>qbuf: bytes received and not yet run — unparsed input plus the argument bytes the parser
+    /// holds (a command still arriving, or a batch being run). For the client running CLIENT LIST
+    /// itself, Redis still holds that command in its query buffer (qbuf=26 for CLIENT INFO): we count
+    /// its size on the wire instead, the parsed copy being argv-mem. qbuf-free: room the next receive has.</item>
+    /// <item>argv-mem: the running command's argument bytes, so only for the client running this.
+    /// multi-mem: queued MULTI arguments plus 8 bytes per argument (our index entry; Redis's robj pointer).</item>
+    /// <item>rbs/rbp/obl: the 16 KB reply buffer's size, peak and unsent bytes; oll/omem: the further
+    /// reply blocks (count, bytes). rbp is the most the buffer held when it overflowed, or holds now:
+    /// Redis updates it on every reply, which we do not pay for; it resets when the buffer is
+    /// given back on an idle connection, where Redis resets it every 5 s.</item>
+    /// <item>tot-mem: receive blocks, parse arena, reply blocks and multi-mem; argv-mem is inside the arena.
+    /// Redis also counts its client struct (about 2 KB); we count only buffers.</item>
+    /// <item>events: rw while replies wait for the socket to take them, as Redis then also waits for writable.</item>
+    /// </list>
     /// </summary>
     private static void AppendClientInfo(StringBuilder sb, ref CommandContext ctx, ClientSession c, long nowMs)
     {
@@ -658,16 +671,25 @@ internal static class ConnectionCommands
         if (c.NoTouch) flags.Append('T');
         if (flags.Length == 0) flags.Append('N');
 
-        long argvMem = 0;
+        var u = c.MeasureBuffers();
+        long argvMem = 0, qbuf = u.QueryBytes;
         if (c == ctx.Client)
+        {
             for (int i = 0; i < ctx.ArgCount; i++) argvMem += ctx.Arg(i).Length;
-        long qbuf = c.QueryBufferBytes;
-        long omem = c.OutputBufferBytes;
+            qbuf += WireSize(ref ctx);
+        }
+        else
+        {
+            qbuf += u.ParseBytes;
+        }
+        long multiMem = 0;
+        if (c.InMulti && c.Queued is { } queued) multiMem = queued.ArenaBytes + 8L * queued.TotalArgs;
+        long totMem = u.QueryAllocated + u.ParseAllocated + u.ReplyBufferSize + u.ReplyBlockBytes + multiMem;
 
         sb.Append("id=").Append(c.Id)
           .Append(" addr=").Append(c.Address)
           .Append(" laddr=").Append(c.LocalAddress)
-          .Append(" fd=-1")
+          .Append(" fd=").Append(c.Buffers?.Fd ?? -1)
           .Append(" name=").Append(c.Name)
           .Append(" age=").Append(Math.Max(0, (nowMs - c.CreatedAtMs) / 1000))
           .Append(" idle=").Append(Math.Max(0, (nowMs - c.LastInteractionMs) / 1000))
@@ -678,12 +700,16 @@ internal static class ConnectionCommands
           .Append(" ssub=").Append(c.Subscriptions(2).Count)
           .Append(" multi=").Append(c.InMulti ? c.QueuedDefs?.Count ?? 0 : -1)
           .Append(" qbuf=").Append(qbuf)
-          .Append(" qbuf-free=0")
+          .Append(" qbuf-free=").Append(u.QueryFree)
           .Append(" argv-mem=").Append(argvMem)
-          .Append(" multi-mem=0 rbs=0 rbp=0 obl=0 oll=0")
-          .Append(" omem=").Append(omem)
-          .Append(" tot-mem=").Append(qbuf + argvMem + omem)
-          .Append(" events=r")
+          .Append(" multi-mem=").Append(multiMem)
+          .Append(" rbs=").Append(u.ReplyBufferSize)
+          .Append(" rbp=").Append(u.ReplyBufferPeak)
+          .Append(" obl=").Append(u.ReplyBufferBytes)
+          .Append(" oll=").Append(u.ReplyBlocks)
+          .Append(" omem=").Append(u.ReplyBlockBytes)
+          .Append(" tot-mem=").Append(totMem)
+          .Append(u.WritePending ? " events=rw" : " events=r")
           .Append(" cmd=").Append(c.LastCommand)
           .Append(" user=").Append(DefaultUser)
           .Append(" redir=-1")
@@ -691,5 +717,24 @@ internal static class ConnectionCommands
           .Append(" lib-name=").Append(c.LibName)
           .Append(" lib-ver=").Append(c.LibVersion)
           .Append('\n');
+    }
+
+    /// <summary>The running command's size as a multibulk request: *N, then $len and the bytes of each argument.</summary>
+    private static long WireSize(ref CommandContext ctx)
+    {
+        long size = 1 + Digits(ctx.ArgCount) + 2;
+        for (int i = 0; i < ctx.ArgCount; i++)
+        {
+            int length = ctx.Arg(i).Length;
+            size += 1 + Digits(length) + 2 + length + 2;
+        }
+        return size;
+    }
+
+    private static int Digits(long n)
+    {
+        int digits = 1;
+        while (n >= 10) { n /= 10; digits++; }
+        return digits;
     }
 }

@@ -20,7 +20,7 @@ namespace RedisClone.Network;
 /// the input pipe in turn pauses the receiving side, and TCP pushes back on the client. Memory per
 /// client stays bounded by the input threshold plus the replies of one batch.
 /// </remarks>
-internal sealed partial class ClientConnection : PubSub.ISubscriber
+internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuffers
 {
     private const int FlushThreshold = 64 * 1024;
 
@@ -30,6 +30,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
     private readonly RespParser _parser = new();
     private readonly CommandBuffer _commands = new();
     private readonly BatchExecutor _executor;
+    private readonly IClientBuffers? _transportBuffers;
 
     /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
     public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close,
@@ -40,11 +41,23 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber
         _outputWriter = transport.Output;
         Session = new ClientSession(server.NextClientId(), remote, local, close);
         Session.Subscriber = this;
+        _transportBuffers = transport as IClientBuffers;
+        Session.Buffers = this;
+        _commands.GrowthObserver = server.Stats.RecentMaxInput;
         _executor = new BatchExecutor(server, Session, _outputWriter, closed);
         _parser.MaxBulkLength = server.Config.ProtoMaxBulkLen;
     }
 
     public ClientSession Session { get; }
+
+    public int Fd => _transportBuffers?.Fd ?? -1;
+
+    /// <summary>The transport's buffers plus the parser's arena (a command still arriving, or the batch being run).</summary>
+    public ClientBufferUsage Measure()
+    {
+        var usage = _transportBuffers?.Measure() ?? default;
+        return usage with { ParseBytes = _commands.ArenaBytes, ParseAllocated = _commands.ArenaCapacity };
+    }
 
     /// <summary>Serves a TCP client until it disconnects or is killed.</summary>
     public static Task ServeAsync(RedisServer server, Socket socket)

@@ -40,6 +40,15 @@ internal sealed class CommandBuffer
     /// <summary>Bytes of all arguments held right now (complete commands and the open one).</summary>
     public int ArenaBytes => _used;
 
+    /// <summary>Arguments held right now (complete commands and the open one).</summary>
+    public int TotalArgs => _argCount;
+
+    /// <summary>The arena's size (for CLIENT LIST's tot-mem; read racily from other threads).</summary>
+    public int ArenaCapacity => _arena.Length;
+
+    /// <summary>Told the arena's new size whenever it grows (INFO's client_recent_max_input_buffer).</summary>
+    public Common.RecentPeak? GrowthObserver { get; set; }
+
     /// <summary>Starts a command whose arguments are appended next.</summary>
     public void BeginCommand() => _openFirstArg = _argCount;
 
@@ -150,5 +159,6 @@ internal sealed class CommandBuffer
         var bigger = new byte[want];
         Buffer.BlockCopy(_arena, 0, bigger, 0, _used);
         _arena = bigger;
+        GrowthObserver?.Observe(want);
     }
 }

@@ -149,11 +149,15 @@ internal static class InfoBuilder
 
     private static void AppendClients(StringBuilder sb, RedisServer server)
     {
-        long maxIn = 0, maxOut = 0;
+        // As Redis: the largest input buffer (receive blocks and parse arena; Redis: query buffer and
+        // argv) and reply list seen in the last 8 seconds, reported by the transports when a buffer
+        // grows; and what the clients hold now, which a buffer held for longer than that still is.
+        long maxIn = server.Stats.RecentMaxInput.Read(), maxOut = server.Stats.RecentMaxOutput.Read();
         foreach (var c in server.Clients.Values)
         {
-            maxIn = Math.Max(maxIn, c.QueryBufferBytes);
-            maxOut = Math.Max(maxOut, c.OutputBufferBytes);
+            var u = c.MeasureBuffers();
+            maxIn = Math.Max(maxIn, u.QueryAllocated + u.ParseBytes);
+            maxOut = Math.Max(maxOut, u.ReplyBlockBytes);
         }
         Line(sb, "connected_clients", server.Clients.Count);
         Line(sb, "cluster_connections", 0);
@@ -177,8 +181,9 @@ internal static class InfoBuilder
             dataset += server.Shards[i].Store.DatasetBytes;
             tables += server.Shards[i].Store.OverheadBytes;
         }
+        // Client buffers (CLIENT LIST's tot-mem) are not part of used_memory yet: it stays the
+        // data's accounting, steady while only clients come and go.
         long clientsMem = 0;
-        foreach (var c in server.Clients.Values) clientsMem += c.QueryBufferBytes + c.OutputBufferBytes;
         long overhead = tables + clientsMem;
         long used = overhead + dataset;
         long startup = server.StartupMemory;

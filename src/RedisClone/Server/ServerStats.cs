@@ -7,6 +7,11 @@ internal sealed class ServerStats
     public long RejectedConnections;
     /// <summary>Bytes received from and sent to clients: added to on every receive and send, so striped.</summary>
     public readonly Common.StripedCounter NetInputBytes = new(), NetOutputBytes = new();
+    /// <summary>
+    /// The largest client input buffer (receive blocks, parse arena) and reply list seen in the last
+    /// seconds, for INFO's client_recent_max_*: the transports report them when a buffer grows.
+    /// </summary>
+    public readonly Common.RecentPeak RecentMaxInput = new(), RecentMaxOutput = new();
     public long TotalErrorReplies;
     public long UnexpectedErrorReplies;
     public readonly Dictionary<string, long> ErrorCounts = new();

@@ -1,5 +1,6 @@
 using System.IO.Pipelines;
 using System.Net.Sockets;
+using RedisClone.Commands;
 using RedisClone.Server;
 
 namespace RedisClone.Network.Epoll;
@@ -16,7 +17,7 @@ namespace RedisClone.Network.Epoll;
 /// Receives use edge-triggered readiness: a read that fills less than the buffer has taken all the
 /// kernel held, and any later data raises a new edge.
 /// </remarks>
-internal sealed class EpollTransport : IDuplexPipe
+internal sealed class EpollTransport : IDuplexPipe, IClientBuffers
 {
     private const int MinimumReceive = 2048; // less room than this left in the buffer: receive into a fresh one
 
@@ -39,12 +40,21 @@ internal sealed class EpollTransport : IDuplexPipe
         _loop = loop;
         _stats = stats;
         Fd = (int)socket.SafeHandle.DangerousGetHandle();
-        _output = new SocketOutput(socket, stats, () => _loop.FinishFlush(this));
-        _input = new InputBuffer(() => _loop.Resume(this), () => _loop.WakeReader(this));
+        _output = new SocketOutput(socket, stats, () => _loop.FinishFlush(this), stats.RecentMaxOutput);
+        _input = new InputBuffer(() => _loop.Resume(this), () => _loop.WakeReader(this), stats.RecentMaxInput);
         _trimOutput = _output.TrimIdle;
     }
 
     public int Fd { get; }
+
+    /// <summary>The input and reply buffers as CLIENT LIST reports them; any thread.</summary>
+    public ClientBufferUsage Measure()
+    {
+        var input = _input.Measure();
+        var output = _output.Measure();
+        return new ClientBufferUsage(input.Unconsumed, input.Free, input.Allocated, 0, 0,
+            output.BufferSize, output.BufferPeak, output.BufferUnsent, output.Blocks, output.BlockBytes, output.Pending);
+    }
 
     /// <summary>The loop's slot for this socket; -1 once removed. Event loop thread only.</summary>
     internal int Slot { get; set; } = -1;

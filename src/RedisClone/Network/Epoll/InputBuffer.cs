@@ -57,14 +57,33 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
     private long _unconsumed;
     private bool _examinedAll, _cancelRead, _writerDone, _readerDone, _readerWaiting, _writerPaused, _wakePosted;
     private readonly Action _wakeReader;
+    private readonly Common.RecentPeak? _recentMax;
+    private long _allocated; // bytes of the arrays held, under the lock
     private ManualResetValueTaskSourceCore<ReadResult> _read; // continuations run inline
 
     /// <param name="resume">Called (on the reader's thread) when a paused writer may write again.</param>
     /// <param name="wakeReader">Asks the event loop to call <see cref="DeliverCancellation"/>.</param>
-    public InputBuffer(Action resume, Action wakeReader)
+    /// <param name="recentMax">Told the buffer's size whenever it grows (INFO's client_recent_max_input_buffer).</param>
+    public InputBuffer(Action resume, Action wakeReader, Common.RecentPeak? recentMax = null)
     {
         _resume = resume;
         _wakeReader = wakeReader;
+        _recentMax = recentMax;
+    }
+
+    /// <summary>
+    /// For CLIENT LIST (any thread): bytes received and not yet consumed by the parser, the room
+    /// the next receive has without a new block (all of the last block once everything is consumed,
+    /// since it is then started over), and the bytes of the blocks held.
+    /// </summary>
+    public (long Unconsumed, long Free, long Allocated) Measure()
+    {
+        lock (_sync)
+        {
+            var tail = _tail;
+            long free = tail == null ? 0 : _unconsumed == 0 ? tail.Array.Length : tail.Array.Length - tail.End;
+            return (_unconsumed, free, _allocated);
+        }
     }
 
     // ---- writer (the event loop thread) ----
@@ -92,6 +111,7 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
             }
             var segment = _spare.Count > 0 ? _spare.Pop() : new Segment();
             segment.Start(ArrayPool<byte>.Shared.Rent(Math.Max(minimum, SegmentSize)), tail == null ? 0 : tail.RunningIndex + tail.End);
+            _allocated += segment.Array.Length;
             if (tail == null || _unconsumed == 0)
             {
                 if (tail != null) Release(tail);
@@ -103,6 +123,7 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
                 tail.Link(segment);
             }
             _tail = segment;
+            _recentMax?.Observe(_allocated);
             return segment.Array.AsMemory();
         }
     }
@@ -333,6 +354,7 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
 
     private void Release(Segment segment)
     {
+        _allocated -= segment.Array.Length;
         ArrayPool<byte>.Shared.Return(segment.Array);
         segment.Start(System.Array.Empty<byte>(), 0);
         if (_spare.Count < 8) _spare.Push(segment);

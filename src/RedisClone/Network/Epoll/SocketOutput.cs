@@ -32,17 +32,49 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     private volatile bool _pending;
     private bool _failed, _ended, _cancelRequested; // _ended is also read without the lock
     private readonly Action _finishOnLoop;
+    private readonly Common.RecentPeak? _recentMax;
+    // For CLIENT LIST; changed only where blocks are rented or returned, never per reply.
+    private long _blockBytes;   // bytes of the blocks that are not the reply buffer (see IsReplyBuffer)
+    private int _bufferPeak;    // the most the reply buffer held when it overflowed into a new block
     // Completed only on the event loop thread, so the read loop resumes there (never on a thread
     // that called Close while holding shard gates, and never waiting for the thread pool).
     private ManualResetValueTaskSourceCore<FlushResult> _flush;
 
     /// <param name="finishOnLoop">Asks the event loop to call <see cref="FinishPending"/>.</param>
-    public SocketOutput(Socket socket, ServerStats stats, Action finishOnLoop)
+    /// <param name="recentMax">Told the reply blocks' size whenever it grows (INFO's client_recent_max_output_buffer).</param>
+    public SocketOutput(Socket socket, ServerStats stats, Action finishOnLoop, Common.RecentPeak? recentMax = null)
     {
         _socket = socket;
         _handle = socket.SafeHandle;
         _stats = stats;
         _finishOnLoop = finishOnLoop;
+        _recentMax = recentMax;
+    }
+
+    /// <summary>
+    /// The first block, when it has the standard size, plays Redis's 16 KB reply buffer (its
+    /// PROTO_REPLY_CHUNK_BYTES is the same size); every other block, and a first one rented larger
+    /// for a big reply, plays its reply list, as Redis puts a reply that does not fit its buffer there.
+    /// </summary>
+    private static bool IsReplyBuffer(int index, byte[] block) => index == 0 && block.Length == SegmentSize;
+
+    /// <summary>
+    /// For CLIENT LIST (any thread): the reply buffer's size, peak and unsent bytes, the other
+    /// blocks' count and size, and whether a flush waits for the socket. Block changes happen under
+    /// the lock, so the lists are whole here; lengths and send offsets written meanwhile without it
+    /// are single ints, at worst a moment old.
+    /// </summary>
+    public (long BufferSize, long BufferPeak, long BufferUnsent, long Blocks, long BlockBytes, bool Pending) Measure()
+    {
+        lock (_sync)
+        {
+            int count = _segments.Count, sendSegment = _sendSegment, sendOffset = _sendOffset;
+            if (count == 0) return (0, 0, 0, 0, 0, _pending);
+            bool hasBuffer = IsReplyBuffer(0, _segments[0]);
+            long size = hasBuffer ? SegmentSize : 0, used = hasBuffer ? _lengths[0] : 0;
+            long unsent = !hasBuffer || sendSegment > 0 ? 0 : Math.Max(0, used - sendOffset);
+            return (size, hasBuffer ? Math.Max(_bufferPeak, used) : 0, unsent, hasBuffer ? count - 1 : count, _blockBytes, _pending);
+        }
     }
 
     public override bool CanGetUnflushedBytes => true;
@@ -65,8 +97,14 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         int need = Math.Max(sizeHint, 1);
         if (_segments.Count > 0 && _segments[^1].Length - _lengths[^1] >= need) return _segments[^1];
         var segment = ArrayPool<byte>.Shared.Rent(Math.Max(need, SegmentSize));
-        _segments.Add(segment);
-        _lengths.Add(0);
+        lock (_sync) // CLIENT LIST reads the lists from other threads
+        {
+            if (_segments.Count > 0 && IsReplyBuffer(0, _segments[0]) && _lengths[0] > _bufferPeak) _bufferPeak = _lengths[0];
+            if (!IsReplyBuffer(_segments.Count, segment)) _blockBytes += segment.Length;
+            _segments.Add(segment);
+            _lengths.Add(0);
+        }
+        if (_blockBytes > 0) _recentMax?.Observe(_blockBytes);
         return segment;
     }
 
@@ -154,6 +192,8 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
             ArrayPool<byte>.Shared.Return(_segments[0]);
             _segments.Clear();
             _lengths.Clear();
+            _blockBytes = 0;
+            _bufferPeak = 0;
         }
     }
 
@@ -166,6 +206,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
             foreach (var segment in _segments) ArrayPool<byte>.Shared.Return(segment);
             _segments.Clear();
             _lengths.Clear();
+            _blockBytes = 0;
         }
     }
 
@@ -227,21 +268,32 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     }
 
     /// <summary>All sent: keep the first segment (emptied) for the next replies, return the others.</summary>
+    /// <remarks>
+    /// Dropping blocks takes the lock (CLIENT LIST reads the lists); the usual case, one block
+    /// emptied, does not need it. The lock is reentrant, for the callers that hold it already.
+    /// </remarks>
     private void Reset()
     {
-        for (int i = 1; i < _segments.Count; i++) ArrayPool<byte>.Shared.Return(_segments[i]);
-        if (_segments.Count > 1)
+        if (_segments.Count > 1 || (_segments.Count == 1 && _segments[0].Length > SegmentSize * 4))
         {
-            _segments.RemoveRange(1, _segments.Count - 1);
-            _lengths.RemoveRange(1, _lengths.Count - 1);
+            lock (_sync)
+            {
+                for (int i = 1; i < _segments.Count; i++) ArrayPool<byte>.Shared.Return(_segments[i]);
+                if (_segments.Count > 1)
+                {
+                    _segments.RemoveRange(1, _segments.Count - 1);
+                    _lengths.RemoveRange(1, _lengths.Count - 1);
+                }
+                if (_segments[0].Length > SegmentSize * 4)
+                {
+                    ArrayPool<byte>.Shared.Return(_segments[0]);
+                    _segments.Clear();
+                    _lengths.Clear();
+                }
+                _blockBytes = _segments.Count == 1 && !IsReplyBuffer(0, _segments[0]) ? _segments[0].Length : 0;
+            }
         }
-        if (_segments.Count == 1 && _segments[0].Length > SegmentSize * 4)
-        {
-            ArrayPool<byte>.Shared.Return(_segments[0]);
-            _segments.Clear();
-            _lengths.Clear();
-        }
-        else if (_lengths.Count == 1) _lengths[0] = 0;
+        if (_lengths.Count == 1) _lengths[0] = 0;
         _sendSegment = 0;
         _sendOffset = 0;
     }
