@@ -459,11 +459,7 @@ internal static class HashCommands
     /// </remarks>
     public static void HScan(ref CommandContext ctx)
     {
-        if (!KeyCommands.TryParseCursor(ctx.Arg(2), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
+        if (!ScanArguments.TryReadCursor(ref ctx, 2, out ulong cursor)) return;
         var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         if (hash == null)

@@ -322,45 +322,10 @@ internal static class KeyCommands
     /// </remarks>
     public static void Scan(ref CommandContext ctx)
     {
-        if (!TryParseCursor(ctx.Arg(1), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
-        long count = 10;
-        int patternArg = -1, typeArg = -1;
-        for (int i = 2; i < ctx.ArgCount; i += 2)
-        {
-            bool hasValue = i + 1 < ctx.ArgCount;
-            if (ctx.ArgIs(i, "COUNT") && hasValue)
-            {
-                if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out count))
-                {
-                    ctx.Error(RespErrors.NotInteger);
-                    return;
-                }
-                if (count < 1)
-                {
-                    ctx.Syntax();
-                    return;
-                }
-            }
-            else if (ctx.ArgIs(i, "MATCH") && hasValue)
-            {
-                patternArg = i + 1;
-            }
-            else if (ctx.ArgIs(i, "TYPE") && hasValue)
-            {
-                typeArg = i + 1;
-            }
-            else
-            {
-                ctx.Syntax();
-                return;
-            }
-        }
+        if (!ScanArguments.TryReadCursor(ref ctx, 1, out ulong cursor)) return;
+        if (!ScanArguments.TryParse(ref ctx, 2, allowType: true, out long count, out int patternArg, out int typeArg)) return;
         var pattern = patternArg > 0 ? ctx.Arg(patternArg) : default;
-        bool usePattern = patternArg > 0 && !(pattern.Length == 1 && pattern[0] == (byte)'*');
+        bool usePattern = patternArg > 0;
         // An unknown TYPE name matches nothing (Redis 7.2 plans an error for it only in 8.0).
         var typeName = typeArg > 0 ? ctx.Arg(typeArg) : default;
 
@@ -787,36 +752,6 @@ internal static class KeyCommands
         value = 0;
         if (!RedisNumbers.TryParseInt64(text, out long v) || v < int.MinValue || v > int.MaxValue) return false;
         value = (int)v;
-        return true;
-    }
-
-    /// <summary>
-    /// A SCAN cursor as C's strtoul reads it (Redis's parseScanCursorOrReply): an optional sign,
-    /// decimal digits, nothing after them, no leading space, no overflow. A minus sign wraps
-    /// ("-1" is 2^64-1) and the empty string is cursor 0, both quirks Redis shows.
-    /// </summary>
-    internal static bool TryParseCursor(ReadOnlySpan<byte> text, out ulong cursor)
-    {
-        cursor = 0;
-        if (text.IsEmpty) return true;
-        int i = 0;
-        bool negative = false;
-        if (text[0] == (byte)'+' || text[0] == (byte)'-')
-        {
-            negative = text[0] == (byte)'-';
-            i++;
-        }
-        int digitsStart = i;
-        ulong value = 0;
-        for (; i < text.Length; i++)
-        {
-            uint digit = (uint)(text[i] - '0');
-            if (digit > 9) return false;
-            if (value > (ulong.MaxValue - digit) / 10) return false;
-            value = value * 10 + digit;
-        }
-        if (i == digitsStart) return false; // a lone sign: strtoul consumed nothing
-        cursor = negative ? 0 - value : value;
         return true;
     }
 }

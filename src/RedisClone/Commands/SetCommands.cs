@@ -444,11 +444,7 @@ internal static class SetCommands
     /// </remarks>
     public static void SScan(ref CommandContext ctx)
     {
-        if (!TryParseCursor(ctx.Arg(2), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
+        if (!ScanArguments.TryReadCursor(ref ctx, 2, out ulong cursor)) return;
         if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         if (set == null)
         {
@@ -810,34 +806,5 @@ internal static class SetCommands
         w.Raw(pending.WrittenSpan);
         pending.ResetWrittenCount();
         if (pending.Capacity > 1 << 20) t_pending = null;
-    }
-
-    /// <summary>
-    /// A SCAN cursor as C's strtoul reads it (Redis's parseScanCursorOrReply): an optional sign,
-    /// decimal digits, nothing after them, no overflow; a minus sign wraps and the empty string is 0.
-    /// </summary>
-    private static bool TryParseCursor(ReadOnlySpan<byte> text, out ulong cursor)
-    {
-        cursor = 0;
-        if (text.IsEmpty) return true;
-        int i = 0;
-        bool negative = false;
-        if (text[0] == (byte)'+' || text[0] == (byte)'-')
-        {
-            negative = text[0] == (byte)'-';
-            i++;
-        }
-        int digitsStart = i;
-        ulong value = 0;
-        for (; i < text.Length; i++)
-        {
-            uint digit = (uint)(text[i] - '0');
-            if (digit > 9) return false;
-            if (value > (ulong.MaxValue - digit) / 10) return false;
-            value = value * 10 + digit;
-        }
-        if (i == digitsStart) return false;
-        cursor = negative ? 0 - value : value;
-        return true;
     }
 }

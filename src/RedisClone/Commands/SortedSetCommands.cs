@@ -1322,11 +1322,7 @@ internal static class SortedSetCommands
     /// </remarks>
     public static void ZScan(ref CommandContext ctx)
     {
-        if (!KeyCommands.TryParseCursor(ctx.Arg(2), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
+        if (!ScanArguments.TryReadCursor(ref ctx, 2, out ulong cursor)) return;
         if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         if (zset == null)
         {
