@@ -134,7 +134,7 @@ internal static class BlockingCommands
         for (int i = 1; i < ctx.ArgCount - 1; i++)
         {
             var key = ctx.Arg(i);
-            var list = ListCommands.ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+            var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
             if (wrongType) return;
             if (list == null) continue;
             long at = head ? 0 : list.Count - 1;

@@ -42,8 +42,13 @@ internal enum Routing
     Keys,
     /// <summary>On the connection's thread, touching no keyspace (PING, CLIENT, CONFIG...).</summary>
     Connection,
-    /// <summary>With every shard's gate held (FLUSHDB, KEYS, SCAN, SWAPDB...).</summary>
+    /// <summary>With every shard's gate held (FLUSHDB, KEYS, SWAPDB...).</summary>
     AllShards,
+    /// <summary>
+    /// On the one shard a SCAN cursor (argument 1) is in: cursor mod shard count. A cursor that does
+    /// not parse routes nowhere (runs on the connection's thread) and the handler replies the error.
+    /// </summary>
+    ScanCursor,
 }
 
 /// <summary>

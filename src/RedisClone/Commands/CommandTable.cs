@@ -110,7 +110,7 @@ internal sealed partial class CommandTable
             new("copy",           -3, Write | DenyOom,                     1,  2, 1, KeyCommands.Copy),
             new("move",            3, Write | Fast,                        1,  1, 1, KeyCommands.Move),
             new("keys",            2, ReadOnly,                            0,  0, 0, KeyCommands.Keys, AllShards),
-            new("scan",           -2, ReadOnly,                            0,  0, 0, KeyCommands.Scan, AllShards),
+            new("scan",           -2, ReadOnly,                            0,  0, 0, KeyCommands.Scan, ScanCursor),
             new("randomkey",       1, ReadOnly,                            0,  0, 0, KeyCommands.RandomKey, AllShards),
             new("dbsize",          1, ReadOnly | Fast,                     0,  0, 0, KeyCommands.DbSize, AllShards, "server"),
             new("flushdb",        -1, Write,                               0,  0, 0, KeyCommands.FlushDb, AllShards, "server"),

@@ -42,21 +42,6 @@ internal static class HashCommands
     // ---------------------------------------------------------------- lookups
 
     /// <summary>
-    /// The hash at <paramref name="key"/> for a read (counting a keyspace hit or miss): null with
-    /// <paramref name="wrongType"/> false when missing, null with it true after replying WRONGTYPE.
-    /// </summary>
-    private static RedisHash? ForRead(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out bool wrongType)
-    {
-        var value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        wrongType = false;
-        if (value == null) return null;
-        if (value is RedisHash hash) return hash;
-        wrongType = true;
-        ctx.WrongType();
-        return null;
-    }
-
-    /// <summary>
     /// The hash at <paramref name="key"/> for a write, or a new empty one stored there when
     /// <paramref name="create"/> (the caller must then add a field). Null when missing and not
     /// created, or after replying WRONGTYPE (<paramref name="wrongType"/>).
@@ -64,16 +49,8 @@ internal static class HashCommands
     private static RedisHash? ForWrite(ref CommandContext ctx, Database db, scoped ReadOnlySpan<byte> key, bool create,
         out int slot, out bool wrongType)
     {
-        wrongType = false;
-        slot = db.FindLive(key, ctx.NowMs);
-        if (slot >= 0)
-        {
-            if (db.Table.At(slot).Value is RedisHash hash) return hash;
-            wrongType = true;
-            ctx.WrongType();
-            return null;
-        }
-        if (!create) return null;
+        wrongType = !Lookup.TryWrite(ref ctx, db, key, out slot, out RedisHash? hash);
+        if (hash != null || wrongType || !create) return hash;
         var created = new RedisHash();
         slot = db.Add(key.ToArray(), created);
         return created;
@@ -277,7 +254,7 @@ internal static class HashCommands
     /// <summary>HGET key field — the field's value, or nil.</summary>
     public static void HGet(ref CommandContext ctx)
     {
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         if (hash != null && hash.TryGet(ctx.Arg(2), out var value)) ctx.Reply.Bulk(value);
         else ctx.Reply.NullBulk();
@@ -286,7 +263,7 @@ internal static class HashCommands
     /// <summary>HMGET key field [field ...] — an array of values, nil for each missing field.</summary>
     public static void HMGet(ref CommandContext ctx)
     {
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         ctx.Reply.ArrayHeader(ctx.ArgCount - 2);
         for (int i = 2; i < ctx.ArgCount; i++)
@@ -299,7 +276,7 @@ internal static class HashCommands
     /// <summary>HGETALL key — every field and value: a map in RESP3, a flat array in RESP2.</summary>
     public static void HGetAll(ref CommandContext ctx)
     {
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         if (hash == null)
         {
@@ -322,7 +299,7 @@ internal static class HashCommands
 
     private static void ListHalf(ref CommandContext ctx, bool fields)
     {
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         if (hash == null)
         {
@@ -337,7 +314,7 @@ internal static class HashCommands
     /// <summary>HLEN key — the number of fields, 0 when the key is missing.</summary>
     public static void HLen(ref CommandContext ctx)
     {
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         ctx.Reply.Integer(hash?.Count ?? 0);
     }
@@ -345,7 +322,7 @@ internal static class HashCommands
     /// <summary>HEXISTS key field — 1 when the field exists, else 0.</summary>
     public static void HExists(ref CommandContext ctx)
     {
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         ctx.Reply.Raw(hash != null && hash.Contains(ctx.Arg(2)) ? Resp.One : Resp.Zero);
     }
@@ -353,7 +330,7 @@ internal static class HashCommands
     /// <summary>HSTRLEN key field — the length of the field's value, 0 when missing.</summary>
     public static void HStrLen(ref CommandContext ctx)
     {
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         ctx.Reply.Integer(hash != null && hash.TryGet(ctx.Arg(2), out var value) ? value.Length : 0);
     }
@@ -370,7 +347,7 @@ internal static class HashCommands
     {
         if (ctx.ArgCount == 2)
         {
-            var single = ForRead(ref ctx, ctx.Arg(1), out bool wrong);
+            var single = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrong);
             if (wrong) return;
             if (single == null) ctx.Reply.NullBulk();
             else ctx.Reply.Bulk(single.FieldAt(single.RandomPosition(Random.Shared)));
@@ -400,7 +377,7 @@ internal static class HashCommands
             return;
         }
 
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         if (hash == null || count == 0)
         {
@@ -482,12 +459,8 @@ internal static class HashCommands
     /// </remarks>
     public static void HScan(ref CommandContext ctx)
     {
-        if (!KeyCommands.TryParseCursor(ctx.Arg(2), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
-        var hash = ForRead(ref ctx, ctx.Arg(1), out bool wrongType);
+        if (!ScanArguments.TryReadCursor(ref ctx, 2, out ulong cursor)) return;
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
         if (hash == null)
         {

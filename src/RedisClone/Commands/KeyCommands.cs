@@ -314,81 +314,42 @@ internal static class KeyCommands
     /// </summary>
     /// <remarks>
     /// The cursor encodes a position (shard, slot) as <c>slot * shardCount + shard</c>, and the scan
-    /// walks shard 0's slots, then shard 1's, and so on. KeyTable slots never move (growing keeps
-    /// every entry at its index), so a key present for the whole scan sits at one fixed position
-    /// and is returned exactly once, whatever is added or deleted meanwhile; keys added or deleted
-    /// during the scan may or may not appear, as Redis promises. COUNT is the amount of work, as in
-    /// Redis: stop after COUNT used slots were seen or 10*COUNT slots were visited.
+    /// walks shard 0's slots, then shard 1's, and so on. One call stays inside the cursor's shard
+    /// (Routing.ScanCursor: only that shard's gate is held, so SCAN never waits for a busy shard it
+    /// is not reading): when the shard is exhausted it returns the next shard's first slot (cursor =
+    /// that shard's number), or 0 after the last shard, possibly with fewer keys than COUNT or none,
+    /// as Redis allows. KeyTable slots never move (growing keeps every entry at its index), so a key
+    /// present for the whole scan sits at one fixed position and is returned exactly once, whatever
+    /// is added or deleted meanwhile; keys added or deleted during the scan may or may not appear, as
+    /// Redis promises. COUNT is the amount of work, as in Redis: stop after COUNT used slots were seen
+    /// or 10*COUNT slots were visited.
     /// </remarks>
     public static void Scan(ref CommandContext ctx)
     {
-        if (!TryParseCursor(ctx.Arg(1), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
-        long count = 10;
-        int patternArg = -1, typeArg = -1;
-        for (int i = 2; i < ctx.ArgCount; i += 2)
-        {
-            bool hasValue = i + 1 < ctx.ArgCount;
-            if (ctx.ArgIs(i, "COUNT") && hasValue)
-            {
-                if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out count))
-                {
-                    ctx.Error(RespErrors.NotInteger);
-                    return;
-                }
-                if (count < 1)
-                {
-                    ctx.Syntax();
-                    return;
-                }
-            }
-            else if (ctx.ArgIs(i, "MATCH") && hasValue)
-            {
-                patternArg = i + 1;
-            }
-            else if (ctx.ArgIs(i, "TYPE") && hasValue)
-            {
-                typeArg = i + 1;
-            }
-            else
-            {
-                ctx.Syntax();
-                return;
-            }
-        }
+        if (!ScanArguments.TryReadCursor(ref ctx, 1, out ulong cursor)) return;
+        if (!ScanArguments.TryParse(ref ctx, 2, allowType: true, out long count, out int patternArg, out int typeArg)) return;
         var pattern = patternArg > 0 ? ctx.Arg(patternArg) : default;
-        bool usePattern = patternArg > 0 && !(pattern.Length == 1 && pattern[0] == (byte)'*');
         // An unknown TYPE name matches nothing (Redis 7.2 plans an error for it only in 8.0).
         var typeName = typeArg > 0 ? ctx.Arg(typeArg) : default;
 
-        var shards = ctx.Server.Shards;
-        int shardCount = shards.Count;
+        int shardCount = ctx.Server.Shards.Count;
         int shard = (int)(cursor % (ulong)shardCount);
         ulong slotFromCursor = cursor / (ulong)shardCount;
-        int slot = slotFromCursor > int.MaxValue ? int.MaxValue : (int)slotFromCursor;
+        var db = ctx.Server.Shards[shard].Store[ctx.DbIndex];
+        var table = db.Table;
+        int slot = slotFromCursor > (ulong)table.SlotCount ? table.SlotCount : (int)slotFromCursor;
         long maxVisits = count > long.MaxValue / 10 ? long.MaxValue : count * 10;
         long seen = 0, visits = 0;
         var found = new List<byte[]>();
 
-        while (shard < shardCount && seen < count && visits < maxVisits)
+        while (slot < table.SlotCount && seen < count && visits < maxVisits)
         {
-            var db = shards[shard].Store[ctx.DbIndex];
-            var table = db.Table;
-            if (slot >= table.SlotCount)
-            {
-                shard++;
-                slot = 0;
-                continue;
-            }
             visits++;
             int s = slot++;
             if (!table.IsUsed(s)) continue;
             seen++;
             ref var e = ref table.At(s);
-            if (usePattern && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
+            if (patternArg > 0 && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
             if (typeArg > 0 && !System.Text.Ascii.EqualsIgnoreCase(typeName, ValueTypes.TypeName(e.Value))) continue;
             if (IsExpired(ref e, ctx.NowMs))
             {
@@ -397,13 +358,9 @@ internal static class KeyCommands
             }
             found.Add(e.Key);
         }
-        // Skip exhausted shards now, so the last batch already says cursor 0.
-        while (shard < shardCount && slot >= shards[shard].Store[ctx.DbIndex].Table.SlotCount)
-        {
-            shard++;
-            slot = 0;
-        }
-        long next = shard >= shardCount ? 0 : (long)slot * shardCount + shard;
+        // This shard done: the next one starts at its slot 0, whose cursor is its number.
+        long next = slot < table.SlotCount ? (long)slot * shardCount + shard
+            : shard + 1 < shardCount ? shard + 1 : 0;
 
         ctx.Reply.ArrayHeader(2);
         ctx.Reply.BulkInteger(next);
@@ -787,36 +744,6 @@ internal static class KeyCommands
         value = 0;
         if (!RedisNumbers.TryParseInt64(text, out long v) || v < int.MinValue || v > int.MaxValue) return false;
         value = (int)v;
-        return true;
-    }
-
-    /// <summary>
-    /// A SCAN cursor as C's strtoul reads it (Redis's parseScanCursorOrReply): an optional sign,
-    /// decimal digits, nothing after them, no leading space, no overflow. A minus sign wraps
-    /// ("-1" is 2^64-1) and the empty string is cursor 0, both quirks Redis shows.
-    /// </summary>
-    internal static bool TryParseCursor(ReadOnlySpan<byte> text, out ulong cursor)
-    {
-        cursor = 0;
-        if (text.IsEmpty) return true;
-        int i = 0;
-        bool negative = false;
-        if (text[0] == (byte)'+' || text[0] == (byte)'-')
-        {
-            negative = text[0] == (byte)'-';
-            i++;
-        }
-        int digitsStart = i;
-        ulong value = 0;
-        for (; i < text.Length; i++)
-        {
-            uint digit = (uint)(text[i] - '0');
-            if (digit > 9) return false;
-            if (value > (ulong.MaxValue - digit) / 10) return false;
-            value = value * 10 + digit;
-        }
-        if (i == digitsStart) return false; // a lone sign: strtoul consumed nothing
-        cursor = negative ? 0 - value : value;
         return true;
     }
 }

@@ -44,35 +44,6 @@ internal static class ListCommands
 
     private static long Fill(ref CommandContext ctx) => ctx.Server.Config.ListMaxListpackSize;
 
-    // ---------------------------------------------------------------- lookups
-
-    /// <summary>
-    /// The list at <paramref name="key"/> for a read (counting a keyspace hit or miss): null with
-    /// <paramref name="wrongType"/> false when missing, null with it true after replying WRONGTYPE.
-    /// </summary>
-    private static RedisList? ForRead(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out bool wrongType)
-    {
-        var value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        wrongType = value != null && value is not RedisList;
-        if (wrongType) ctx.WrongType();
-        return value as RedisList;
-    }
-
-    /// <summary>
-    /// The list at <paramref name="key"/> for a write, with its database and slot: null with
-    /// <paramref name="wrongType"/> false when missing, null with it true after replying WRONGTYPE.
-    /// </summary>
-    internal static RedisList? ForWrite(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out Database db, out int slot,
-        out bool wrongType)
-    {
-        db = ctx.Db(key);
-        slot = db.FindLive(key, ctx.NowMs);
-        var value = slot >= 0 ? db.Table.At(slot).Value : null;
-        wrongType = value != null && value is not RedisList;
-        if (wrongType) ctx.WrongType();
-        return value as RedisList;
-    }
-
     // ---------------------------------------------------------------- pushes
 
     /// <summary>LPUSH key element [element ...] — the list's new length; elements go to the head one by one.</summary>
@@ -90,7 +61,7 @@ internal static class ListCommands
     private static void PushCommand(ref CommandContext ctx, bool head, bool onlyExisting)
     {
         var key = ctx.Arg(1);
-        var list = ForWrite(ref ctx, key, out var db, out _, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out _, out bool wrongType);
         if (wrongType) return;
         if (list == null)
         {
@@ -159,7 +130,7 @@ internal static class ListCommands
         }
 
         var key = ctx.Arg(1);
-        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -235,7 +206,7 @@ internal static class ListCommands
         for (int k = 2; k < whereIndex; k++)
         {
             var key = ctx.Arg(k);
-            var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+            var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
             if (wrongType) return;
             if (list == null) continue;
             long length = list.Count;
@@ -322,7 +293,7 @@ internal static class ListCommands
     private static void Move(ref CommandContext ctx, bool fromHead, bool toHead)
     {
         var sourceKey = ctx.Arg(1);
-        var source = ForWrite(ref ctx, sourceKey, out var sourceDb, out int sourceSlot, out bool wrongType);
+        var source = Lookup.ForWrite<RedisList>(ref ctx, sourceKey, out var sourceDb, out int sourceSlot, out bool wrongType);
         if (source == null)
         {
             if (wrongType) return;
@@ -331,7 +302,7 @@ internal static class ListCommands
             return;
         }
         var destKey = ctx.Arg(2);
-        var dest = ForWrite(ref ctx, destKey, out var destDb, out int destSlot, out wrongType);
+        var dest = Lookup.ForWrite<RedisList>(ref ctx, destKey, out var destDb, out int destSlot, out wrongType);
         if (wrongType) return;
 
         // Copy the element out before it is deleted: source and destination may be the same list.
@@ -377,10 +348,9 @@ internal static class ListCommands
     public static void LLen(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        if (value is null) ctx.Reply.Raw(Resp.Zero);
-        else if (value is RedisList list) ctx.Reply.Integer(list.Count);
-        else ctx.WrongType();
+        if (!Lookup.TryRead(ref ctx, key, out RedisList? list)) return;
+        if (list is null) ctx.Reply.Raw(Resp.Zero);
+        else ctx.Reply.Integer(list.Count);
     }
 
     /// <summary>LRANGE key start stop — the elements from start to stop inclusive; negative indexes count from the tail.</summary>
@@ -388,7 +358,7 @@ internal static class ListCommands
     {
         if (!TryParseLong(ref ctx, 2, out long start) || !TryParseLong(ref ctx, 3, out long end)) return;
         var key = ctx.Arg(1);
-        var list = ForRead(ref ctx, key, out bool wrongType);
+        var list = Lookup.ForRead<RedisList>(ref ctx, key, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -421,7 +391,7 @@ internal static class ListCommands
     public static void LIndex(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        var list = ForRead(ref ctx, key, out bool wrongType);
+        var list = Lookup.ForRead<RedisList>(ref ctx, key, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -499,7 +469,7 @@ internal static class ListCommands
         if (!forward) rank = -rank;
 
         var key = ctx.Arg(1);
-        var list = ForRead(ref ctx, key, out bool wrongType);
+        var list = Lookup.ForRead<RedisList>(ref ctx, key, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -546,7 +516,7 @@ internal static class ListCommands
     public static void LSet(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -581,7 +551,7 @@ internal static class ListCommands
             return;
         }
         var key = ctx.Arg(1);
-        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -610,7 +580,7 @@ internal static class ListCommands
     {
         if (!TryParseLong(ref ctx, 2, out long count)) return;
         var key = ctx.Arg(1);
-        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -634,7 +604,7 @@ internal static class ListCommands
     {
         if (!TryParseLong(ref ctx, 2, out long start) || !TryParseLong(ref ctx, 3, out long end)) return;
         var key = ctx.Arg(1);
-        var list = ForWrite(ref ctx, key, out var db, out int slot, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;

@@ -48,7 +48,7 @@ internal static class SetCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryFindForWrite(ref ctx, db, key, out _, out var set)) return;
+        if (!Lookup.TryWrite<RedisSet>(ref ctx, db, key, out _, out var set)) return;
         var limits = LimitsOf(ref ctx);
         bool created = set == null;
         if (set == null)
@@ -75,7 +75,7 @@ internal static class SetCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryFindForWrite(ref ctx, db, key, out int slot, out var set)) return;
+        if (!Lookup.TryWrite<RedisSet>(ref ctx, db, key, out int slot, out var set)) return;
         if (set == null)
         {
             ctx.Unchanged = true;
@@ -110,21 +110,21 @@ internal static class SetCommands
     /// <summary>SCARD key — the number of members, 0 when the key is missing.</summary>
     public static void SCard(ref CommandContext ctx)
     {
-        if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
+        if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         ctx.Reply.Integer(set?.Count ?? 0);
     }
 
     /// <summary>SISMEMBER key member — 1 when the member is in the set, else 0.</summary>
     public static void SIsMember(ref CommandContext ctx)
     {
-        if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
+        if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         ctx.Reply.Raw(set != null && set.Contains(ctx.Arg(2)) ? Resp.One : Resp.Zero);
     }
 
     /// <summary>SMISMEMBER key member [member ...] — a 1 or 0 per member, in order.</summary>
     public static void SMIsMember(ref CommandContext ctx)
     {
-        if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
+        if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         ctx.Reply.ArrayHeader(ctx.ArgCount - 2);
         for (int i = 2; i < ctx.ArgCount; i++)
             ctx.Reply.Raw(set != null && set.Contains(ctx.Arg(i)) ? Resp.One : Resp.Zero);
@@ -133,7 +133,7 @@ internal static class SetCommands
     /// <summary>SMEMBERS key — every member (an intset in ascending order), an empty set when missing.</summary>
     public static void SMembers(ref CommandContext ctx)
     {
-        if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
+        if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         if (set == null)
         {
             ctx.Reply.SetHeader(0);
@@ -158,7 +158,7 @@ internal static class SetCommands
         }
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryFindForWrite(ref ctx, db, key, out int slot, out var set)) return;
+        if (!Lookup.TryWrite<RedisSet>(ref ctx, db, key, out int slot, out var set)) return;
         if (set == null)
         {
             ctx.Unchanged = true;
@@ -194,7 +194,7 @@ internal static class SetCommands
         }
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryFindForWrite(ref ctx, db, key, out int slot, out var set)) return;
+        if (!Lookup.TryWrite<RedisSet>(ref ctx, db, key, out int slot, out var set)) return;
         if (set == null || count == 0)
         {
             ctx.Unchanged = true;
@@ -266,7 +266,7 @@ internal static class SetCommands
             ctx.Syntax();
             return;
         }
-        if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
+        if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         if (set == null)
         {
             ctx.Reply.NullBulk();
@@ -295,7 +295,7 @@ internal static class SetCommands
         }
         bool unique = l >= 0;
         long count = Math.Abs(l);
-        if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
+        if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         if (set == null || count == 0)
         {
             ctx.Reply.Raw(Resp.EmptyArray);
@@ -444,12 +444,8 @@ internal static class SetCommands
     /// </remarks>
     public static void SScan(ref CommandContext ctx)
     {
-        if (!TryParseCursor(ctx.Arg(2), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
-        if (!TryFindForRead(ref ctx, ctx.Arg(1), out var set)) return;
+        if (!ScanArguments.TryReadCursor(ref ctx, 2, out ulong cursor)) return;
+        if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(1), out var set)) return;
         if (set == null)
         {
             ctx.Reply.Raw(Resp.EmptyScan);
@@ -740,31 +736,6 @@ internal static class SetCommands
     }
 
     /// <summary>
-    /// A read lookup (counts a keyspace hit or miss): true with the set or null when missing;
-    /// false after replying WRONGTYPE.
-    /// </summary>
-    private static bool TryFindForRead(ref CommandContext ctx, ReadOnlySpan<byte> key, out RedisSet? set)
-    {
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        set = value as RedisSet;
-        if (value == null || set != null) return true;
-        ctx.WrongType();
-        return false;
-    }
-
-    /// <summary>A write lookup: the key's slot (-1 when missing) and set; false after replying WRONGTYPE.</summary>
-    private static bool TryFindForWrite(ref CommandContext ctx, Database db, ReadOnlySpan<byte> key, out int slot, out RedisSet? set)
-    {
-        set = null;
-        slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0) return true;
-        set = db.Table.At(slot).Value as RedisSet;
-        if (set != null) return true;
-        ctx.WrongType();
-        return false;
-    }
-
-    /// <summary>
     /// The sets at arguments [firstKey, firstKey + sets.Length), null for missing keys. Every key is
     /// type-checked before anything is answered, as Redis does: a missing key does not hide a later
     /// WRONGTYPE.
@@ -774,7 +745,7 @@ internal static class SetCommands
         anyMissing = false;
         for (int j = 0; j < sets.Length; j++)
         {
-            if (!TryFindForRead(ref ctx, ctx.Arg(firstKey + j), out sets[j])) return false;
+            if (!Lookup.TryRead<RedisSet>(ref ctx, ctx.Arg(firstKey + j), out sets[j])) return false;
             if (sets[j] == null) anyMissing = true;
         }
         return true;
@@ -835,34 +806,5 @@ internal static class SetCommands
         w.Raw(pending.WrittenSpan);
         pending.ResetWrittenCount();
         if (pending.Capacity > 1 << 20) t_pending = null;
-    }
-
-    /// <summary>
-    /// A SCAN cursor as C's strtoul reads it (Redis's parseScanCursorOrReply): an optional sign,
-    /// decimal digits, nothing after them, no overflow; a minus sign wraps and the empty string is 0.
-    /// </summary>
-    private static bool TryParseCursor(ReadOnlySpan<byte> text, out ulong cursor)
-    {
-        cursor = 0;
-        if (text.IsEmpty) return true;
-        int i = 0;
-        bool negative = false;
-        if (text[0] == (byte)'+' || text[0] == (byte)'-')
-        {
-            negative = text[0] == (byte)'-';
-            i++;
-        }
-        int digitsStart = i;
-        ulong value = 0;
-        for (; i < text.Length; i++)
-        {
-            uint digit = (uint)(text[i] - '0');
-            if (digit > 9) return false;
-            if (value > (ulong.MaxValue - digit) / 10) return false;
-            value = value * 10 + digit;
-        }
-        if (i == digitsStart) return false;
-        cursor = negative ? 0 - value : value;
-        return true;
     }
 }

@@ -73,33 +73,6 @@ internal static class SortedSetCommands
         return already + count;
     }
 
-    // ---------------------------------------------------------------- lookups
-
-    /// <summary>
-    /// A read lookup (counts a keyspace hit or miss, as lookupKeyRead): true with the set or null
-    /// when missing; false after replying WRONGTYPE.
-    /// </summary>
-    private static bool TryRead(ref CommandContext ctx, ReadOnlySpan<byte> key, out RedisSortedSet? zset)
-    {
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        zset = value as RedisSortedSet;
-        if (value == null || zset != null) return true;
-        ctx.WrongType();
-        return false;
-    }
-
-    /// <summary>A write lookup: the key's slot (-1 when missing) and set; false after replying WRONGTYPE.</summary>
-    private static bool TryWrite(ref CommandContext ctx, Database db, ReadOnlySpan<byte> key, out int slot, out RedisSortedSet? zset)
-    {
-        zset = null;
-        slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0) return true;
-        zset = db.Table.At(slot).Value as RedisSortedSet;
-        if (zset != null) return true;
-        ctx.WrongType();
-        return false;
-    }
-
     // ---------------------------------------------------------------- ZADD, ZINCRBY
 
     /// <summary>
@@ -168,7 +141,7 @@ internal static class SortedSetCommands
 
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryWrite(ref ctx, db, key, out int slot, out var zset)) return;
+        if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, db, key, out int slot, out var zset)) return;
         long added = 0, updated = 0, processed = 0;
         double score = 0;
         var limits = Limits(ref ctx);
@@ -229,7 +202,7 @@ internal static class SortedSetCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryWrite(ref ctx, db, key, out int slot, out var zset)) return;
+        if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, db, key, out int slot, out var zset)) return;
         if (zset == null)
         {
             ctx.Reply.Raw(Resp.Zero);
@@ -258,14 +231,14 @@ internal static class SortedSetCommands
     /// <summary>ZCARD key — the number of members, 0 when the key is missing.</summary>
     public static void ZCard(ref CommandContext ctx)
     {
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         ctx.Reply.Integer(zset?.Count ?? 0);
     }
 
     /// <summary>ZSCORE key member — the member's score (a double in RESP3), or nil.</summary>
     public static void ZScore(ref CommandContext ctx)
     {
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         if (zset != null && zset.TryGetScore(ctx.Arg(2), out double score)) ctx.Reply.Double(score);
         else ctx.Reply.NullBulk();
     }
@@ -273,7 +246,7 @@ internal static class SortedSetCommands
     /// <summary>ZMSCORE key member [member ...] — each member's score or nil; all nil when the key is missing.</summary>
     public static void ZMScore(ref CommandContext ctx)
     {
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         ctx.Reply.ArrayHeader(ctx.ArgCount - 2);
         for (int j = 2; j < ctx.ArgCount; j++)
         {
@@ -310,7 +283,7 @@ internal static class SortedSetCommands
             }
             withScore = true;
         }
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         double score = 0;
         long rank = zset == null ? -1 : zset.Rank(ctx.Arg(2), reverse, out score);
         if (rank < 0)
@@ -390,7 +363,7 @@ internal static class SortedSetCommands
             ctx.Error(MinMaxNotFloat);
             return;
         }
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         ctx.Reply.Integer(zset?.CountInRange(range) ?? 0);
     }
 
@@ -402,7 +375,7 @@ internal static class SortedSetCommands
             ctx.Error(MinMaxNotString);
             return;
         }
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         ctx.Reply.Integer(zset?.CountInRange(range) ?? 0);
     }
 
@@ -542,7 +515,7 @@ internal static class SortedSetCommands
                 break;
         }
 
-        if (!TryRead(ref ctx, ctx.Arg(srcAt), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(srcAt), out var zset)) return;
         var sink = new RangeSink { Store = store, WithScores = withScores, Descending = reverse };
         if (zset == null)
         {
@@ -704,7 +677,7 @@ internal static class SortedSetCommands
         }
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryWrite(ref ctx, db, key, out int slot, out var zset)) return;
+        if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, db, key, out int slot, out var zset)) return;
         if (zset == null)
         {
             ctx.Reply.Raw(Resp.Zero);
@@ -751,7 +724,7 @@ internal static class SortedSetCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!TryWrite(ref ctx, db, key, out int slot, out var zset)) return;
+        if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, db, key, out int slot, out var zset)) return;
         if (zset == null)
         {
             ctx.Reply.Raw(Resp.Zero);
@@ -860,7 +833,7 @@ internal static class SortedSetCommands
         {
             var key = ctx.Arg(firstKey + k);
             var d = ctx.Db(key);
-            if (!TryWrite(ref ctx, d, key, out slot, out zset)) return;
+            if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, d, key, out slot, out zset)) return;
             if (zset == null) continue;
             db = d;
             keyAt = firstKey + k;
@@ -926,7 +899,7 @@ internal static class SortedSetCommands
         var w = ctx.Reply;
         if (ctx.ArgCount == 2)
         {
-            if (!TryRead(ref ctx, ctx.Arg(1), out var single)) return;
+            if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var single)) return;
             if (single == null) w.NullBulk();
             else w.Bulk(single.MemberAt(single.Random(Random.Shared), scratch));
             return;
@@ -953,7 +926,7 @@ internal static class SortedSetCommands
             ctx.Error(OutOfRange);
             return;
         }
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         if (zset == null || l == 0)
         {
             w.Raw(Resp.EmptyArray);
@@ -1349,12 +1322,8 @@ internal static class SortedSetCommands
     /// </remarks>
     public static void ZScan(ref CommandContext ctx)
     {
-        if (!KeyCommands.TryParseCursor(ctx.Arg(2), out ulong cursor))
-        {
-            ctx.Error(RespErrors.CursorInvalid);
-            return;
-        }
-        if (!TryRead(ref ctx, ctx.Arg(1), out var zset)) return;
+        if (!ScanArguments.TryReadCursor(ref ctx, 2, out ulong cursor)) return;
+        if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
         if (zset == null)
         {
             ctx.Reply.Raw(Resp.EmptyScan);

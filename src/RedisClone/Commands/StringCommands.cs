@@ -53,10 +53,9 @@ internal static class StringCommands
     public static void Get(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        if (value is byte[] s) ctx.Reply.Bulk(s);
-        else if (value is null) ctx.Reply.NullBulk();
-        else ctx.WrongType();
+        if (!Lookup.TryRead(ref ctx, key, out byte[]? value)) return;
+        if (value is null) ctx.Reply.NullBulk();
+        else ctx.Reply.Bulk(value);
     }
 
     /// <summary>
@@ -199,6 +198,7 @@ internal static class StringCommands
         if (!TryParseOptions(ref ctx, 2, forSet: false, out int flags, out int expireArg)) return;
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
+        // Not Lookup.TryRead on purpose: GETEX needs the slot to change the TTL, yet counts a hit or miss.
         int slot = FindForRead(db, key, ctx.NowMs);
         if (slot < 0)
         {
@@ -331,20 +331,12 @@ internal static class StringCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
+        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
         long value = 0;
-        if (slot >= 0)
+        if (old != null && !RedisNumbers.TryParseInt64(old, out value))
         {
-            if (db.Table.At(slot).Value is not byte[] old)
-            {
-                ctx.WrongType();
-                return;
-            }
-            if (!RedisNumbers.TryParseInt64(old, out value))
-            {
-                ctx.Error(RespErrors.NotInteger);
-                return;
-            }
+            ctx.Error(RespErrors.NotInteger);
+            return;
         }
         if ((increment < 0 && value < 0 && increment < long.MinValue - value) ||
             (increment > 0 && value > 0 && increment > long.MaxValue - value))
@@ -369,20 +361,12 @@ internal static class StringCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
+        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
         ExtendedDouble value = ExtendedDouble.Zero;
-        if (slot >= 0)
+        if (old != null && !RedisNumbers.TryParseLongDouble(old, out value))
         {
-            if (db.Table.At(slot).Value is not byte[] old)
-            {
-                ctx.WrongType();
-                return;
-            }
-            if (!RedisNumbers.TryParseLongDouble(old, out value))
-            {
-                ctx.Error(RespErrors.NotFloat);
-                return;
-            }
+            ctx.Error(RespErrors.NotFloat);
+            return;
         }
         if (!RedisNumbers.TryParseLongDouble(ctx.Arg(2), out var increment))
         {
@@ -410,8 +394,8 @@ internal static class StringCommands
         var key = ctx.Arg(1);
         var suffix = ctx.Arg(2);
         var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0)
+        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
+        if (old is null)
         {
             // A new key is a plain SET of the argument: int/embstr encoding, not raw.
             db.Add(key.ToArray(), suffix.ToArray());
@@ -420,11 +404,6 @@ internal static class StringCommands
             return;
         }
         ref var e = ref db.Table.At(slot);
-        if (e.Value is not byte[] old)
-        {
-            ctx.WrongType();
-            return;
-        }
         if (!CheckStringLength(ref ctx, old.Length, suffix.Length)) return;
         if (suffix.Length > 0)
         {
@@ -443,10 +422,9 @@ internal static class StringCommands
     public static void StrLen(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        if (value is byte[] s) ctx.Reply.Integer(s.Length);
-        else if (value is null) ctx.Reply.Raw(Resp.Zero);
-        else ctx.WrongType();
+        if (!Lookup.TryRead(ref ctx, key, out byte[]? value)) return;
+        if (value is null) ctx.Reply.Raw(Resp.Zero);
+        else ctx.Reply.Integer(value.Length);
     }
 
     /// <summary>
@@ -462,15 +440,10 @@ internal static class StringCommands
             return;
         }
         var key = ctx.Arg(1);
-        object? value = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        if (value is null)
+        if (!Lookup.TryRead(ref ctx, key, out byte[]? s)) return;
+        if (s is null)
         {
             ctx.Reply.Raw(Resp.EmptyBulk);
-            return;
-        }
-        if (value is not byte[] s)
-        {
-            ctx.WrongType();
             return;
         }
 
@@ -514,8 +487,8 @@ internal static class StringCommands
         var key = ctx.Arg(1);
         var patch = ctx.Arg(3);
         var db = ctx.Db(key);
-        int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0)
+        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
+        if (old is null)
         {
             if (patch.Length == 0)
             {
@@ -532,11 +505,6 @@ internal static class StringCommands
         }
 
         ref var e = ref db.Table.At(slot);
-        if (e.Value is not byte[] old)
-        {
-            ctx.WrongType();
-            return;
-        }
         if (patch.Length == 0)
         {
             ctx.Reply.Integer(old.Length);

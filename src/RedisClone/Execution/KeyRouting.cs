@@ -15,6 +15,11 @@ internal static class KeyRouting
         var shards = server.Shards;
         if (def.Routing == Routing.AllShards) return shards.AllMask;
         if (def.Routing == Routing.Connection) return 0;
+        if (def.Routing == Routing.ScanCursor)
+        {
+            if (!ScanArguments.TryParseCursor(buffer.Arg(i, 1), out ulong cursor)) return 0;
+            return 1UL << (int)(cursor % (ulong)shards.Count);
+        }
         if (shards.Count == 1) return 1;
         ulong mask = 0;
         if (def.Keys == null)

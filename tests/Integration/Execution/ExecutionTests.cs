@@ -33,6 +33,39 @@ public sealed class ExecutionTests
         }
     }
 
+    [Fact]
+    public async Task Scan_CursorInShard0_ProceedsWhileShard1IsBusy()
+    {
+        await using var server = TestServer.Start(2, "--io-threads", "1");
+        var k0 = KeyOnShard(server, 0, "scan0:");
+        var k1 = KeyOnShard(server, 1, "scan1:");
+        using var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("SET", k0, "a"));
+        Assert.Equal("+OK\r\n", c.Call("SET", k1, "b"));
+
+        var busy = new BusyShard();
+        server.Server.Shards[1].Post(busy);
+        Assert.True(busy.Entered.Wait(TimeSpan.FromSeconds(10)));
+        string? first, second;
+        try
+        {
+            // Cursor 0 is shard 0's: SCAN takes only that gate, so shard 1's busy thread is no obstacle.
+            // Shard 0 exhausted, the next cursor is shard 1's first slot (cursor 1).
+            c.Send("SCAN", "0", "COUNT", "1000");
+            first = c.TryReadReply(5000);
+            Assert.Equal($"*2\r\n$1\r\n1\r\n*1\r\n${k0.Length}\r\n{k0}\r\n", first);
+            // Cursor 1 is in shard 1: it waits for the gate.
+            c.Send("SCAN", "1", "COUNT", "1000");
+            Assert.Null(c.TryReadReply(200));
+        }
+        finally
+        {
+            busy.Release.Set();
+        }
+        second = c.ReadReply();
+        Assert.Equal($"*2\r\n$1\r\n0\r\n*1\r\n${k1.Length}\r\n{k1}\r\n", second);
+    }
+
     private static int InfoField(RespClient c, string field)
     {
         var m = Regex.Match(c.Call("INFO", "clients"), field + @":(\d+)");

@@ -127,8 +127,9 @@ public class KeyDifferentialTests
             ["PING"],
         ]);
 
-    // SCAN cursors are each server's own encoding, so byte comparisons only use scans that finish
-    // in one call (cursor 0); whole iterations are compared as key sets below.
+    // SCAN cursors are each server's own encoding, so byte comparisons only use scans Redis finishes
+    // in one call (cursor 0); ours are followed to cursor 0 (Differential.FinishScan, one call covers
+    // one shard); whole iterations are compared as key sets below.
     [RedisFact]
     public void KeyspaceCommands_RepliesAndErrors_SameAsRedis() => Differential.AssertSame(
         "DBSIZE", "RANDOMKEY", "KEYS *", "SCAN 0",

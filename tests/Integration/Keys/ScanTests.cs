@@ -84,9 +84,10 @@ public class ScanTests
         var (fizz, _) = KeyReplies.ScanAll(c, "MATCH", "fizz:*", "COUNT", "7");
         Assert.Equal(Enumerable.Range(0, 100).Select(i => "fizz:" + (i * 3)).Order(), fizz.Distinct().Order());
 
-        var (strings, oneCall) = KeyReplies.ScanAll(c, "TYPE", "STRING", "COUNT", "100000");
+        // A COUNT larger than every table: one call per shard, each ending at its shard's last slot.
+        var (strings, calls4) = KeyReplies.ScanAll(c, "TYPE", "STRING", "COUNT", "100000");
         Assert.Equal(300, strings.Count);
-        Assert.Equal(1, oneCall);
+        Assert.Equal(4, calls4);
         Assert.Empty(KeyReplies.ScanAll(c, "TYPE", "list").Keys);
     }
 
@@ -117,6 +118,40 @@ public class ScanTests
         Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "MATCH"));
         Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "BOGUS", "1"));
         Assert.Equal("-ERR invalid cursor\r\n", c.Call("SCAN", "x", "BOGUS"));
+        Assert.Equal("+PONG\r\n", c.Call("PING"));
+    }
+
+    /// <summary>The option rules SCAN, HSCAN, SSCAN and ZSCAN share, as redis-server 7.0.15 answers them.</summary>
+    [Fact]
+    public void ScanFamily_SharedOptions_RedisRules()
+    {
+        using var c = TestServer.Shared.Connect();
+        string p = "scanopts:" + Guid.NewGuid().ToString("N") + ":";
+        c.Call("HSET", p + "h", "f", "v");
+        c.Call("SADD", p + "s", "m");
+        c.Call("ZADD", p + "z", "1", "m");
+        c.Call("RPUSH", p + "l", "x");
+        foreach (var (cmd, key) in new[] { ("HSCAN", p + "h"), ("SSCAN", p + "s"), ("ZSCAN", p + "z") })
+        {
+            Assert.Equal("-ERR invalid cursor\r\n", c.Call(cmd, key, "abc"));
+            Assert.Equal("-ERR invalid cursor\r\n", c.Call(cmd, p + "missing", "abc"));
+            Assert.Equal("-ERR syntax error\r\n", c.Call(cmd, key, "0", "COUNT", "0"));
+            Assert.Equal("-ERR syntax error\r\n", c.Call(cmd, key, "0", "COUNT", "-5"));
+            Assert.Equal("-ERR value is not an integer or out of range\r\n", c.Call(cmd, key, "0", "COUNT", "9999999999999999999"));
+            Assert.Equal("-ERR syntax error\r\n", c.Call(cmd, key, "0", "TYPE", "string"));
+            Assert.Equal("-ERR syntax error\r\n", c.Call(cmd, key, "0", "NOVALUES"));
+            Assert.Equal("-ERR syntax error\r\n", c.Call(cmd, key, "0", "COUNT", "1", "MATCH"));
+            // A missing key answers an empty scan before its options are read; another type is WRONGTYPE first.
+            Assert.Equal("*2\r\n$1\r\n0\r\n*0\r\n", c.Call(cmd, p + "missing", "0", "BOGUS"));
+            Assert.StartsWith("-WRONGTYPE", c.Call(cmd, p + "l", "0", "COUNT", "0"));
+            // Repeated options: the last one wins.
+            var reply = (List<object?>)KeyReplies.Parse(c.Call(cmd, key, "0", "MATCH", "nothing*", "MATCH", "*", "COUNT", "1", "COUNT", "5"))!;
+            Assert.Equal("0", reply[0]);
+            Assert.NotEmpty((List<object?>)reply[1]!);
+        }
+        Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "COUNT", "-1"));
+        Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "TYPE"));
+        Assert.Equal("-ERR syntax error\r\n", c.Call("SCAN", "0", "NOVALUES"));
         Assert.Equal("+PONG\r\n", c.Call("PING"));
     }
 }

@@ -1,0 +1,64 @@
+using System.Runtime.CompilerServices;
+using RedisClone.Storage;
+
+namespace RedisClone.Commands;
+
+/// <summary>
+/// The typed key lookup every family shares: find the key for a read or for a write; a missing key
+/// is null; a key of another type replies WRONGTYPE and the caller returns.
+/// </summary>
+/// <remarks>
+/// Both lookups delete an expired key on the way (lazy expiry) and stamp the key as accessed, as
+/// Redis's lookupKeyRead/lookupKeyWrite do. Only the read lookup counts a keyspace hit or miss (and
+/// fires "keymiss"). Commands that must not touch the access time (TYPE, EXISTS, OBJECT) use
+/// <see cref="Database.FindLiveNoTouch"/> directly.
+/// </remarks>
+internal static class Lookup
+{
+    /// <summary>
+    /// A read lookup (Redis's lookupKeyRead: counts a hit or miss): true with the value, or null when
+    /// missing; false after replying WRONGTYPE.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryRead<T>(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out T? value) where T : class
+    {
+        object? found = ctx.Db(key).GetForRead(key, ctx.NowMs);
+        value = found as T;
+        if (found == null || value != null) return true;
+        ctx.WrongType();
+        return false;
+    }
+
+    /// <summary>
+    /// A write lookup in <paramref name="db"/> (Redis's lookupKeyWrite: no hit or miss counted): true
+    /// with the key's slot (-1 when missing) and value; false after replying WRONGTYPE.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryWrite<T>(ref CommandContext ctx, Database db, scoped ReadOnlySpan<byte> key, out int slot, out T? value)
+        where T : class
+    {
+        value = null;
+        slot = db.FindLive(key, ctx.NowMs);
+        if (slot < 0) return true;
+        value = db.Table.At(slot).Value as T;
+        if (value != null) return true;
+        ctx.WrongType();
+        return false;
+    }
+
+    /// <summary><see cref="TryRead{T}"/> for callers that test a flag: null when missing or after WRONGTYPE.</summary>
+    public static T? ForRead<T>(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out bool wrongType) where T : class
+    {
+        wrongType = !TryRead(ref ctx, key, out T? value);
+        return value;
+    }
+
+    /// <summary><see cref="TryWrite{T}"/> in the key's own database, for callers that test a flag.</summary>
+    public static T? ForWrite<T>(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out Database db, out int slot,
+        out bool wrongType) where T : class
+    {
+        db = ctx.Db(key);
+        wrongType = !TryWrite(ref ctx, db, key, out slot, out T? value);
+        return value;
+    }
+}
