@@ -252,7 +252,9 @@ internal sealed class Database
         {
             var waiter = queue[i];
             if (waiter.WantsSortedSet != isSortedSet) continue;
-            if (waiter.TryFinish(BlockedClient.Ready)) available--;
+            // A waiter already woken but not yet run will take an element too: counting it keeps a
+            // later waiter from being woken for the same element and racing the older one for it.
+            if (waiter.State == BlockedClient.Ready || waiter.TryFinish(BlockedClient.Ready)) available--;
         }
     }
 
