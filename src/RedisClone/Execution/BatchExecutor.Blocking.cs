@@ -50,15 +50,12 @@ internal sealed partial class BatchExecutor
                 continue;
             }
 
-            await RunLockedAsync(KeysMask(blocked), LockedAction.Unregister, -1);
+            // Woken, but the client is already gone: leave the element and pass the wake-up on.
+            bool passOn = state == BlockedClient.Ready;
+            await RunLockedAsync(KeysMask(blocked), passOn ? LockedAction.UnregisterPassOn : LockedAction.Unregister, -1);
             switch (state)
             {
                 case BlockedClient.Ready:
-                    // Woken, but the client is already gone: leave the element and pass the wake-up on.
-                    _wakeKeys = blocked;
-                    await RunLockedAsync(KeysMask(blocked), LockedAction.WakeOthers, -1);
-                    _wakeKeys = null;
-                    return false;
                 case BlockedClient.Closed:
                     return false;
                 case BlockedClient.UnblockedError:
@@ -71,9 +68,6 @@ internal sealed partial class BatchExecutor
         }
         return true;
     }
-
-    // The waiter whose keys WakeOthersLocked offers to the others.
-    private BlockedClient? _wakeKeys;
 
     private ulong KeysMask(BlockedClient blocked)
     {
@@ -92,7 +86,7 @@ internal sealed partial class BatchExecutor
             blocked.Rearm();
             return;
         }
-        UnregisterLocked();
+        UnregisterLocked(passOn: false);
         RunWithReplyMode(i, target, monitor: false); // MONITOR saw it when it blocked
     }
 
@@ -111,22 +105,20 @@ internal sealed partial class BatchExecutor
         return false;
     }
 
-    /// <summary>Removes the waiter from every key's queue (it may still be queued on keys that did not wake it).</summary>
-    private void UnregisterLocked()
+    /// <summary>
+    /// Removes the waiter from every key's queue (it may still be queued on keys that did not wake
+    /// it); with <paramref name="passOn"/>, offers the keys' elements to the remaining waiters (a
+    /// woken client turned out to be gone).
+    /// </summary>
+    private void UnregisterLocked(bool passOn)
     {
         if (Session.Blocked is not { } blocked) return;
         var shards = _server.Shards;
         foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].Unblock(key, blocked);
         Interlocked.Decrement(ref _server.BlockedClientCount);
         Session.Blocked = null;
-    }
-
-    /// <summary>Offers the keys' elements to the remaining waiters (after a woken client turned out to be gone).</summary>
-    private void WakeOthersLocked()
-    {
-        var blocked = _wakeKeys!;
-        var shards = _server.Shards;
-        foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].WakeBlocked(key);
+        if (passOn)
+            foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].WakeBlocked(key);
     }
 
     /// <summary>The reply to a wait that ended without an element: nil of the command's shape, or UNBLOCKED.</summary>

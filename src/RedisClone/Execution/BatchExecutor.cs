@@ -266,7 +266,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     }
 
     /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>
-    private enum LockedAction { Command, Exec, BlockedWake, Unregister, WakeOthers, Unwatch }
+    private enum LockedAction { Command, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch }
 
     /// <summary>
     /// Runs <paramref name="action"/> holding every gate in <paramref name="mask"/>: on this thread
@@ -319,10 +319,10 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 BlockedWakeLocked(command, target);
                 break;
             case LockedAction.Unregister:
-                UnregisterLocked();
+                UnregisterLocked(passOn: false);
                 break;
-            case LockedAction.WakeOthers:
-                WakeOthersLocked();
+            case LockedAction.UnregisterPassOn:
+                UnregisterLocked(passOn: true);
                 break;
             case LockedAction.Unwatch:
                 TransactionCommands.UnwatchAll(_server, Session);
@@ -382,9 +382,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     public ValueTask EndAsync()
     {
         ulong mask = TransactionCommands.WatchMask(Session);
-        return mask == 0 && Session.Watched is not { Count: > 0 }
-            ? ValueTask.CompletedTask
-            : RunLockedAsync(mask, LockedAction.Unwatch, -1);
+        return mask == 0 ? ValueTask.CompletedTask : RunLockedAsync(mask, LockedAction.Unwatch, -1);
     }
 
     private void EnsureCapacity(int n)

@@ -84,8 +84,9 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
         finally
         {
-            await connection.EndSessionAsync();
+            // The socket first: ending the session may wait for a busy shard's gate.
             transport.Release();
+            await connection.EndSessionAsync();
         }
     }
 
@@ -108,8 +109,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
         finally
         {
-            await connection.EndSessionAsync();
             socket.Dispose();
+            await connection.EndSessionAsync();
         }
     }
 

@@ -124,5 +124,10 @@ internal sealed class Shard : IDisposable
         _stopping = true;
         _wake.Set();
         _thread?.Join(1000);
+        // Work posted while the thread wound down (a connection ending during shutdown) still runs,
+        // so whoever awaits it is released.
+        if (_thread is { IsAlive: false })
+            lock (Gate)
+                while (_inbox.TryDequeue(out var work)) work.Execute(this);
     }
 }
