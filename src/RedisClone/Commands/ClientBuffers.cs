@@ -27,4 +27,8 @@ internal readonly record struct ClientBufferUsage(
     long QueryBytes, long QueryFree, long QueryAllocated,
     long ParseBytes, long ParseAllocated,
     long ReplyBufferSize, long ReplyBufferPeak, long ReplyBufferBytes,
-    long ReplyBlocks, long ReplyBlockBytes, bool WritePending);
+    long ReplyBlocks, long ReplyBlockBytes, bool WritePending)
+{
+    /// <summary>Every buffer the connection holds, by size (CLIENT LIST's tot-mem without multi-mem).</summary>
+    public long AllocatedBytes => QueryAllocated + ParseAllocated + ReplyBufferSize + ReplyBlockBytes;
+}

@@ -63,6 +63,9 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>What the connection's buffers hold now (all zero without a connection).</summary>
     public ClientBufferUsage MeasureBuffers() => Buffers?.Measure() ?? default;
 
+    /// <summary>CLIENT LIST's multi-mem: the queued arguments plus a pointer's worth each, as Redis counts them.</summary>
+    public long MultiMemoryBytes => InMulti && Queued is { } queued ? queued.ArenaBytes + 8L * queued.TotalArgs : 0;
+
     public bool Killed { get; private set; }
 
     /// <summary>In MONITOR mode: the connection receives every command the server runs.</summary>

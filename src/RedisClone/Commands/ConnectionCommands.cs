@@ -682,9 +682,8 @@ internal static class ConnectionCommands
         {
             qbuf += u.ParseBytes;
         }
-        long multiMem = 0;
-        if (c.InMulti && c.Queued is { } queued) multiMem = queued.ArenaBytes + 8L * queued.TotalArgs;
-        long totMem = u.QueryAllocated + u.ParseAllocated + u.ReplyBufferSize + u.ReplyBlockBytes + multiMem;
+        long multiMem = c.MultiMemoryBytes;
+        long totMem = u.AllocatedBytes + multiMem;
 
         sb.Append("id=").Append(c.Id)
           .Append(" addr=").Append(c.Address)

@@ -147,6 +147,18 @@ internal static class InfoBuilder
         sb.Append(",port=").Append(server.Port).Append("\r\n");
     }
 
+    /// <summary>The data's accounting: used_memory_dataset and the key tables (read without the gates: a moment stale at most).</summary>
+    internal static (long Dataset, long Tables) DataMemory(RedisServer server)
+    {
+        long dataset = 0, tables = 0;
+        for (int i = 0; i < server.Shards.Count; i++)
+        {
+            dataset += server.Shards[i].Store.DatasetBytes;
+            tables += server.Shards[i].Store.OverheadBytes;
+        }
+        return (dataset, tables);
+    }
+
     private static void AppendClients(StringBuilder sb, RedisServer server)
     {
         // As Redis: the largest input buffer (receive blocks and parse arena; Redis: query buffer and
@@ -175,16 +187,12 @@ internal static class InfoBuilder
     {
         // used_memory is the data's accounting (Storage/MemoryMeter), not the GC's heap: it follows
         // the dataset down after DEL/FLUSHALL and expiry, and is what maxmemory is checked against.
-        long dataset = 0, tables = 0;
-        for (int i = 0; i < server.Shards.Count; i++)
-        {
-            dataset += server.Shards[i].Store.DatasetBytes;
-            tables += server.Shards[i].Store.OverheadBytes;
-        }
-        // Client buffers (CLIENT LIST's tot-mem) are not part of used_memory yet: it stays the
-        // data's accounting, steady while only clients come and go.
+        var (dataset, tables) = DataMemory(server);
+        // Client buffers (CLIENT LIST's tot-mem) show as mem_clients_normal but are not part of
+        // used_memory yet: it stays the data's accounting, steady while only clients come and go.
         long clientsMem = 0;
-        long overhead = tables + clientsMem;
+        foreach (var c in server.Clients.Values) clientsMem += c.MeasureBuffers().AllocatedBytes + c.MultiMemoryBytes;
+        long overhead = tables;
         long used = overhead + dataset;
         long startup = server.StartupMemory;
         long rss = Environment.WorkingSet;

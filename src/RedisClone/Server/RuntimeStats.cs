@@ -88,6 +88,9 @@ internal sealed class RuntimeStats
             _netInput.Add(now, stats.NetInputBytes.Value);
             _netOutput.Add(now, stats.NetOutputBytes.Value);
         }
+        // The peak follows the data between INFO calls too, as Redis samples it in its cron.
+        var (dataset, tables) = InfoBuilder.DataMemory(_server);
+        PeakMemory(dataset + tables);
     }
 
     /// <summary>A counter's per-second rate over the last <see cref="SampleCount"/> intervals.</summary>

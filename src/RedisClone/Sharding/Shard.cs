@@ -78,11 +78,12 @@ internal sealed class Shard : IDisposable
             if (now >= _nextExpiry)
             {
                 _nextExpiry = now + ExpiryIntervalMs;
+                // Bookkeeping, not cron work: DEBUG PAUSE-CRON does not freeze INFO's memory figures.
+                if (Store.HasUnsettled)
+                    lock (Gate) Store.SettleMemory();
                 if (CronPaused) continue;
                 LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
                 if (ActiveExpiry) RunExpiryCycle();
-                if (Store.HasUnsettled)
-                    lock (Gate) Store.SettleMemory();
                 continue;
             }
 

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 namespace RedisClone.Storage;
 
 /// <summary>Why a lookup found nothing usable.</summary>
@@ -27,7 +28,7 @@ internal sealed class Database
     {
         Owner = owner;
         Index = index;
-        _meter = new MemoryMeter(owner);
+        _meter = new MemoryMeter();
     }
 
     /// <summary>Bytes held by keys and values (INFO used_memory_dataset's share of this database).</summary>
@@ -55,18 +56,26 @@ internal sealed class Database
 
     public int ExpiresCount => _expiresCount;
 
-    /// <summary>Slot of a live key (an expired one is deleted on the way), or -1; stamps the key as accessed.</summary>
+    /// <summary>
+    /// Slot of a live key (an expired one is deleted on the way), or -1; stamps the key as accessed.
+    /// This is the write lookup: a collection found here may be edited in place, so it is marked for
+    /// its size to be settled at the shard's next tick (<see cref="ShardStore.SettleMemory"/>).
+    /// </summary>
     public int FindLive(ReadOnlySpan<byte> key, long nowMs)
     {
-        int slot = FindLiveNoTouch(key, nowMs);
+        int slot = FindLiveTouch(key, nowMs);
         if (slot >= 0)
         {
-            _table.Touch(slot);
-            // A collection found here may be edited in place: its size is settled at the shard's
-            // next tick. One type check on the string path (GET/SET).
             object value = _table.At(slot).Value;
             if (value.GetType() != typeof(byte[]) && value is MeteredValue metered) Owner.MarkChanged(metered);
         }
+        return slot;
+    }
+
+    private int FindLiveTouch(ReadOnlySpan<byte> key, long nowMs)
+    {
+        int slot = FindLiveNoTouch(key, nowMs);
+        if (slot >= 0) _table.Touch(slot);
         return slot;
     }
 
@@ -87,10 +96,13 @@ internal sealed class Database
         return slot;
     }
 
-    /// <summary>The value of a live key or null; counts a keyspace hit or miss as Redis's lookupKeyRead.</summary>
+    /// <summary>
+    /// The value of a live key or null; counts a keyspace hit or miss as Redis's lookupKeyRead. A
+    /// read does not change the value, so a collection is not marked for re-measuring.
+    /// </summary>
     public object? GetForRead(ReadOnlySpan<byte> key, long nowMs)
     {
-        int slot = FindLive(key, nowMs);
+        int slot = FindLiveTouch(key, nowMs);
         if (slot < 0)
         {
             CountMiss(key);
@@ -177,33 +189,31 @@ internal sealed class Database
     /// <summary>Charges a value that has just been stored here.</summary>
     private void Charge(object value)
     {
-        if (value is MeteredValue metered)
+        if (value.GetType() == typeof(byte[]))
         {
-            metered.Meter = _meter;
-            metered.ChargedBytes = metered.AllocatedBytes();
-            _meter.Bytes += metered.ChargedBytes;
-            // It may be filled right after being stored (a new list, then the push).
-            Owner.MarkChanged(metered);
+            _meter.Bytes += MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
+            return;
         }
-        else
-        {
-            _meter.Bytes += MemoryMeter.ValueBytes(value);
-        }
+        var metered = (MeteredValue)value;
+        metered.Meter = _meter;
+        metered.ChargedBytes = metered.AllocatedBytes();
+        _meter.Bytes += metered.ChargedBytes;
+        // It may be filled right after being stored (a new list, then the push).
+        Owner.MarkChanged(metered);
     }
 
     /// <summary>Takes off what was charged for a value leaving this database (deleted, overwritten, moved).</summary>
     private void Release(object value)
     {
-        if (value is MeteredValue metered)
+        if (value.GetType() == typeof(byte[]))
         {
-            _meter.Bytes -= metered.ChargedBytes;
-            metered.Meter = null;
-            metered.ChargedBytes = 0;
+            _meter.Bytes -= MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
+            return;
         }
-        else
-        {
-            _meter.Bytes -= MemoryMeter.ValueBytes(value);
-        }
+        var metered = (MeteredValue)value;
+        _meter.Bytes -= metered.ChargedBytes;
+        metered.Meter = null;
+        metered.ChargedBytes = 0;
     }
 
     /// <summary>Deletes a live key; false when there was none.</summary>
@@ -309,7 +319,7 @@ internal sealed class Database
         _table = new KeyTable();
         _expiring = new List<int>();
         _expiresCount = 0;
-        _meter = new MemoryMeter(Owner);
+        _meter = new MemoryMeter();
     }
 
     /// <summary>Takes another database's keys (SWAPDB swaps contents, not numbers).</summary>

@@ -51,7 +51,7 @@ internal sealed class KeyTable
     public int Count => _chains.Count;
 
     /// <summary>Bytes per slot: an <see cref="Entry"/>, its access stamp and its bucket.</summary>
-    public const int SlotBytes = 32 + 4 + 4;
+    public static readonly int SlotBytes = Unsafe.SizeOf<Entry>() + sizeof(uint) + sizeof(int);
 
     /// <summary>Slots allocated (the arrays' length).</summary>
     public int Capacity => _entries.Length;

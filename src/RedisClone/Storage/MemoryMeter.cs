@@ -15,14 +15,14 @@ namespace RedisClone.Storage;
 /// <para>
 /// Strings change size only through <see cref="Database"/> (Add, Set, ReplaceValue, RemoveAt), which
 /// adjust the meter at once. Collections are edited in place by the command families; the meter
-/// remembers what it charged each one, a lookup (<see cref="Database.FindLive"/>) marks it as
+/// remembers what it charged each one, a write lookup (<see cref="Database.FindLive"/>) marks it as
 /// possibly changed, and the shard settles the difference under its gate at its next 100 ms tick
 /// (<see cref="ShardStore.SettleMemory"/>): a collection's growth shows within that tick, and its
 /// deletion at once (what was charged is taken off). So the total never drifts, whatever path
 /// changed a value.
 /// </para>
 /// </remarks>
-internal sealed class MemoryMeter(ShardStore owner)
+internal sealed class MemoryMeter
 {
     /// <summary>An array's header on 64-bit .NET: object header, method table, length (padded).</summary>
     public const int ArrayHeader = 24;
@@ -30,23 +30,9 @@ internal sealed class MemoryMeter(ShardStore owner)
     /// <summary>An object's header and method table.</summary>
     public const int ObjectHeader = 16;
 
-    /// <summary>A boxed <c>long</c>.</summary>
-    private const int BoxedLong = 24;
-
     /// <summary>Bytes of keys and values charged to this meter.</summary>
     public long Bytes;
 
-    /// <summary>The shard whose gate guards the values charged here.</summary>
-    public ShardStore Owner { get; } = owner;
-
     /// <summary>An array of <paramref name="length"/> elements of <paramref name="elementSize"/> bytes, as the GC lays it out.</summary>
     public static long ArrayBytes(long length, int elementSize = 1) => ArrayHeader + ((length * elementSize + 7) & ~7L);
-
-    /// <summary>What a stored value holds now (a string's array, a boxed integer, a collection's estimate).</summary>
-    public static long ValueBytes(object value) => value switch
-    {
-        byte[] s => ArrayBytes(s.Length),
-        MeteredValue v => v.AllocatedBytes(),
-        _ => BoxedLong,
-    };
 }

@@ -73,8 +73,9 @@ internal sealed class ShardStore
 
     /// <summary>
     /// Under the shard's gate: charges each collection noted since the last call with what it holds
-    /// now. A collection deleted meanwhile has no meter any more; one moved to another shard is that
-    /// shard's to settle (its gate is not held here), and was charged there when it arrived.
+    /// now. A collection deleted meanwhile has no meter any more; one moved to another shard was
+    /// marked there when it arrived (<see cref="MeteredValue.PendingIn"/> names that shard), and is
+    /// that shard's to settle: only that reference is read here.
     /// </summary>
     public void SettleMemory()
     {
@@ -82,7 +83,6 @@ internal sealed class ShardStore
         {
             if (value.PendingIn != this) continue;
             var meter = value.Meter;
-            if (meter != null && meter.Owner != this) continue; // moved away: not ours to touch now
             value.PendingIn = null;
             if (meter == null) continue; // deleted
             long now = value.AllocatedBytes();
