@@ -178,9 +178,9 @@ internal static class ConnectionCommands
             ctx.Error(MonitorDenied);
             return;
         }
-        if (client.IsMonitor || client.Subscriber == null) return;
+        if (client.IsMonitor) return;
         client.IsMonitor = true;
-        ctx.Server.Monitors.Add(client.Subscriber);
+        ctx.Server.Monitors.Add(client.Subscriber!); // every connection's session has one
         ctx.Reply.Ok();
     }
 
@@ -587,7 +587,7 @@ internal static class ConnectionCommands
 
     /// <summary>Redis's "unknown subcommand or wrong number of arguments for 'x'. Try CLIENT HELP."</summary>
     private static void SubcommandSyntaxError(ref CommandContext ctx)
-        => ctx.Error($"ERR unknown subcommand or wrong number of arguments for '{RespErrors.Truncate(ctx.Arg(1), 128)}'. Try {ctx.ArgString(0).ToUpperInvariant()} HELP.");
+        => ctx.Error(RespErrors.SubcommandSyntax(ctx.Arg(0), ctx.Arg(1)));
 
     /// <summary>Sets the connection name (SETNAME, HELLO SETNAME), or replies the error and returns false.</summary>
     private static bool TrySetName(ref CommandContext ctx, ReadOnlySpan<byte> name)
@@ -666,6 +666,7 @@ internal static class ConnectionCommands
         if (c.InPubSubMode) flags.Append('P');
         if (c.InMulti) flags.Append('x');
         if (c.Blocked != null) flags.Append('b');
+        if (c.WatchDirty) flags.Append('d');
         if (c.CloseAfterReply) flags.Append('c');
         if (c.NoEvict) flags.Append('e');
         if (c.NoTouch) flags.Append('T');
@@ -677,6 +678,10 @@ internal static class ConnectionCommands
         {
             for (int i = 0; i < ctx.ArgCount; i++) argvMem += ctx.Arg(i).Length;
             qbuf += WireSize(ref ctx);
+        }
+        else if (c.Blocked != null)
+        {
+            argvMem = u.ParseBytes; // the blocking command's arguments, held while it waits
         }
         else
         {
@@ -721,19 +726,12 @@ internal static class ConnectionCommands
     /// <summary>The running command's size as a multibulk request: *N, then $len and the bytes of each argument.</summary>
     private static long WireSize(ref CommandContext ctx)
     {
-        long size = 1 + Digits(ctx.ArgCount) + 2;
+        long size = 1 + RedisNumbers.DigitCount(ctx.ArgCount) + 2;
         for (int i = 0; i < ctx.ArgCount; i++)
         {
             int length = ctx.Arg(i).Length;
-            size += 1 + Digits(length) + 2 + length + 2;
+            size += 1 + RedisNumbers.DigitCount(length) + 2 + length + 2;
         }
         return size;
-    }
-
-    private static int Digits(long n)
-    {
-        int digits = 1;
-        while (n >= 10) { n /= 10; digits++; }
-        return digits;
     }
 }

@@ -127,8 +127,7 @@ internal static class DebugCommands
         else UnknownSubcommand(ref ctx);
     }
 
-    private static void UnknownSubcommand(ref CommandContext ctx)
-        => ctx.Error($"ERR unknown subcommand or wrong number of arguments for '{RespErrors.Truncate(ctx.Arg(1), 128)}'. Try DEBUG HELP.");
+    private static void UnknownSubcommand(ref CommandContext ctx) => ctx.Error(RespErrors.SubcommandSyntax(ctx.Arg(0), ctx.Arg(1)));
 
     // ---------------------------------------------------------------- replies for client tests
 
@@ -298,6 +297,12 @@ internal static class DebugCommands
         if (ctx.ArgCount == 5 && (!RedisNumbers.TryParseInt64(ctx.Arg(4), out size) || size < 0))
         {
             ctx.Error(RespErrors.NotPositive);
+            return;
+        }
+        // Redis would try to allocate it and die; no string may be longer than proto-max-bulk-len.
+        if (size > ctx.Server.Config.ProtoMaxBulkLen)
+        {
+            ctx.Error(RespErrors.StringTooLong);
             return;
         }
         // The prefix is a C string to Redis: it ends at the first NUL byte.
@@ -515,7 +520,8 @@ internal static class DebugCommands
     private static void Sleep(ref CommandContext ctx)
     {
         double seconds = ParseDoublePrefix(ctx.Arg(2));
-        if (seconds > 0) Thread.Sleep(TimeSpan.FromTicks((long)Math.Min(seconds * TimeSpan.TicksPerSecond, TimeSpan.MaxValue.Ticks / 2)));
+        // Thread.Sleep takes at most int.MaxValue ms (24.8 days): longer is as good as forever.
+        if (seconds > 0) Thread.Sleep((int)Math.Min(seconds * 1000, int.MaxValue));
         ctx.Reply.Ok();
     }
 

@@ -25,6 +25,8 @@ internal sealed class RecentPeak
     internal void Observe(long value, long second)
     {
         int slot = (int)(second % Slots);
+        // Most calls raise nothing: skip the lock when this second's slot already holds as much.
+        if (Volatile.Read(ref _seconds[slot]) == second && value <= Volatile.Read(ref _values[slot])) return;
         lock (_sync)
         {
             if (_seconds[slot] != second)

@@ -43,7 +43,7 @@ internal static class CommandChecks
             if (sub == null)
             {
                 rejectedDef = def;
-                error = RespErrors.UnknownSubcommand(UpToNul(buffer.Arg(i, 1)), def.Name);
+                error = RespErrors.UnknownSubcommand(RespErrors.UpToNul(buffer.Arg(i, 1)), def.Name);
                 return null;
             }
             def = sub;
@@ -60,18 +60,18 @@ internal static class CommandChecks
             error = $"ERR Can't execute '{def.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
             return null;
         }
+        if (session.IsMonitor && (def.Flags & (CommandFlags.ReadOnly | CommandFlags.Write | CommandFlags.MayReplicate)) != 0)
+        {
+            // Redis keeps a monitor as a replica, and a replica may not touch the keyspace.
+            rejectedDef = def;
+            error = "ERR Replica can't interact with the keyspace";
+            return null;
+        }
         return def;
     }
 
     // Kept out of Check: a lambda capturing the command index there would allocate a closure on
     // every call, not only for unknown commands.
     private static string UnknownCommand(CommandBuffer buffer, int i, int argc)
-        => RespErrors.UnknownCommand(UpToNul(buffer.Arg(i, 0)), a => RespErrors.Latin(UpToNul(buffer.Arg(i, a))), argc);
-
-    /// <summary>Redis prints user arguments into these errors with %s, which stops at a NUL byte.</summary>
-    private static ReadOnlySpan<byte> UpToNul(ReadOnlySpan<byte> text)
-    {
-        int nul = text.IndexOf((byte)0);
-        return nul < 0 ? text : text.Slice(0, nul);
-    }
+        => RespErrors.UnknownCommand(RespErrors.UpToNul(buffer.Arg(i, 0)), a => RespErrors.Latin(RespErrors.UpToNul(buffer.Arg(i, a))), argc);
 }

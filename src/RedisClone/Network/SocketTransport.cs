@@ -40,7 +40,6 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
     private readonly Pipe _output = new(OutputOptions);
     private int _closed;
     private long _sending; // bytes of the send in progress, for CLIENT LIST
-    private readonly int _fd;
     private readonly CancellationTokenSource _closedSource = new();
 
     /// <summary>Canceled once the client is gone (its side closed, or we closed the socket).</summary>
@@ -50,12 +49,12 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
     {
         _socket = socket;
         _stats = stats;
-        _fd = (int)socket.Handle;
+        Fd = (int)socket.SafeHandle.DangerousGetHandle(); // as EpollTransport: Socket.Handle would mark it exposed
     }
 
     public PipeReader Input => _input.Reader;
 
-    public int Fd => _fd;
+    public int Fd { get; }
 
     public ClientBufferUsage Measure()
     {

@@ -48,6 +48,20 @@ internal static class RespErrors
         return $"ERR unknown command '{Truncate(name, 128)}', with args beginning with: {args}";
     }
 
+    /// <summary>
+    /// "unknown subcommand or wrong number of arguments for 'x'. Try CMD HELP." for a container
+    /// command that knows the name but not with this many arguments (or not at all).
+    /// </summary>
+    public static string SubcommandSyntax(ReadOnlySpan<byte> command, ReadOnlySpan<byte> sub)
+        => $"ERR unknown subcommand or wrong number of arguments for '{Truncate(UpToNul(sub), 128)}'. Try {Latin(command).ToUpperInvariant()} HELP.";
+
+    /// <summary>Redis prints user arguments into errors with %s, which stops at a NUL byte.</summary>
+    public static ReadOnlySpan<byte> UpToNul(ReadOnlySpan<byte> text)
+    {
+        int nul = text.IndexOf((byte)0);
+        return nul < 0 ? text : text.Slice(0, nul);
+    }
+
     public static string Truncate(ReadOnlySpan<byte> bytes, int max)
         => Latin(bytes.Length > max ? bytes.Slice(0, max) : bytes);
 

@@ -14,7 +14,9 @@ namespace RedisClone.PubSub;
 /// once: a blocking command when it first runs, not again when a wake-up runs it a second time;
 /// inside EXEC each queued command as it runs, then EXEC itself. Admin commands and those marked
 /// skip-monitor are not shown, as in Redis. <see cref="Active"/> is read on every command, so the
-/// cost with no monitor is one volatile read.
+/// cost with no monitor is one volatile read. Lines reach a monitor through its connection's push
+/// queue, so a monitor that does not read is disconnected at the pubsub output limits; Redis puts
+/// monitors in the normal class, unlimited by default, and lets their replies grow.
 /// </remarks>
 internal sealed class MonitorFeed
 {
@@ -31,7 +33,6 @@ internal sealed class MonitorFeed
     {
         lock (_lock)
         {
-            if (Array.IndexOf(_monitors, monitor) >= 0) return;
             _monitors = [.. _monitors, monitor];
             _active = true;
         }

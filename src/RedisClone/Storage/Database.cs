@@ -194,7 +194,11 @@ internal sealed class Database
             _meter.Bytes += MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
             return;
         }
-        var metered = (MeteredValue)value;
+        if (value is not MeteredValue metered)
+        {
+            _meter.Bytes += MemoryMeter.OtherValueBytes; // a type without its own estimate yet
+            return;
+        }
         metered.Meter = _meter;
         metered.ChargedBytes = metered.AllocatedBytes();
         _meter.Bytes += metered.ChargedBytes;
@@ -210,7 +214,11 @@ internal sealed class Database
             _meter.Bytes -= MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
             return;
         }
-        var metered = (MeteredValue)value;
+        if (value is not MeteredValue metered)
+        {
+            _meter.Bytes -= MemoryMeter.OtherValueBytes;
+            return;
+        }
         _meter.Bytes -= metered.ChargedBytes;
         metered.Meter = null;
         metered.ChargedBytes = 0;

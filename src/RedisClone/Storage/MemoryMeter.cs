@@ -30,6 +30,9 @@ internal sealed class MemoryMeter
     /// <summary>An object's header and method table.</summary>
     public const int ObjectHeader = 16;
 
+    /// <summary>A value of a type that has no estimate of its own (charged and released alike).</summary>
+    public const int OtherValueBytes = ObjectHeader + 8;
+
     /// <summary>Bytes of keys and values charged to this meter.</summary>
     public long Bytes;
 

@@ -127,4 +127,35 @@ public sealed class MonitorTests
         Assert.Equal("+QUEUED\r\n", c.Call("MONITOR"));
         Assert.Equal("*1\r\n-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n", c.Call("EXEC"));
     }
+
+    [Fact]
+    public async Task Monitor_KeyspaceCommands_RefusedAsForAReplica()
+    {
+        await using var server = TestServer.Start(2);
+        using var monitor = server.Connect();
+        Assert.Equal("+OK\r\n", monitor.Call("MONITOR"));
+        monitor.Send("GET", "k");
+        Assert.Equal("-ERR Replica can't interact with the keyspace\r\n", monitor.ReadReply());
+        monitor.Send("PING");
+        Assert.Equal("+PONG\r\n", monitor.ReadReply());
+        Assert.EndsWith("\"PING\"\r\n", monitor.ReadReply()); // its own PING, fed to itself
+    }
+
+    [Fact]
+    public async Task ClientList_WatchedKeyChanged_FlagD_BlockedArgsAreArgvMem()
+    {
+        await using var server = TestServer.Start(2);
+        using var watcher = server.Connect();
+        using var blocked = server.Connect();
+        using var other = server.Connect();
+        var watcherId = Regex.Match(watcher.Call("CLIENT", "ID"), @"\d+").Value;
+        var blockedId = Regex.Match(blocked.Call("CLIENT", "ID"), @"\d+").Value;
+        watcher.Call("WATCH", "mon:w");
+        other.Call("SET", "mon:w", "1");
+        Assert.Matches(" flags=d ", other.Call("CLIENT", "LIST", "ID", watcherId));
+        blocked.Send("BLPOP", "nolist", "0");
+        Blocked.WaitForCount(other, 1);
+        // As Redis: "BLPOP nolist 0" is 12 bytes of arguments, and nothing waits in the query buffer.
+        Assert.Matches(" qbuf=0 .* argv-mem=12 ", other.Call("CLIENT", "LIST", "ID", blockedId));
+    }
 }

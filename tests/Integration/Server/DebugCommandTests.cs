@@ -301,4 +301,16 @@ public class DebugCommandTests : IAsyncLifetime
 
     private static string[] Lines(string arrayOfStatus)
         => arrayOfStatus.Split("\r\n", StringSplitOptions.RemoveEmptyEntries).Skip(1).ToArray();
+
+    [Fact]
+    public void Errors_NulInName_HugePopulateSize()
+    {
+        using var c = _server.Connect();
+        // %s in Redis's error stops at the NUL.
+        Assert.Equal("-ERR unknown subcommand or wrong number of arguments for 'nosuch'. Try DEBUG HELP.\r\n",
+            c.Call(System.Text.Encoding.Latin1.GetBytes("DEBUG"), System.Text.Encoding.Latin1.GetBytes("nosuch\0x")));
+        Assert.Equal("-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n",
+            c.Call("DEBUG", "POPULATE", "1", "huge:", "10000000000"));
+        Assert.Equal(":0\r\n", c.Call("EXISTS", "huge:0"));
+    }
 }
