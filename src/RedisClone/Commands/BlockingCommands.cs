@@ -26,8 +26,13 @@ internal static class BlockingCommands
     public static void BRPopLPush(ref CommandContext ctx)
     {
         if (!TryTimeout(ref ctx, ctx.Arg(3), out long timeoutMs)) return;
-        if (SourceHasData(ref ctx)) ListCommands.RPopLPush(ref ctx); // uses only source and destination
-        else BlockOrNil(ref ctx, 1, 1, timeoutMs);
+        if (!SourceHasData(ref ctx))
+        {
+            BlockOrNil(ref ctx, 1, 1, timeoutMs);
+            return;
+        }
+        ListCommands.RPopLPush(ref ctx); // uses only source and destination
+        if (!ctx.Failed && !ctx.Unchanged) ctx.Propagation?.Rewrite(ctx.DbIndex).Add("RPOPLPUSH"u8).Add(ctx.Arg(1)).Add(ctx.Arg(2));
     }
 
     /// <summary>BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout — LMOVE, waiting while the source is empty.</summary>
@@ -39,8 +44,14 @@ internal static class BlockingCommands
             return;
         }
         if (!TryTimeout(ref ctx, ctx.Arg(5), out long timeoutMs)) return;
-        if (SourceHasData(ref ctx)) ListCommands.LMove(ref ctx); // reads arguments 1 to 4
-        else BlockOrNil(ref ctx, 1, 1, timeoutMs);
+        if (!SourceHasData(ref ctx))
+        {
+            BlockOrNil(ref ctx, 1, 1, timeoutMs);
+            return;
+        }
+        ListCommands.LMove(ref ctx); // reads arguments 1 to 4
+        if (!ctx.Failed && !ctx.Unchanged)
+            ctx.Propagation?.Rewrite(ctx.DbIndex).Add("LMOVE"u8).Add(ctx.Arg(1)).Add(ctx.Arg(2)).Add(ctx.Arg(3)).Add(ctx.Arg(4));
     }
 
     /// <summary>BZPOPMIN key [key ...] timeout — [key, member, score] from the first non-empty sorted set, waiting when none.</summary>
@@ -93,6 +104,7 @@ internal static class BlockingCommands
         {
             ctx.Failed = inner.Failed;
             ctx.Unchanged = inner.Unchanged;
+            ctx.SignalledItself = inner.SignalledItself;
             ctx.Reply.Raw(bytes);
             return;
         }
@@ -144,6 +156,10 @@ internal static class BlockingCommands
             ctx.Reply.Bulk(list.At(at).Text(scratch));
             list.DeleteRange(at, 1);
             ListCommands.ElementsRemoved(ref ctx, db, slot, key, list, head);
+            // As Redis: only the key popped from is signalled, and it propagates as LPOP/RPOP key.
+            ctx.SignalledItself = true;
+            if (db.HasWatchers) db.SignalModified(key);
+            ctx.Propagation?.Rewrite(ctx.DbIndex).Add(head ? "LPOP"u8 : "RPOP"u8).Add(key);
             return;
         }
         BlockOrNil(ref ctx, 1, ctx.ArgCount - 2, timeoutMs);

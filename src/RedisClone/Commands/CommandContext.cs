@@ -54,6 +54,18 @@ internal ref struct CommandContext
     /// </summary>
     public bool Unchanged;
 
+    /// <summary>
+    /// Set by a write that changed only some of its keys and told their WATCHers itself (LMPOP pops
+    /// from one of the keys it names): the dispatcher then signals none, yet the write propagates.
+    /// </summary>
+    public bool SignalledItself;
+
+    /// <summary>
+    /// The propagation log of the running unit, or null when nobody listens (no AOF, no replica,
+    /// no test listener): a handler that rewrites what it propagates builds the rewrite only then.
+    /// </summary>
+    public readonly PropagationLog? Propagation => PropagationLog.Current;
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public readonly ReadOnlySpan<byte> Arg(int index) => _buffer.Arg(_command, index == 0 ? 0 : index + _skip);
 

@@ -233,6 +233,8 @@ internal static class HashCommands
         Store(ref ctx, db, key, hash, field, pos, text);
         ctx.Notify(Ev.Hash, "hincrbyfloat", key);
         ctx.Reply.Bulk(text);
+        // The result, not the increment, as INCRBYFLOAT does.
+        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("HSET"u8).Add(key).Add(field).Add(text);
     }
 
     /// <summary>Writes a computed value to a field found at <paramref name="pos"/> (or absent: -1), creating the key if needed.</summary>

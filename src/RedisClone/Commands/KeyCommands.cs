@@ -71,10 +71,15 @@ internal static class KeyCommands
         for (int i = 1; i < ctx.ArgCount; i++)
         {
             var key = ctx.Arg(i);
-            if (!ctx.Db(key).Delete(key, ctx.NowMs)) continue;
+            var db = ctx.Db(key);
+            if (!db.Delete(key, ctx.NowMs)) continue;
             deleted++;
+            // Only keys that existed are signalled: a WATCH on a missing key survives its DEL.
+            if (db.HasWatchers) db.SignalModified(key);
             ctx.Notify(Ev.Generic, "del", key);
         }
+        ctx.SignalledItself = true;
+        ctx.Unchanged = deleted == 0;
         ctx.Reply.Integer(deleted);
     }
 
@@ -531,6 +536,7 @@ internal static class KeyCommands
         int slot = db.FindLive(key, ctx.NowMs);
         if (slot < 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -545,6 +551,7 @@ internal static class KeyCommands
                 ((flags & ExpireLt) != 0 && hasTtl && when >= current);
             if (refused)
             {
+                ctx.Unchanged = true;
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }
@@ -554,11 +561,18 @@ internal static class KeyCommands
             // A time already past deletes the key (Redis replies 1: the "expire" happened).
             db.RemoveAt(slot);
             ctx.Notify(Ev.Generic, "del", ctx.Arg(1));
+            ctx.Propagation?.Rewrite(ctx.DbIndex).Add(ctx.Server.Config.LazyfreeLazyExpire ? "UNLINK"u8 : "DEL"u8).Add(key);
         }
         else
         {
             db.SetExpire(slot, when);
             ctx.Notify(Ev.Generic, "expire", ctx.Arg(1));
+            // As PEXPIREAT at the absolute time, the options as sent (Redis rewrites arguments 0 and 2 only).
+            if (ctx.Propagation is { } log)
+            {
+                log.Rewrite(ctx.DbIndex).Add("PEXPIREAT"u8).Add(key).Add(when);
+                for (int j = 3; j < ctx.ArgCount; j++) log.Add(ctx.Arg(j));
+            }
         }
         ctx.Reply.Raw(Resp.One);
     }
@@ -608,6 +622,7 @@ internal static class KeyCommands
         int slot = db.FindLive(key, ctx.NowMs);
         if (slot < 0 || db.Table.At(slot).ExpireAt == 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }

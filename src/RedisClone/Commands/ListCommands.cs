@@ -218,8 +218,10 @@ internal static class ListCommands
             list.DeleteRange(head ? 0 : length - n, n);
             ElementsRemoved(ref ctx, db, slot, key, list, head);
             // Redis signals only the key it popped from, not every key named: WATCHes on the others hold.
-            ctx.Unchanged = true;
+            ctx.SignalledItself = true;
             if (db.HasWatchers) db.SignalModified(key);
+            // Propagates as LPOP/RPOP key count (BLMPOP too: it runs this on its arguments after the timeout).
+            ctx.Propagation?.Rewrite(ctx.DbIndex).Add(head ? "LPOP"u8 : "RPOP"u8).Add(key).Add(n);
             return;
         }
         ctx.Unchanged = true;

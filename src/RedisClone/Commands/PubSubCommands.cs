@@ -30,12 +30,19 @@ internal static class PubSubCommands
     public static void SUnsubscribe(ref CommandContext ctx) => UnsubscribeAll(ref ctx, Kind.Shard);
 
     /// <summary>PUBLISH channel message — the number of clients that received it.</summary>
+    /// <remarks>Replicas receive it too (not the AOF), so their subscribers hear it, as Redis does without cluster mode.</remarks>
     public static void Publish(ref CommandContext ctx)
-        => ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard: false));
+    {
+        ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard: false));
+        ctx.Propagation?.Force(Storage.PropagationTarget.Replicas);
+    }
 
     /// <summary>SPUBLISH shardchannel message.</summary>
     public static void SPublish(ref CommandContext ctx)
-        => ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard: true));
+    {
+        ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard: true));
+        ctx.Propagation?.Force(Storage.PropagationTarget.Replicas);
+    }
 
     /// <summary>PUBSUB CHANNELS [pattern].</summary>
     public static void Channels(ref CommandContext ctx) => ListChannels(ref ctx, shard: false);

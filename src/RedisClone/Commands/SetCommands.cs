@@ -168,7 +168,9 @@ internal static class SetCommands
         Span<byte> scratch = stackalloc byte[RedisSet.ScratchSize];
         int position = set.RandomPosition(Random.Shared);
         // Reply before removing: the member may point into storage the removal reuses.
-        ctx.Reply.Bulk(set.MemberAt(position, scratch));
+        var popped = set.MemberAt(position, scratch);
+        ctx.Reply.Bulk(popped);
+        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("SREM"u8).Add(key).Add(popped);
         set.RemoveAt(position);
         ctx.Notify(Ev.Set, "spop", key);
         if (set.Count == 0)
@@ -221,8 +223,14 @@ internal static class SetCommands
             WriteMembers(ctx.Reply, whole);
             db.RemoveAt(slot);
             ctx.Notify(Ev.Generic, "del", key);
+            ctx.Propagation?.Rewrite(ctx.DbIndex).Add(ctx.Server.Config.LazyfreeLazyServerDel ? "UNLINK"u8 : "DEL"u8).Add(key);
             return;
         }
+
+        // The popped members propagate as SREMs of at most 1024 members each, as Redis's do.
+        var log = ctx.Propagation;
+        log?.Prevent();
+        int inBatch = 0;
 
         var random = Random.Shared;
         Span<byte> scratch = stackalloc byte[RedisSet.ScratchSize];
@@ -234,9 +242,12 @@ internal static class SetCommands
             for (long i = 0; i < count; i++)
             {
                 int position = set.RandomPosition(random);
-                ctx.Reply.Bulk(set.MemberAt(position, scratch));
+                var popped = set.MemberAt(position, scratch);
+                ctx.Reply.Bulk(popped);
+                if (log != null) LogSrem(log, ctx.DbIndex, key, popped, ref inBatch);
                 set.RemoveAt(position);
             }
+            log?.Close();
             return;
         }
         var survivors = set.IsIntset ? RedisSet.CreateIntset() : RedisSet.CreateListpack();
@@ -247,7 +258,23 @@ internal static class SetCommands
             set.RemoveAt(position);
         }
         WriteMembers(ctx.Reply, set);
+        if (log != null)
+        {
+            int position = 0;
+            while (set.Next(ref position, scratch, out var popped)) LogSrem(log, ctx.DbIndex, key, popped, ref inBatch);
+            log.Close();
+        }
         db.ReplaceValue(slot, survivors); // keeps the TTL, as Redis's dbReplaceValue does
+    }
+
+    private const int SremBatch = 1024;
+
+    /// <summary>Adds a popped member to the SREM being logged, starting a new one every <see cref="SremBatch"/> members.</summary>
+    private static void LogSrem(PropagationLog log, int db, ReadOnlySpan<byte> key, ReadOnlySpan<byte> member, ref int inBatch)
+    {
+        if (inBatch == 0) log.Also(db).Add("SREM"u8).Add(key);
+        log.Add(member);
+        if (++inBatch == SremBatch) inBatch = 0;
     }
 
     /// <summary>
@@ -426,7 +453,7 @@ internal static class SetCommands
         {
             // The destination already held the member, so only the source changed: Redis signals
             // just that key, and a WATCH on the destination holds.
-            ctx.Unchanged = true;
+            ctx.SignalledItself = true;
             if (sourceDb.HasWatchers) sourceDb.SignalModified(source);
         }
         ctx.Reply.Raw(Resp.One);

@@ -842,12 +842,14 @@ internal static class SortedSetCommands
         var w = ctx.Reply;
         if (zset == null)
         {
+            ctx.Unchanged = true;
             if (nilWhenEmpty) w.NullArray();
             else w.Raw(Resp.EmptyArray);
             return;
         }
         if (count == 0)
         {
+            ctx.Unchanged = true;
             w.Raw(Resp.EmptyArray);
             return;
         }
@@ -883,6 +885,16 @@ internal static class SortedSetCommands
         {
             db!.RemoveAt(slot);
             ctx.Notify(Ev.Generic, "del", ctx.Arg(keyAt));
+        }
+        if (!emitKey) return; // ZPOPMIN/ZPOPMAX propagate as sent
+        // Of several keys only the one popped from changed. BZPOPMIN/BZPOPMAX propagate as
+        // ZPOPMIN/ZPOPMAX key, ZMPOP and BZMPOP as ZPOPMIN/ZPOPMAX key count.
+        ctx.SignalledItself = true;
+        if (db!.HasWatchers) db.SignalModified(ctx.Arg(keyAt));
+        if (ctx.Propagation is { } log)
+        {
+            log.Rewrite(ctx.DbIndex).Add(max ? "ZPOPMAX"u8 : "ZPOPMIN"u8).Add(ctx.Arg(keyAt));
+            if (nested) log.Add(n);
         }
     }
 

@@ -127,6 +127,25 @@ internal static class StringCommands
             if (expireArg > 0) ctx.Notify(Ev.Generic, "expire", key);
         }
         if ((flags & OptGet) == 0) ctx.Reply.Ok();
+        if (ctx.Propagation is { } log) PropagateSet(ref ctx, log, flags, expireArg > 0, expireAt);
+    }
+
+    /// <summary>
+    /// What SET propagates (Redis 7): with a relative expire, or EXAT, "SET key value PXAT ms" (an
+    /// absolute time, so a replica or an AOF replayed later expires the key at the same moment);
+    /// otherwise the command as sent, less its GET arguments (a replica has no one to answer).
+    /// </summary>
+    private static void PropagateSet(ref CommandContext ctx, PropagationLog log, int flags, bool expires, long expireAt)
+    {
+        if (expires)
+        {
+            if ((flags & OptPxAt) == 0) log.Rewrite(ctx.DbIndex).Add("SET"u8).Add(ctx.Arg(1)).Add(ctx.Arg(2)).Add("PXAT"u8).Add(expireAt);
+            return;
+        }
+        if ((flags & OptGet) == 0) return;
+        log.Rewrite(ctx.DbIndex);
+        for (int i = 0; i < ctx.ArgCount; i++)
+            if (i < 3 || !ctx.ArgIs(i, "GET")) log.Add(ctx.Arg(i));
     }
 
     /// <summary>SETNX key value — 1 if the key was set, 0 if it already existed.</summary>
@@ -160,6 +179,7 @@ internal static class StringCommands
         ctx.Notify(Ev.String, "set", key);
         ctx.Notify(Ev.Generic, "expire", key);
         ctx.Reply.Ok();
+        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("SET"u8).Add(key).Add(ctx.Arg(3)).Add("PXAT"u8).Add(expireAt);
     }
 
     /// <summary>GETSET key value — the old value or nil; sets the new one and clears any TTL.</summary>
@@ -171,6 +191,7 @@ internal static class StringCommands
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
         StoreString(db, slot, key, ctx.Arg(2), 0, keepTtl: false);
         ctx.Notify(Ev.String, "set", key);
+        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("SET"u8).Add(key).Add(ctx.Arg(2));
     }
 
     /// <summary>GETDEL key — the value or nil; deletes the key when it held a string.</summary>
@@ -180,9 +201,14 @@ internal static class StringCommands
         var db = ctx.Db(key);
         int slot = FindForRead(db, key, ctx.NowMs);
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
-        if (slot < 0) return;
+        if (slot < 0)
+        {
+            ctx.Unchanged = true;
+            return;
+        }
         db.RemoveAt(slot);
         ctx.Notify(Ev.Generic, "del", key);
+        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("DEL"u8).Add(key);
     }
 
     /// <summary>
@@ -213,23 +239,32 @@ internal static class StringCommands
         long expireAt = 0;
         if (expireArg > 0 && !TryParseExpire(ref ctx, expireArg, flags, InvalidExpireGetEx, out expireAt)) return;
         ctx.Reply.Bulk(value);
+        // GETEX propagates as what it did: DEL (UNLINK with lazyfree-lazy-expire), PEXPIREAT or
+        // PERSIST; GETEX without an option, or PERSIST of a key without a TTL, changed nothing.
         if (expireArg > 0)
         {
             if (expireAt <= ctx.NowMs)
             {
                 db.RemoveAt(slot);
                 ctx.Notify(Ev.Generic, "del", key);
+                ctx.Propagation?.Rewrite(ctx.DbIndex).Add(ctx.Server.Config.LazyfreeLazyExpire ? "UNLINK"u8 : "DEL"u8).Add(key);
             }
             else
             {
                 db.SetExpire(slot, expireAt);
                 ctx.Notify(Ev.Generic, "expire", key);
+                ctx.Propagation?.Rewrite(ctx.DbIndex).Add("PEXPIREAT"u8).Add(key).Add(expireAt);
             }
         }
-        else if ((flags & OptPersist) != 0)
+        else if ((flags & OptPersist) != 0 && db.Table.At(slot).ExpireAt != 0)
         {
-            if (db.Table.At(slot).ExpireAt != 0) ctx.Notify(Ev.Generic, "persist", key);
+            ctx.Notify(Ev.Generic, "persist", key);
             db.SetExpire(slot, 0);
+            ctx.Propagation?.Rewrite(ctx.DbIndex).Add("PERSIST"u8).Add(key);
+        }
+        else
+        {
+            ctx.Unchanged = true;
         }
     }
 
@@ -384,6 +419,8 @@ internal static class StringCommands
         StoreString(db, slot, key, text, expireAt: 0, keepTtl: true);
         ctx.Notify(Ev.String, "incrbyfloat", key);
         ctx.Reply.Bulk(text);
+        // The result, not the increment: float formatting can never make a replica disagree.
+        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("SET"u8).Add(key).Add(text).Add("KEEPTTL"u8);
     }
 
     // ---------------------------------------------------------------- APPEND, STRLEN, ranges

@@ -108,6 +108,10 @@ internal sealed partial class BatchExecutor
         {
             reply.ArrayHeader(defs.Count);
             session.InExec = true;
+            // One propagation unit for the whole queue: its writes go out as MULTI ... EXEC when
+            // there are several, alone when there is one, not at all when there are none (as Redis 7).
+            var listener = _server.PropagationListener;
+            var log = listener != null ? Storage.PropagationLog.Enter(listener) : null;
             try
             {
                 for (int j = 0; j < defs.Count; j++) CommandRunner.Run(_server, session, queue, j, defs[j], sink, _nowMs);
@@ -115,6 +119,7 @@ internal sealed partial class BatchExecutor
             finally
             {
                 session.InExec = false;
+                log?.Exit();
             }
         }
         TransactionCommands.UnwatchAll(_server, session);

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Server;
+using RedisClone.Storage;
 
 namespace RedisClone.Execution;
 
@@ -29,20 +30,52 @@ internal static class CommandRunner
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
         long start = timed ? Stopwatch.GetTimestamp() : 0;
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
+        var listener = server.PropagationListener;
+        PropagationLog? log = null;
+        PropagationLog.SavedCommand saved = default;
+        if (listener != null)
+        {
+            log = PropagationLog.Enter(listener);
+            if (log.Outermost && (def.Handler == KeyCommands.Scan || def.Handler == KeyCommands.RandomKey)) log.NoTransaction();
+            saved = log.BeginCommand();
+        }
         try
         {
-            def.Handler(ref ctx);
+            try
+            {
+                def.Handler(ref ctx);
+            }
+            catch (Exception ex) when (ex is not OutOfMemoryException)
+            {
+                ctx.Error("ERR " + ex.Message);
+            }
+            if (log != null) LogPropagation(log, ref ctx, buffer, i, def, saved);
         }
-        catch (Exception ex) when (ex is not OutOfMemoryException)
+        finally
         {
-            ctx.Error("ERR " + ex.Message);
+            log?.Exit();
         }
         server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
-        if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged
+        if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged && !ctx.SignalledItself
             && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0))
             SignalModifiedKeys(server, session, buffer, i, def, ctx.DbIndex, nowMs);
         if (monitor && server.Monitors.Active) FeedMonitors(server, session, buffer, i, def);
         return !ctx.Failed;
+    }
+
+    /// <summary>
+    /// Logs what the command propagates, as Redis's call() does: its rewrite, or its arguments as sent,
+    /// when it is a write that changed the dataset (or it forced propagation); nothing otherwise.
+    /// </summary>
+    private static void LogPropagation(PropagationLog log, ref CommandContext ctx, CommandBuffer buffer, int i,
+        CommandDef def, PropagationLog.SavedCommand saved)
+    {
+        bool changed = (def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged;
+        if (!log.EndCommand(changed, saved, out var target)) return;
+        log.Also(ctx.DbIndex, target);
+        int argc = buffer.ArgCount(i);
+        for (int a = 0; a < argc; a++) log.Add(buffer.Arg(i, a));
+        log.Close();
     }
 
     /// <summary>Shows a command that ran to MONITOR clients, unless Redis keeps it from them.</summary>

@@ -4,6 +4,7 @@ using System.Net.Sockets;
 using RedisClone.Commands;
 using RedisClone.Network;
 using RedisClone.Sharding;
+using RedisClone.Storage;
 
 namespace RedisClone.Server;
 
@@ -31,7 +32,10 @@ internal sealed class RedisServer : IAsyncDisposable
         Shards = new ShardSet(options.Shards, options.Databases);
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyExpired = (db, key) =>
+            {
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.Expired, "expired", key, db);
+                PropagateExpired(db, key);
+            };
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyMissed = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.KeyMiss, "keymiss", key, db);
@@ -72,6 +76,43 @@ internal sealed class RedisServer : IAsyncDisposable
     public Task Stopped => _stopped.Task;
 
     public long NextClientId() => Interlocked.Increment(ref _nextClientId);
+
+    /// <summary>
+    /// Receives every write as Redis replicates it (the AOF and replicas will; tests do now), or null.
+    /// Set before clients connect.
+    /// </summary>
+    public IPropagationListener? PropagationListener
+    {
+        get => Volatile.Read(ref _propagationListener);
+        set => Volatile.Write(ref _propagationListener, value);
+    }
+    private IPropagationListener? _propagationListener;
+
+    /// <summary>
+    /// A key removed because it expired goes to replicas as DEL (UNLINK with lazyfree-lazy-expire):
+    /// inside the unit of the command that found it, or as a unit of its own (the active cycle).
+    /// </summary>
+    private void PropagateExpired(int db, byte[] key)
+    {
+        bool unlink = Config.LazyfreeLazyExpire;
+        var log = PropagationLog.Current;
+        if (log != null)
+        {
+            log.Deleted(db, key, unlink);
+            return;
+        }
+        var listener = PropagationListener;
+        if (listener == null) return;
+        log = PropagationLog.Enter(listener);
+        try
+        {
+            log.Deleted(db, key, unlink);
+        }
+        finally
+        {
+            log.Exit();
+        }
+    }
 
     /// <summary>Keys watched by all clients: write commands skip WATCH bookkeeping while it is 0.</summary>
     public int WatchedKeyCount;

@@ -38,7 +38,12 @@ internal sealed class Shard : IDisposable
     public ShardStore Store { get; }
 
     /// <summary>Set by the server: the active expiry cycle runs only when enabled.</summary>
-    public bool ActiveExpiry { get; set; } = true;
+    public bool ActiveExpiry
+    {
+        get => Volatile.Read(ref _activeExpiry);
+        set => Volatile.Write(ref _activeExpiry, value);
+    }
+    private bool _activeExpiry = true;
 
     /// <summary>
     /// DEBUG PAUSE-CRON: while set, the periodic work (LRU clock, active expiry) is skipped, as

@@ -93,6 +93,8 @@ internal sealed class ConfigRegistry
     private static readonly int ProtectedConfigsIndex = IndexOf("enable-protected-configs");
     private static readonly int ReplBacklogSizeIndex = IndexOf("repl-backlog-size");
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
+    private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
+    private static readonly int LazyServerDelIndex = IndexOf("lazyfree-lazy-server-del");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
     private static readonly int OutputBufferLimitIndex = IndexOf("client-output-buffer-limit");
     private static readonly int HashEntriesIndex = IndexOf("hash-max-listpack-entries");
@@ -161,6 +163,12 @@ internal sealed class ConfigRegistry
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
 
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
+
+    /// <summary>lazyfree-lazy-expire: keys removed because they expired propagate as UNLINK instead of DEL.</summary>
+    public bool LazyfreeLazyExpire => Volatile.Read(ref _numbers[LazyExpireIndex]) != 0;
+
+    /// <summary>lazyfree-lazy-server-del: keys the server deletes itself (SPOP of a whole set) propagate as UNLINK.</summary>
+    public bool LazyfreeLazyServerDel => Volatile.Read(ref _numbers[LazyServerDelIndex]) != 0;
 
     // Parsed from the setting's text, and replaced as a whole (one reference) when the text changes.
     private sealed record OutputLimits(string Source, long Hard, long Soft, int Seconds);

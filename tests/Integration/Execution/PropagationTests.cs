@@ -1,0 +1,168 @@
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Execution;
+
+/// <summary>
+/// The propagation hook: each write reaches the listener as Redis replicates it (its effects, not the
+/// command as sent), compared with what redis-server sends a replica for the same script.
+/// </summary>
+public sealed class PropagationTests
+{
+    [RedisFact]
+    public void Write_AsSent_PropagatesVerbatim()
+        => PropagationDifferential.AssertSame("SET k v", "LPUSH l a b", "HSET h f v", "SADD s x", "ZADD z 1 m", "INCR n", "APPEND k w");
+
+    [RedisFact]
+    public void WriteThatChangesNothing_PropagatesNothing()
+        => PropagationDifferential.AssertSame("SET k v", "SETNX k w", "DEL missing", "SADD s x", "SADD s x",
+            "EXPIRE missing 10", "SET k2 v NX", "SET k v XX GET", "SREM s nope", "LPUSHX nolist a", "HDEL h nope", "PERSIST k");
+
+    [RedisFact]
+    public void ReadCommand_PropagatesNothing()
+        => PropagationDifferential.AssertSame("SET k v", "GET k", "EXISTS k", "TTL k", "LRANGE l 0 -1");
+
+    [RedisFact]
+    public void SetWithRelativeExpire_PropagatesAsSetPxat()
+        => PropagationDifferential.AssertSame("SET k v EX 100", "SET k v PX 100000", "SETEX k2 100 v", "PSETEX k3 100000 v",
+            "SET k4 v EXAT 99999999999", "SET k5 v PXAT 99999999999999", "SET k6 v NX EX 100 GET", "SET k7 v KEEPTTL");
+
+    [RedisFact]
+    public void SetGet_PropagatesWithoutGet()
+        => PropagationDifferential.AssertSame("SET k v", "SET k w GET", "SET k x XX GET");
+
+    [RedisFact]
+    public void ExpireFamily_PropagatesAsPexpireat()
+        => PropagationDifferential.AssertSame("SET k v", "EXPIRE k 100", "PEXPIRE k 100000", "EXPIREAT k 99999999999",
+            "PEXPIREAT k 99999999999999", "EXPIRE k 200 GT", "EXPIRE k 100 NX", "PERSIST k");
+
+    [RedisFact]
+    public void ExpireInThePast_PropagatesAsDel()
+        => PropagationDifferential.AssertSame("SET k v", "EXPIRE k -1", "SET k2 v", "PEXPIREAT k2 1", "SET k3 v", "GETEX k3 PXAT 1");
+
+    [RedisFact]
+    public void GetEx_PropagatesAsPexpireatOrPersist()
+        => PropagationDifferential.AssertSame("SET k v", "GETEX k", "GETEX k EX 100", "GETEX k PERSIST", "GETEX k PERSIST", "GETDEL k", "GETDEL k");
+
+    [RedisFact]
+    public void IncrByFloat_PropagatesAsSetKeepTtl()
+        => PropagationDifferential.AssertSame("SET n 1.5", "INCRBYFLOAT n 0.25", "INCRBYFLOAT m 3", "HINCRBYFLOAT h f 1.5", "GETSET n 7");
+
+    [RedisFact]
+    public void SPop_PropagatesAsSremOrDel()
+        => PropagationDifferential.AssertSame("SADD one a", "SPOP one", "SADD few a b c", "SPOP few 5", "SADD s2 x", "SPOP s2 1", "SPOP missing");
+
+    [RedisFact]
+    public void Transaction_WrapsItsWritesInMultiExec()
+        => PropagationDifferential.AssertSame("MULTI", "SET a 1", "INCR a", "GET a", "EXEC");
+
+    [RedisFact]
+    public void TransactionWithOneWrite_PropagatesItAlone()
+        => PropagationDifferential.AssertSame("MULTI", "GET a", "SET a 1", "EXEC");
+
+    [RedisFact]
+    public void TransactionWithoutWrites_PropagatesNothing()
+        => PropagationDifferential.AssertSame("MULTI", "GET a", "SETNX b 1", "SETNX b 2", "EXEC", "MULTI", "DISCARD");
+
+    [RedisFact]
+    public void ExpiredKeyFoundByRead_PropagatesDel()
+        => PropagationDifferential.AssertSame("SET k v PX 1", "!sleep 20", "GET k");
+
+    [RedisFact]
+    public void ExpiredKeyFoundByWrite_PropagatesDelThenTheWriteInMultiExec()
+        => PropagationDifferential.AssertSame("SET k v PX 1", "!sleep 20", "SET k w");
+
+    [RedisFact]
+    public void BlockingPopServedAtOnce_PropagatesAsPop()
+        => PropagationDifferential.AssertSame("RPUSH l a b c", "BLPOP l 0", "BRPOP l 0", "RPUSH l2 x", "BLMOVE l l2 LEFT RIGHT 0",
+            "BRPOPLPUSH l2 l 0", "ZADD z 1 a 2 b", "BZPOPMIN z 0", "BZPOPMAX z 0");
+
+    [RedisFact]
+    public void MPop_PropagatesAsPopWithCount()
+        => PropagationDifferential.AssertSame("RPUSH l a b c", "LMPOP 1 l LEFT COUNT 2", "BLMPOP 0 1 l RIGHT",
+            "ZADD z 1 a 2 b 3 c", "ZMPOP 1 z MIN COUNT 2", "BZMPOP 0 1 z MAX");
+
+    [RedisFact]
+    public void Publish_PropagatesToReplicas()
+        => PropagationDifferential.AssertSame("PUBLISH ch hello", "SPUBLISH sch hi");
+
+    [RedisFact]
+    public void SPopManyMembers_PropagatesSremBatchesInMultiExec()
+    {
+        var add = new List<string> { "SADD", "big" };
+        for (int i = 0; i < 3000; i++) add.Add("m" + i);
+        // Removing all but a few leaves Redis's third case (survivors copied out); the popped
+        // members differ between servers, so compare the shape: how many SREMs of how many members.
+        var lines = PropagationDifferential.Propagated(string.Join(' ', add), "SPOP big 2990");
+        Assert.Equal(["MULTI", "SREM 1024", "SREM 1024", "SREM 942", "EXEC"],
+            lines.Skip(1).Select(l => l.StartsWith("9 SREM") ? "SREM " + (l.Split(' ').Length - 3) : l));
+        lines = PropagationDifferential.Propagated(string.Join(' ', add), "SPOP big 10");
+        Assert.Equal(["SREM 10"], lines.Skip(1).Select(l => "SREM " + (l.Split(' ').Length - 3)));
+    }
+
+    [RedisFact]
+    public void Flush_PropagatesEvenWhenEmpty()
+        => PropagationDifferential.AssertSame("FLUSHDB", "FLUSHALL");
+
+    [Fact]
+    public void ExpiredKeyFoundByWrite_OwnListener_SeesDelBeforeWrite()
+    {
+        var lines = PropagationDifferential.Propagated("SET k v PX 1", "!sleep 20", "SET k w");
+        Assert.Equal(["9 SET k v PXAT <ms>", "MULTI", "9 DEL k", "9 SET k w", "EXEC"], lines);
+    }
+
+    [Fact]
+    public async Task BlockedPopServedByPush_PropagatesThePushThenThePop()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        var recorder = new PropagationRecorder();
+        server.Server.PropagationListener = recorder;
+        using var waiter = server.Connect();
+        using var zwaiter = server.Connect();
+        using var pusher = server.Connect();
+        Blocked.Send(waiter, pusher, "BLMOVE", "src", "dst", "RIGHT", "LEFT", "0");
+        Blocked.Send(zwaiter, pusher, "BZPOPMAX", "z1", "z2", "0");
+        pusher.Call("MULTI");
+        pusher.Call("RPUSH", "src", "a", "b");
+        pusher.Call("ZADD", "z2", "1", "m");
+        pusher.Call("EXEC");
+        Assert.Equal("$1\r\nb\r\n", waiter.ReadReply());
+        Assert.StartsWith("*3\r\n$2\r\nz2\r\n", zwaiter.ReadReply());
+        // Redis serves blocked clients after the unit that fed them: the transaction goes out first,
+        // then each served command as the non-blocking command it amounts to.
+        // The two waiters are separate clients, served in either order.
+        var lines = recorder.Take();
+        Assert.Equal(["MULTI", "0 RPUSH src a b", "0 ZADD z2 1 m", "EXEC"], lines.Take(4));
+        Assert.Equal(["0 LMOVE src dst RIGHT LEFT", "0 ZPOPMAX z2"], lines.Skip(4).Order());
+    }
+
+    [Fact]
+    public async Task KeyRemovedByActiveExpiry_PropagatesDelAsItsOwnUnit()
+    {
+        await using var server = TestServer.Start(shards: 2);
+        var recorder = new PropagationRecorder();
+        server.Server.PropagationListener = recorder;
+        using var c = server.Connect();
+        c.Call("SET", "gone", "v", "PX", "1");
+        c.Call("SET", "kept", "v");
+        await Eventually.WaitFor(() => c.Call("DBSIZE") == ":1\r\n", () => "the active cycle removes the expired key");
+        Assert.Equal(["0 SET gone v PXAT <ms>", "0 SET kept v", "0 DEL gone"],
+            recorder.Take().Select(l => System.Text.RegularExpressions.Regex.Replace(l, @"\d{13,}", "<ms>")));
+    }
+
+    [Fact]
+    public async Task LazyfreeLazyExpire_PropagatesExpiredKeysAsUnlink()
+    {
+        await using var server = TestServer.Start(2, "--lazyfree-lazy-expire", "yes", "--enable-debug-command", "yes");
+        var recorder = new PropagationRecorder();
+        server.Server.PropagationListener = recorder;
+        using var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("DEBUG", "SET-ACTIVE-EXPIRE", "0"));
+        c.Call("SET", "k", "v");
+        c.Call("EXPIRE", "k", "-1");
+        c.Call("SET", "k2", "v", "PX", "1");
+        Thread.Sleep(20);
+        c.Call("GET", "k2");
+        Assert.Equal(["0 SET k v", "0 UNLINK k", "0 SET k2 v PXAT <ms>", "0 UNLINK k2"],
+            recorder.Take().Select(l => System.Text.RegularExpressions.Regex.Replace(l, @"\d{13,}", "<ms>")));
+    }
+}

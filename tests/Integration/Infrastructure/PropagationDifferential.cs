@@ -1,0 +1,130 @@
+using System.Text;
+using System.Text.RegularExpressions;
+
+namespace RedisClone.Tests.Infrastructure;
+
+/// <summary>
+/// Runs a script of commands against RedisClone (with a <see cref="PropagationRecorder"/> attached)
+/// and against a redis-server read through its replication link (<see cref="ReplicaStream"/>), and
+/// asserts that both propagate the same commands: what an AOF or a replica would receive.
+/// </summary>
+/// <remarks>
+/// Both servers run with active expiry off, so keys expire only when a command finds them. Scripts
+/// run in database 9, flushed first. A line "!sleep N" waits N ms. Unix times in ms (13 digits and
+/// more) are compared as "&lt;ms&gt;", as the two servers' clocks differ by the time between calls.
+/// </remarks>
+internal static class PropagationDifferential
+{
+    private const string FenceKey = "propagation:fence";
+    private static readonly SemaphoreSlim Gate = new(1, 1);
+    private static readonly Lazy<Ours> OurServer = new(StartOurs);
+    private static readonly Lazy<Theirs> TheirServer = new(StartTheirs);
+
+    private sealed record Ours(TestServer Server, PropagationRecorder Recorder);
+
+    private sealed record Theirs(ReferenceRedis Server, ReplicaStream Stream);
+
+    private static Ours StartOurs()
+    {
+        var server = TestServer.Start(4, "--enable-debug-command", "yes");
+        var recorder = new PropagationRecorder();
+        server.Server.PropagationListener = recorder;
+        using var c = server.Connect();
+        string reply = c.Call("DEBUG", "SET-ACTIVE-EXPIRE", "0");
+        if (reply != "+OK\r\n") throw new InvalidOperationException("DEBUG SET-ACTIVE-EXPIRE 0 answered " + reply);
+        return new Ours(server, recorder);
+    }
+
+    private static Theirs StartTheirs()
+    {
+        var dir = Directory.CreateTempSubdirectory("redisclone-propagation-").FullName;
+        var server = ReferenceRedis.StartOrNull($"--dir {dir} --repl-diskless-sync no --enable-debug-command yes")
+            ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
+        var stream = ReplicaStream.Attach(server.Port);
+        using var c = server.Connect();
+        string reply = c.Call("DEBUG", "SET-ACTIVE-EXPIRE", "0");
+        if (reply != "+OK\r\n") throw new InvalidOperationException("redis-server: DEBUG SET-ACTIVE-EXPIRE 0 answered " + reply);
+        return new Theirs(server, stream);
+    }
+
+    /// <summary>Each line is one command, arguments separated by spaces.</summary>
+    public static void AssertSame(params string[] script)
+        => AssertSame(script.Select(Differential.SplitLine).ToArray());
+
+    public static void AssertSame(params string[][] script)
+    {
+        var (ours, theirs) = Run(script);
+        Assert.True(ours.SequenceEqual(theirs),
+            $"propagated commands differ from redis-server's replication stream\n  redis:      {string.Join(" | ", theirs)}\n  redisclone: {string.Join(" | ", ours)}");
+    }
+
+    /// <summary>Runs the script on RedisClone only and returns what it propagated (normalised).</summary>
+    public static List<string> Propagated(params string[] script)
+        => RunOurs(script.Select(Differential.SplitLine).ToArray());
+
+    private static (List<string> Ours, List<string> Theirs) Run(string[][] script)
+    {
+        Gate.Wait();
+        try
+        {
+            var reference = TheirServer.Value;
+            List<string> theirs;
+            using (var c = reference.Server.Connect())
+            {
+                c.Call("SELECT", "9");
+                c.Call("FLUSHDB");
+                Fence(c, reference.Stream);
+                foreach (var cmd in script) Execute(c, cmd);
+                theirs = Fence(c, reference.Stream);
+            }
+            var ours = RunOursLocked(OurServer.Value, script);
+            return (ours, theirs.Select(Normalise).ToList());
+        }
+        finally
+        {
+            Gate.Release();
+        }
+    }
+
+    private static List<string> RunOurs(string[][] script)
+    {
+        Gate.Wait();
+        try
+        {
+            return RunOursLocked(OurServer.Value, script);
+        }
+        finally
+        {
+            Gate.Release();
+        }
+    }
+
+    private static List<string> RunOursLocked(Ours pair, string[][] script)
+    {
+        using var c = pair.Server.Connect();
+        c.Call("SELECT", "9");
+        c.Call("FLUSHDB");
+        pair.Recorder.Take();
+        foreach (var cmd in script) Execute(c, cmd);
+        return pair.Recorder.Take().Select(Normalise).ToList();
+    }
+
+    private static void Execute(RespClient c, string[] cmd)
+    {
+        if (cmd[0] == "!sleep")
+        {
+            Thread.Sleep(int.Parse(cmd[1]));
+            return;
+        }
+        c.Call(cmd);
+    }
+
+    /// <summary>Sends the fence from another connection and returns what the stream carried before it.</summary>
+    private static List<string> Fence(RespClient c, ReplicaStream stream)
+    {
+        c.Call("SET", FenceKey, "1");
+        return stream.ReadUntilFence(FenceKey);
+    }
+
+    private static string Normalise(string line) => Regex.Replace(line, @"(?<=\s)\d{13,}(?=\s|$)", "<ms>");
+}
