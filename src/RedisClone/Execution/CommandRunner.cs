@@ -35,7 +35,7 @@ internal static class CommandRunner
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {
-            ctx.Error("ERR " + ex.Message);
+            ctx.Error(RespErrors.Err(ex.Message));
         }
         server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged
