@@ -13,9 +13,6 @@ namespace RedisClone.Commands;
 /// </summary>
 internal static class BlockingCommands
 {
-    private static ReadOnlySpan<byte> TimeoutNotFloat => "-ERR timeout is not a float or out of range\r\n"u8;
-    private static ReadOnlySpan<byte> UnblockReason => "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n"u8;
-
     /// <summary>BLPOP key [key ...] timeout — [key, element] from the first non-empty list, waiting when all are empty.</summary>
     public static void BLPop(ref CommandContext ctx) => PopFirst(ref ctx, head: true);
 
@@ -126,7 +123,7 @@ internal static class BlockingCommands
             if (ctx.ArgIs(3, "ERROR")) reason = BlockedClient.UnblockedError;
             else if (!ctx.ArgIs(3, "TIMEOUT"))
             {
-                ctx.Error(UnblockReason);
+                ctx.Error(RespErrors.UnblockReason);
                 return;
             }
         }
@@ -196,7 +193,7 @@ internal static class BlockingCommands
         timeoutMs = 0;
         if (!RedisNumbers.TryParseDouble(arg, out double seconds))
         {
-            ctx.Error(TimeoutNotFloat);
+            ctx.Error(RespErrors.TimeoutNotFloat);
             return false;
         }
         // Redis converts seconds*1000 to a 64-bit integer; on x86 anything out of range (inf, 1e300)

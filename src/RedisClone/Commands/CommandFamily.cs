@@ -16,11 +16,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class CommandFamily
 {
-    private static ReadOnlySpan<byte> InvalidCommand => "-ERR Invalid command specified\r\n"u8;
-    private static ReadOnlySpan<byte> NoKeyArguments => "-ERR The command has no key arguments\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidArgumentCount => "-ERR Invalid number of arguments specified for command\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidArguments => "-ERR Invalid arguments specified for command\r\n"u8;
-
     private static readonly string[] HelpLines =
     [
         "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -176,17 +171,17 @@ internal static class CommandFamily
         if (def?.Subcommands != null && argc >= 2) def = def.FindSubcommand(ctx.Arg(3));
         if (def == null)
         {
-            ctx.Error(InvalidCommand);
+            ctx.Error(RespErrors.InvalidCommandSpecified);
             return;
         }
         if (!CommandMetadata.HasKeys(def))
         {
-            ctx.Error(NoKeyArguments);
+            ctx.Error(RespErrors.CommandHasNoKeys);
             return;
         }
         if (!def.ArityOk(argc))
         {
-            ctx.Error(InvalidArgumentCount);
+            ctx.Error(RespErrors.InvalidArgumentCountForCommand);
             return;
         }
 
@@ -199,7 +194,7 @@ internal static class CommandFamily
         if (keys.Count == 0)
         {
             if ((def.Flags & CommandFlags.NoMandatoryKeys) != 0) ctx.Reply.ArrayHeader(0);
-            else ctx.Error(InvalidArguments);
+            else ctx.Error(RespErrors.InvalidArgumentsForCommand);
             return;
         }
         var w = ctx.Reply;

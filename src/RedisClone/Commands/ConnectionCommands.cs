@@ -20,19 +20,6 @@ internal static class ConnectionCommands
     private const string DefaultUser = "default";
 
     private static ReadOnlySpan<byte> ResetReply => "+RESET\r\n"u8;
-    private static ReadOnlySpan<byte> NoPasswordConfigured =>
-        "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"u8;
-    private static ReadOnlySpan<byte> WrongPass => "-WRONGPASS invalid username-password pair or user is disabled.\r\n"u8;
-    private static ReadOnlySpan<byte> NoProto => "-NOPROTO unsupported protocol version\r\n"u8;
-    private static ReadOnlySpan<byte> BadProtoVersion => "-ERR Protocol version is not an integer or out of range\r\n"u8;
-    private static ReadOnlySpan<byte> BadClientName => "-ERR Client names cannot contain spaces, newlines or special characters.\r\n"u8;
-    private static ReadOnlySpan<byte> NoSuchClient => "-ERR No such client\r\n"u8;
-    private static ReadOnlySpan<byte> BadClientId => "-ERR client-id should be greater than 0\r\n"u8;
-    private static ReadOnlySpan<byte> BadMaxAge => "-ERR maxage is not an integer or out of range\r\n"u8;
-    private static ReadOnlySpan<byte> MaxAgeNotPositive => "-ERR maxage should be greater than 0\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidClientId => "-ERR Invalid client ID\r\n"u8;
-    private static ReadOnlySpan<byte> BadPauseMode => "-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n"u8;
-    private static ReadOnlySpan<byte> BadTimeout => "-ERR timeout is not an integer or out of range\r\n"u8;
 
     private static readonly string[] ClientHelpLines =
     [
@@ -163,8 +150,6 @@ internal static class ConnectionCommands
 
     // ---------------------------------------------------------------- MONITOR
 
-    private static ReadOnlySpan<byte> MonitorDenied => "-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n"u8;
-
     /// <summary>
     /// MONITOR — from now on the connection receives every command the server runs (see
     /// PubSub/MonitorFeed.cs). A connection already monitoring gets no reply, as in Redis; inside
@@ -175,7 +160,7 @@ internal static class ConnectionCommands
         var client = ctx.Client;
         if (client.InExec)
         {
-            ctx.Error(MonitorDenied);
+            ctx.Error(RespErrors.MonitorDenied);
             return;
         }
         if (client.IsMonitor) return;
@@ -206,12 +191,12 @@ internal static class ConnectionCommands
         {
             if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out version))
             {
-                ctx.Error(BadProtoVersion);
+                ctx.Error(RespErrors.ProtoVersionNotInteger);
                 return;
             }
             if (version < 2 || version > 3)
             {
-                ctx.Error(NoProto);
+                ctx.Error(RespErrors.NoProto);
                 return;
             }
             next = 2;
@@ -233,14 +218,14 @@ internal static class ConnectionCommands
             }
             else
             {
-                ctx.Error($"ERR Syntax error in HELLO option '{ctx.ArgString(j)}'");
+                ctx.Error(RespErrors.HelloSyntax(ctx.Arg(j)));
                 return;
             }
         }
 
         if (authAt > 0 && !Authenticate(ctx.Arg(authAt)))
         {
-            ctx.Error(WrongPass);
+            ctx.Error(RespErrors.WrongPass);
             return;
         }
         if (nameAt > 0 && !TrySetName(ref ctx, ctx.Arg(nameAt))) return;
@@ -275,12 +260,12 @@ internal static class ConnectionCommands
         if (ctx.ArgCount == 2)
         {
             // Redis keeps the old error for the one-argument form when no password is configured.
-            ctx.Error(NoPasswordConfigured);
+            ctx.Error(RespErrors.NoPasswordConfigured);
             return;
         }
         if (!Authenticate(ctx.Arg(1)))
         {
-            ctx.Error(WrongPass);
+            ctx.Error(RespErrors.WrongPass);
             return;
         }
         ctx.Reply.Ok();
@@ -314,13 +299,13 @@ internal static class ConnectionCommands
         bool libName = ctx.ArgIs(2, "LIB-NAME");
         if (!libName && !ctx.ArgIs(2, "LIB-VER"))
         {
-            ctx.Error($"ERR Unrecognized option '{ctx.ArgString(2)}'");
+            ctx.Error(RespErrors.UnrecognizedOption(ctx.Arg(2)));
             return;
         }
         var value = ctx.Arg(3);
         if (!IsPrintableWord(value))
         {
-            ctx.Error($"ERR {ctx.ArgString(2)} cannot contain spaces, newlines or special characters.");
+            ctx.Error(RespErrors.ClientInfoInvalid(ctx.Arg(2)));
             return;
         }
         string? text = value.IsEmpty ? null : RespErrors.Latin(value);
@@ -347,7 +332,7 @@ internal static class ConnectionCommands
             {
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out ids[j - 3]))
                 {
-                    ctx.Error(InvalidClientId);
+                    ctx.Error(RespErrors.InvalidClientId);
                     return;
                 }
             }
@@ -401,7 +386,7 @@ internal static class ConnectionCommands
                 {
                     if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out id) || id < 1)
                     {
-                        ctx.Error(BadClientId);
+                        ctx.Error(RespErrors.ClientIdNotPositive);
                         return;
                     }
                 }
@@ -409,12 +394,12 @@ internal static class ConnectionCommands
                 {
                     if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out maxAge))
                     {
-                        ctx.Error(BadMaxAge);
+                        ctx.Error(RespErrors.MaxAgeNotInteger);
                         return;
                     }
                     if (maxAge <= 0)
                     {
-                        ctx.Error(MaxAgeNotPositive);
+                        ctx.Error(RespErrors.MaxAgeNotPositive);
                         return;
                     }
                 }
@@ -435,7 +420,7 @@ internal static class ConnectionCommands
                 {
                     if (!ctx.Arg(i + 1).SequenceEqual("default"u8))
                     {
-                        ctx.Error($"ERR No such user '{ctx.ArgString(i + 1)}'");
+                        ctx.Error(RespErrors.NoSuchUser(ctx.Arg(i + 1)));
                         return;
                     }
                 }
@@ -475,7 +460,7 @@ internal static class ConnectionCommands
 
         if (ctx.ArgCount == 3)
         {
-            if (killed == 0) ctx.Error(NoSuchClient);
+            if (killed == 0) ctx.Error(RespErrors.NoSuchClient);
             else ctx.Reply.Ok();
         }
         else
@@ -557,12 +542,12 @@ internal static class ConnectionCommands
         }
         if (ctx.ArgCount == 4 && !ctx.ArgIs(3, "WRITE") && !ctx.ArgIs(3, "ALL"))
         {
-            ctx.Error(BadPauseMode);
+            ctx.Error(RespErrors.ClientPauseMode);
             return;
         }
         if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long timeout))
         {
-            ctx.Error(BadTimeout);
+            ctx.Error(RespErrors.TimeoutNotInteger);
             return;
         }
         if (timeout < 0)
@@ -594,7 +579,7 @@ internal static class ConnectionCommands
     {
         if (!IsPrintableWord(name))
         {
-            ctx.Error(BadClientName);
+            ctx.Error(RespErrors.ClientNameInvalid);
             return false;
         }
         ctx.Client.Name = name.IsEmpty ? null : RespErrors.Latin(name);
@@ -618,7 +603,7 @@ internal static class ConnectionCommands
         else
         {
             type = default;
-            ctx.Error($"ERR Unknown client type '{ctx.ArgString(arg)}'");
+            ctx.Error(RespErrors.UnknownClientType(ctx.Arg(arg)));
             return false;
         }
         return true;

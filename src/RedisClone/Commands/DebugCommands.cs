@@ -32,16 +32,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class DebugCommands
 {
-    private static ReadOnlySpan<byte> NotAllowed =>
-        "-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.\r\n"u8;
-    private static ReadOnlySpan<byte> WrongProtocolType =>
-        "-ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false\r\n"u8;
-    private static ReadOnlySpan<byte> PushNeedsResp3 => "-ERR RESP2 is not supported by this command\r\n"u8;
-    private static ReadOnlySpan<byte> PopulateTooMany => "-ERR OOM in dictTryExpand\r\n"u8;
-    private static ReadOnlySpan<byte> BadPackedThreshold => "-ERR argument must be a memory value bigger than 1 and smaller than 4gb\r\n"u8;
-    private static ReadOnlySpan<byte> NotListpack => "-ERR Not a listpack encoded object.\r\n"u8;
-    private static ReadOnlySpan<byte> NotQuicklist => "-ERR Not a quicklist encoded object.\r\n"u8;
-
     /// <summary>The help text: Redis's layout (syntax line, indented explanation), our words.</summary>
     private static readonly string[] HelpLines =
     [
@@ -103,7 +93,7 @@ internal static class DebugCommands
     {
         if (!ConfigRegistry.ProtectedActionAllowed(ctx.Server.Config.EnableDebugCommand, ServerCommands.IsLocal(ctx.Client)))
         {
-            ctx.Error(NotAllowed);
+            ctx.Error(RespErrors.DebugNotAllowed);
             return;
         }
         int argc = ctx.ArgCount;
@@ -194,7 +184,7 @@ internal static class DebugCommands
         {
             if (!reply.IsResp3)
             {
-                ctx.Error(PushNeedsResp3);
+                ctx.Error(RespErrors.Resp2NotSupported);
                 return;
             }
             reply.PushHeader(2);
@@ -205,7 +195,7 @@ internal static class DebugCommands
         else if (ctx.ArgIs(2, "TRUE")) reply.Boolean(true);
         else if (ctx.ArgIs(2, "FALSE")) reply.Boolean(false);
         else if (ctx.ArgIs(2, "VERBATIM")) reply.Verbatim("This is a verbatim\nstring"u8);
-        else ctx.Error(WrongProtocolType);
+        else ctx.Error(RespErrors.DebugProtocolType);
     }
 
     // ---------------------------------------------------------------- digests
@@ -290,7 +280,7 @@ internal static class DebugCommands
         // holds at most int.MaxValue keys per shard, so more than that cannot be allocated either.
         if (count > int.MaxValue)
         {
-            ctx.Error(PopulateTooMany);
+            ctx.Error(RespErrors.DebugPopulateOom);
             return;
         }
         long size = 0;
@@ -401,7 +391,7 @@ internal static class DebugCommands
         if (!TryLookup(ref ctx, out object? value, out bool raw)) return;
         if (ValueTypes.EncodingName(value, raw) != "listpack")
         {
-            ctx.Error(NotListpack);
+            ctx.Error(RespErrors.NotListpack);
             return;
         }
         var text = new StringBuilder();
@@ -423,7 +413,7 @@ internal static class DebugCommands
         bool full = ctx.ArgCount == 4 && Atoi(ctx.Arg(3)) != 0;
         if (value is not RedisList { IsListpack: false } list)
         {
-            ctx.Error(NotQuicklist);
+            ctx.Error(RespErrors.NotQuicklist);
             return;
         }
         var text = new StringBuilder();
@@ -550,7 +540,7 @@ internal static class DebugCommands
     private static void QuicklistPackedThreshold(ref CommandContext ctx)
     {
         const ulong Max = (1UL << 32) - (1UL << 20);
-        if (!ConfigRegistry.TryParseMemory(ctx.ArgString(2), out ulong size) || size > Max) ctx.Error(BadPackedThreshold);
+        if (!ConfigRegistry.TryParseMemory(ctx.ArgString(2), out ulong size) || size > Max) ctx.Error(RespErrors.DebugPackedThreshold);
         else ctx.Reply.Ok();
     }
 

@@ -21,13 +21,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class HashCommands
 {
-    private static ReadOnlySpan<byte> HSetArity => "-ERR wrong number of arguments for 'hset' command\r\n"u8;
-    private static ReadOnlySpan<byte> HMSetArity => "-ERR wrong number of arguments for 'hmset' command\r\n"u8;
-    private static ReadOnlySpan<byte> HashNotInteger => "-ERR hash value is not an integer\r\n"u8;
-    private static ReadOnlySpan<byte> HashNotFloat => "-ERR hash value is not a float\r\n"u8;
-    private static ReadOnlySpan<byte> IncrementNotFinite => "-ERR value is NaN or Infinity\r\n"u8;
-    private static ReadOnlySpan<byte> OutOfRange => "-ERR value is out of range\r\n"u8;
-
     /// <summary>
     /// The most a negative-count HRANDFIELD may produce (estimated from the hash's average entry).
     /// Redis has no bound and builds whatever was asked, exhausting memory on a huge count; we refuse
@@ -69,7 +62,7 @@ internal static class HashCommands
         // The table's arity (-4) lets through an odd count; a dangling field is the command's own error.
         if (ctx.ArgCount % 2 == 1)
         {
-            ctx.Error(replyOk ? HMSetArity : HSetArity);
+            ctx.Error(replyOk ? RespErrors.WrongArityHMSet : RespErrors.WrongArityHSet);
             return;
         }
         var key = ctx.Arg(1);
@@ -178,7 +171,7 @@ internal static class HashCommands
         long current = 0;
         if (pos >= 0 && !RedisNumbers.TryParseInt64(hash!.ValueAt(pos), out current))
         {
-            ctx.Error(HashNotInteger);
+            ctx.Error(RespErrors.HashValueNotInteger);
             return;
         }
         if ((increment < 0 && current < 0 && increment < long.MinValue - current) ||
@@ -208,7 +201,7 @@ internal static class HashCommands
         }
         if (increment.IsInfinity)
         {
-            ctx.Error(IncrementNotFinite);
+            ctx.Error(RespErrors.ValueNanOrInfinity);
             return;
         }
         var key = ctx.Arg(1);
@@ -220,7 +213,7 @@ internal static class HashCommands
         ExtendedDouble current = ExtendedDouble.Zero;
         if (pos >= 0 && !RedisNumbers.TryParseLongDouble(hash!.ValueAt(pos), out current))
         {
-            ctx.Error(HashNotFloat);
+            ctx.Error(RespErrors.HashValueNotFloat);
             return;
         }
         if (!RedisNumbers.TryAdd(current, increment, out var sum))
@@ -375,7 +368,7 @@ internal static class HashCommands
         // Redis doubles the count for WITHVALUES replies, so it refuses counts that cannot be doubled.
         if (withValues && (count < long.MinValue / 2 || count > long.MaxValue / 2))
         {
-            ctx.Error(OutOfRange);
+            ctx.Error(RespErrors.ValueOutOfRange);
             return;
         }
 
@@ -396,7 +389,7 @@ internal static class HashCommands
             long perPick = hash.DataBytes / size + (withValues ? 32 : 16);
             if (picks > MaxRandomReplyBytes / perPick)
             {
-                ctx.Error(OutOfRange);
+                ctx.Error(RespErrors.ValueOutOfRange);
                 return;
             }
             ctx.Reply.ArrayHeader(flat ? picks * 2 : picks);

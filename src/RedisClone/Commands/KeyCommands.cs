@@ -29,19 +29,6 @@ internal static class KeyCommands
     private const int ExpireGt = 1 << 2;
     private const int ExpireLt = 1 << 3;
 
-    private static ReadOnlySpan<byte> NxConflict => "-ERR NX and XX, GT or LT options at the same time are not compatible\r\n"u8;
-    private static ReadOnlySpan<byte> GtLtConflict => "-ERR GT and LT options at the same time are not compatible\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidExpireExpire => "-ERR invalid expire time in 'expire' command\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidExpirePExpire => "-ERR invalid expire time in 'pexpire' command\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidExpireExpireAt => "-ERR invalid expire time in 'expireat' command\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidExpirePExpireAt => "-ERR invalid expire time in 'pexpireat' command\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidFirstDb => "-ERR invalid first DB index\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidSecondDb => "-ERR invalid second DB index\r\n"u8;
-    private static ReadOnlySpan<byte> LfuSelected =>
-        "-ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"u8;
-    private static ReadOnlySpan<byte> LfuNotSelected =>
-        "-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"u8;
-
     private static readonly string[] ObjectHelpLines =
     [
         "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -444,12 +431,12 @@ internal static class KeyCommands
     {
         if (!TryParseInt32(ctx.Arg(1), out int a))
         {
-            ctx.Error(InvalidFirstDb);
+            ctx.Error(RespErrors.InvalidFirstDb);
             return;
         }
         if (!TryParseInt32(ctx.Arg(2), out int b))
         {
-            ctx.Error(InvalidSecondDb);
+            ctx.Error(RespErrors.InvalidSecondDb);
             return;
         }
         int databases = DatabaseCount(ref ctx);
@@ -469,16 +456,16 @@ internal static class KeyCommands
     // ---------------------------------------------------------------- EXPIRE family
 
     /// <summary>EXPIRE key seconds [NX|XX|GT|LT] — 1 if the TTL was set (or the key deleted by a past time), else 0.</summary>
-    public static void Expire(ref CommandContext ctx) => ExpireGeneric(ref ctx, ctx.NowMs, seconds: true, InvalidExpireExpire);
+    public static void Expire(ref CommandContext ctx) => ExpireGeneric(ref ctx, ctx.NowMs, seconds: true, RespErrors.InvalidExpireExpire);
 
     /// <summary>PEXPIRE key milliseconds [NX|XX|GT|LT] — as EXPIRE, in milliseconds.</summary>
-    public static void PExpire(ref CommandContext ctx) => ExpireGeneric(ref ctx, ctx.NowMs, seconds: false, InvalidExpirePExpire);
+    public static void PExpire(ref CommandContext ctx) => ExpireGeneric(ref ctx, ctx.NowMs, seconds: false, RespErrors.InvalidExpirePExpire);
 
     /// <summary>EXPIREAT key unix-time-seconds [NX|XX|GT|LT] — as EXPIRE, at an absolute time.</summary>
-    public static void ExpireAt(ref CommandContext ctx) => ExpireGeneric(ref ctx, 0, seconds: true, InvalidExpireExpireAt);
+    public static void ExpireAt(ref CommandContext ctx) => ExpireGeneric(ref ctx, 0, seconds: true, RespErrors.InvalidExpireExpireAt);
 
     /// <summary>PEXPIREAT key unix-time-milliseconds [NX|XX|GT|LT] — as EXPIREAT, in milliseconds.</summary>
-    public static void PExpireAt(ref CommandContext ctx) => ExpireGeneric(ref ctx, 0, seconds: false, InvalidExpirePExpireAt);
+    public static void PExpireAt(ref CommandContext ctx) => ExpireGeneric(ref ctx, 0, seconds: false, RespErrors.InvalidExpirePExpireAt);
 
     /// <summary>
     /// Redis's expireGenericCommand: options first (unknown option, then conflicts), then the time
@@ -496,18 +483,18 @@ internal static class KeyCommands
             else if (ctx.ArgIs(j, "LT")) flags |= ExpireLt;
             else
             {
-                ctx.Error("ERR Unsupported option " + ctx.ArgString(j));
+                ctx.Error(RespErrors.UnsupportedOption(ctx.Arg(j)));
                 return;
             }
         }
         if ((flags & ExpireNx) != 0 && (flags & (ExpireXx | ExpireGt | ExpireLt)) != 0)
         {
-            ctx.Error(NxConflict);
+            ctx.Error(RespErrors.ExpireNxConflict);
             return;
         }
         if ((flags & ExpireGt) != 0 && (flags & ExpireLt) != 0)
         {
-            ctx.Error(GtLtConflict);
+            ctx.Error(RespErrors.ExpireGtLtConflict);
             return;
         }
         if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long when))
@@ -663,7 +650,7 @@ internal static class KeyCommands
         }
         if (!IsLfuPolicy(ref ctx))
         {
-            ctx.Error(LfuNotSelected);
+            ctx.Error(RespErrors.LfuPolicyNotSelected);
             return;
         }
         ctx.Reply.Raw(Resp.Zero);
@@ -685,7 +672,7 @@ internal static class KeyCommands
         }
         if (IsLfuPolicy(ref ctx))
         {
-            ctx.Error(LfuSelected);
+            ctx.Error(RespErrors.LfuPolicySelected);
             return;
         }
         ctx.Reply.Integer(LruClock.SecondsSince(db.Table.LastAccess(slot)));

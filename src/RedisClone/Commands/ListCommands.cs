@@ -33,12 +33,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class ListCommands
 {
-    private static ReadOnlySpan<byte> IndexOutOfRange => "-ERR index out of range\r\n"u8;
-    private static ReadOnlySpan<byte> RankZero =>
-        "-ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list\r\n"u8;
-    private static ReadOnlySpan<byte> CountNegative => "-ERR COUNT can't be negative\r\n"u8;
-    private static ReadOnlySpan<byte> MaxLenNegative => "-ERR MAXLEN can't be negative\r\n"u8;
-
     /// <summary>Elements up to this size are copied through the stack when moved between lists.</summary>
     private const int StackCopyLimit = 256;
 
@@ -439,7 +433,7 @@ internal static class ListCommands
                 }
                 if (rank == 0)
                 {
-                    ctx.Error(RankZero);
+                    ctx.Error(RespErrors.RankZero);
                     return;
                 }
             }
@@ -448,7 +442,7 @@ internal static class ListCommands
                 j++;
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out count) || count < 0)
                 {
-                    ctx.Error(CountNegative);
+                    ctx.Error(RespErrors.CountNegative);
                     return;
                 }
             }
@@ -457,7 +451,7 @@ internal static class ListCommands
                 j++;
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out maxLen) || maxLen < 0)
                 {
-                    ctx.Error(MaxLenNegative);
+                    ctx.Error(RespErrors.MaxLenNegative);
                     return;
                 }
             }
@@ -532,7 +526,7 @@ internal static class ListCommands
         list.PrepareToGrow(fill, element.Length, 1);
         if (!list.Replace(index, element))
         {
-            ctx.Error(IndexOutOfRange);
+            ctx.Error(RespErrors.IndexOutOfRange);
             return;
         }
         ctx.Reply.Ok();

@@ -21,10 +21,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class ServerCommands
 {
-    private static ReadOnlySpan<byte> NoConfigFile => "-ERR The server is running without a config file\r\n"u8;
-    private static ReadOnlySpan<byte> RewriteUnsupported => "-ERR Rewriting config file: Operation not supported\r\n"u8;
-    private static ReadOnlySpan<byte> NoShutdownInProgress => "-ERR No shutdown in progress.\r\n"u8;
-
     private static readonly string[] ConfigHelpLines =
     [
         "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -122,8 +118,8 @@ internal static class ServerCommands
     /// <summary>CONFIG REWRITE — there is nothing to rewrite without a config file; rewriting one is not supported yet.</summary>
     public static void ConfigRewrite(ref CommandContext ctx)
     {
-        if (ctx.Server.Options.ConfigFile == null) ctx.Error(NoConfigFile);
-        else ctx.Error(RewriteUnsupported);
+        if (ctx.Server.Options.ConfigFile == null) ctx.Error(RespErrors.NoConfigFile);
+        else ctx.Error(RespErrors.ConfigRewriteUnsupported);
     }
 
     /// <summary>CONFIG HELP.</summary>
@@ -199,7 +195,7 @@ internal static class ServerCommands
         }
         if (abort)
         {
-            ctx.Error(NoShutdownInProgress);
+            ctx.Error(RespErrors.NoShutdownInProgress);
             return;
         }
         ctx.Client.CloseAfterReply = true;

@@ -29,8 +29,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class SetCommands
 {
-    private static ReadOnlySpan<byte> NumKeysTooMany => "-ERR Number of keys can't be greater than number of args\r\n"u8;
-
     /// <summary>SPOP_MOVE_STRATEGY_MUL: SPOP rebuilds the set from the survivors when few of them remain.</summary>
     private const long SpopMoveStrategyMul = 5;
 
@@ -539,7 +537,7 @@ internal static class SetCommands
         }
         if (numKeys > ctx.ArgCount - 2)
         {
-            ctx.Error(NumKeysTooMany);
+            ctx.Error(RespErrors.NumKeysTooMany);
             return;
         }
         long limit = 0;

@@ -29,8 +29,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class SortCommands
 {
-    private static ReadOnlySpan<byte> NotDoubles => "-ERR One or more scores can't be converted into double\r\n"u8;
-
     /// <summary>What a parsed SORT command asks for; argument indexes refer to the command.</summary>
     private struct Options
     {
@@ -246,7 +244,7 @@ internal static class SortCommands
         {
             if (!LoadKeys(ref ctx, run, sortBy))
             {
-                ctx.Error(NotDoubles);
+                ctx.Error(Protocol.RespErrors.SortNotDoubles);
                 return;
             }
             run.Sort();

@@ -25,18 +25,6 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class SortedSetCommands
 {
-    private static ReadOnlySpan<byte> XxAndNx => "-ERR XX and NX options at the same time are not compatible\r\n"u8;
-    private static ReadOnlySpan<byte> GtLtNx => "-ERR GT, LT, and/or NX options at the same time are not compatible\r\n"u8;
-    private static ReadOnlySpan<byte> IncrSinglePair => "-ERR INCR option supports a single increment-element pair\r\n"u8;
-    private static ReadOnlySpan<byte> ScoreNaN => "-ERR resulting score is not a number (NaN)\r\n"u8;
-    private static ReadOnlySpan<byte> MinMaxNotFloat => "-ERR min or max is not a float\r\n"u8;
-    private static ReadOnlySpan<byte> MinMaxNotString => "-ERR min or max not valid string range item\r\n"u8;
-    private static ReadOnlySpan<byte> LimitNeedsBy =>
-        "-ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX\r\n"u8;
-    private static ReadOnlySpan<byte> WithScoresByLex => "-ERR syntax error, WITHSCORES not supported in combination with BYLEX\r\n"u8;
-    private static ReadOnlySpan<byte> WeightNotFloat => "-ERR weight value is not a float\r\n"u8;
-    private static ReadOnlySpan<byte> OutOfRange => "-ERR value is out of range\r\n"u8;
-
     /// <summary>
     /// Ours: Redis 7.0 serves any negative ZRANDMEMBER count and runs out of memory on huge ones; we
     /// refuse a count whose reply would exceed proto-max-bulk-len (at most 1 GB).
@@ -116,17 +104,17 @@ internal static class SortedSetCommands
         bool incr = (flags & RedisSortedSet.AddFlags.Incr) != 0;
         if (nx && xx)
         {
-            ctx.Error(XxAndNx);
+            ctx.Error(RespErrors.ZAddXxAndNx);
             return;
         }
         if ((gt && nx) || (lt && nx) || (gt && lt))
         {
-            ctx.Error(GtLtNx);
+            ctx.Error(RespErrors.ZAddGtLtNx);
             return;
         }
         if (incr && elements > 1)
         {
-            ctx.Error(IncrSinglePair);
+            ctx.Error(RespErrors.ZAddIncrSinglePair);
             return;
         }
         // Validate every score first (nothing may change on a bad one); they are parsed again below.
@@ -174,7 +162,7 @@ internal static class SortedSetCommands
             if (outcome == RedisSortedSet.AddOutcome.NotANumber)
             {
                 zset.TrimExcess();
-                ctx.Error(ScoreNaN);
+                ctx.Error(RespErrors.ScoreNaN);
                 return;
             }
             if (outcome == RedisSortedSet.AddOutcome.Added) added++;
@@ -360,7 +348,7 @@ internal static class SortedSetCommands
     {
         if (!TryParseScoreRange(ctx.Arg(2), ctx.Arg(3), out var range))
         {
-            ctx.Error(MinMaxNotFloat);
+            ctx.Error(RespErrors.MinMaxNotFloat);
             return;
         }
         if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
@@ -372,7 +360,7 @@ internal static class SortedSetCommands
     {
         if (!TryParseLexRange(ctx.Arg(2), ctx.Arg(3), out var range))
         {
-            ctx.Error(MinMaxNotString);
+            ctx.Error(RespErrors.MinMaxNotString);
             return;
         }
         if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
@@ -476,12 +464,12 @@ internal static class SortedSetCommands
         if (kind == RangeKind.Auto) kind = RangeKind.Rank;
         if (limit != -1 && kind == RangeKind.Rank)
         {
-            ctx.Error(LimitNeedsBy);
+            ctx.Error(RespErrors.LimitNeedsBy);
             return;
         }
         if (withScores && kind == RangeKind.Lex)
         {
-            ctx.Error(WithScoresByLex);
+            ctx.Error(RespErrors.WithScoresByLex);
             return;
         }
         bool reverse = direction == Direction.Reverse;
@@ -502,14 +490,14 @@ internal static class SortedSetCommands
             case RangeKind.Score:
                 if (!TryParseScoreRange(ctx.Arg(minAt), ctx.Arg(maxAt), out scoreRange))
                 {
-                    ctx.Error(MinMaxNotFloat);
+                    ctx.Error(RespErrors.MinMaxNotFloat);
                     return;
                 }
                 break;
             default:
                 if (!TryParseLexRange(ctx.Arg(minAt), ctx.Arg(maxAt), out lexRange))
                 {
-                    ctx.Error(MinMaxNotString);
+                    ctx.Error(RespErrors.MinMaxNotString);
                     return;
                 }
                 break;
@@ -703,7 +691,7 @@ internal static class SortedSetCommands
     {
         if (!TryParseScoreRange(ctx.Arg(2), ctx.Arg(3), out var range))
         {
-            ctx.Error(MinMaxNotFloat);
+            ctx.Error(RespErrors.MinMaxNotFloat);
             return;
         }
         RemoveRange(ref ctx, range, "zremrangebyscore");
@@ -714,7 +702,7 @@ internal static class SortedSetCommands
     {
         if (!TryParseLexRange(ctx.Arg(2), ctx.Arg(3), out var range))
         {
-            ctx.Error(MinMaxNotString);
+            ctx.Error(RespErrors.MinMaxNotString);
             return;
         }
         RemoveRange(ref ctx, range, "zremrangebylex");
@@ -935,7 +923,7 @@ internal static class SortedSetCommands
         bool withScores = ctx.ArgCount == 4;
         if (withScores && (l < -long.MaxValue / 2 || l > long.MaxValue / 2))
         {
-            ctx.Error(OutOfRange);
+            ctx.Error(RespErrors.ValueOutOfRange);
             return;
         }
         if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(1), out var zset)) return;
@@ -1087,7 +1075,7 @@ internal static class SortedSetCommands
         }
         if (numKeys < 1)
         {
-            ctx.Error($"ERR at least 1 input key is needed for '{RespErrors.Latin(ctx.Arg(0)).ToLowerInvariant()}' command");
+            ctx.Error(RespErrors.NoInputKeys(ctx.Arg(0)));
             return;
         }
         if (numKeys > ctx.ArgCount - (numKeysAt + 1))
@@ -1126,7 +1114,7 @@ internal static class SortedSetCommands
                 {
                     if (!RedisNumbers.TryParseDouble(ctx.Arg(j), out weights[i]))
                     {
-                        ctx.Error(WeightNotFloat);
+                        ctx.Error(RespErrors.WeightNotFloat);
                         return;
                     }
                 }

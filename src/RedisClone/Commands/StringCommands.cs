@@ -36,17 +36,6 @@ internal static class StringCommands
     private const int OptPxAt = 1 << 8;
     private const int OptAnyExpire = OptEx | OptPx | OptExAt | OptPxAt;
 
-    private static ReadOnlySpan<byte> InvalidExpireSetEx => "-ERR invalid expire time in 'setex' command\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidExpirePSetEx => "-ERR invalid expire time in 'psetex' command\r\n"u8;
-    private static ReadOnlySpan<byte> InvalidExpireGetEx => "-ERR invalid expire time in 'getex' command\r\n"u8;
-    private static ReadOnlySpan<byte> DecrementOverflow => "-ERR decrement would overflow\r\n"u8;
-    private static ReadOnlySpan<byte> MSetArity => "-ERR wrong number of arguments for 'mset' command\r\n"u8;
-    private static ReadOnlySpan<byte> MSetNxArity => "-ERR wrong number of arguments for 'msetnx' command\r\n"u8;
-    private static ReadOnlySpan<byte> LcsNotStrings => "-ERR The specified keys must contain string values\r\n"u8;
-    private static ReadOnlySpan<byte> LcsLenAndIdx => "-ERR If you want both the length and indexes, please just use IDX.\r\n"u8;
-    private static ReadOnlySpan<byte> LcsOverLimit => "-ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len\r\n"u8;
-    private static ReadOnlySpan<byte> LcsNoMemory => "-ERR Insufficient memory, failed allocating transient memory for LCS\r\n"u8;
-
     // ---------------------------------------------------------------- GET / SET and variants
 
     /// <summary>GET key — the value, or nil; WRONGTYPE if the key holds another type.</summary>
@@ -165,10 +154,10 @@ internal static class StringCommands
     }
 
     /// <summary>SETEX key seconds value — OK; the key expires after the given seconds.</summary>
-    public static void SetEx(ref CommandContext ctx) => SetWithTtl(ref ctx, OptEx, InvalidExpireSetEx);
+    public static void SetEx(ref CommandContext ctx) => SetWithTtl(ref ctx, OptEx, RespErrors.InvalidExpireSetEx);
 
     /// <summary>PSETEX key milliseconds value — OK; the key expires after the given milliseconds.</summary>
-    public static void PSetEx(ref CommandContext ctx) => SetWithTtl(ref ctx, OptPx, InvalidExpirePSetEx);
+    public static void PSetEx(ref CommandContext ctx) => SetWithTtl(ref ctx, OptPx, RespErrors.InvalidExpirePSetEx);
 
     private static void SetWithTtl(ref CommandContext ctx, int unit, ReadOnlySpan<byte> invalidExpire)
     {
@@ -237,7 +226,7 @@ internal static class StringCommands
             return;
         }
         long expireAt = 0;
-        if (expireArg > 0 && !TryParseExpire(ref ctx, expireArg, flags, InvalidExpireGetEx, out expireAt)) return;
+        if (expireArg > 0 && !TryParseExpire(ref ctx, expireArg, flags, RespErrors.InvalidExpireGetEx, out expireAt)) return;
         ctx.Reply.Bulk(value);
         // GETEX propagates as what it did: DEL (UNLINK with lazyfree-lazy-expire), PEXPIREAT or
         // PERSIST; GETEX without an option, or PERSIST of a key without a TTL, changed nothing.
@@ -286,7 +275,7 @@ internal static class StringCommands
     {
         if ((ctx.ArgCount & 1) == 0)
         {
-            ctx.Error(MSetArity);
+            ctx.Error(RespErrors.WrongArityMSet);
             return;
         }
         SetPairs(ref ctx);
@@ -298,7 +287,7 @@ internal static class StringCommands
     {
         if ((ctx.ArgCount & 1) == 0)
         {
-            ctx.Error(MSetNxArity);
+            ctx.Error(RespErrors.WrongArityMSetNx);
             return;
         }
         for (int i = 1; i < ctx.ArgCount; i += 2)
@@ -356,7 +345,7 @@ internal static class StringCommands
         if (decrement == long.MinValue)
         {
             // Its negation does not exist; Redis reports this before looking at the key.
-            ctx.Error(DecrementOverflow);
+            ctx.Error(RespErrors.DecrementOverflow);
             return;
         }
         IncrDecr(ref ctx, -decrement);
@@ -583,7 +572,7 @@ internal static class StringCommands
         object? o2 = ctx.Db(key2).GetForRead(key2, ctx.NowMs);
         if ((o1 != null && o1 is not byte[]) || (o2 != null && o2 is not byte[]))
         {
-            ctx.Error(LcsNotStrings);
+            ctx.Error(RespErrors.LcsNotStrings);
             return;
         }
         var a = o1 as byte[] ?? [];
@@ -615,7 +604,7 @@ internal static class StringCommands
         }
         if (getIdx && getLen)
         {
-            ctx.Error(LcsLenAndIdx);
+            ctx.Error(RespErrors.LcsLenAndIdx);
             return;
         }
 
@@ -624,7 +613,7 @@ internal static class StringCommands
         long cells = (long)(alen + 1) * width;
         if (cells > ctx.Server.Config.ProtoMaxBulkLen / sizeof(uint))
         {
-            ctx.Error(LcsOverLimit);
+            ctx.Error(RespErrors.LcsOverLimit);
             return;
         }
         uint[] table;
@@ -635,7 +624,7 @@ internal static class StringCommands
         }
         catch (OutOfMemoryException)
         {
-            ctx.Error(LcsNoMemory);
+            ctx.Error(RespErrors.LcsNoMemory);
             return;
         }
 

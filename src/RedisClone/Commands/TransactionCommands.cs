@@ -9,18 +9,13 @@ namespace RedisClone.Commands;
 /// </summary>
 internal static class TransactionCommands
 {
-    private static ReadOnlySpan<byte> Nested => "-ERR MULTI calls can not be nested\r\n"u8;
-    private static ReadOnlySpan<byte> ExecWithoutMulti => "-ERR EXEC without MULTI\r\n"u8;
-    private static ReadOnlySpan<byte> DiscardWithoutMulti => "-ERR DISCARD without MULTI\r\n"u8;
-    private static ReadOnlySpan<byte> WatchInsideMulti => "-ERR WATCH inside MULTI is not allowed\r\n"u8;
-
     /// <summary>MULTI — starts queueing commands for EXEC.</summary>
     public static void Multi(ref CommandContext ctx)
     {
         var client = ctx.Client;
         if (client.InMulti)
         {
-            ctx.Error(Nested);
+            ctx.Error(RespErrors.MultiNested);
             return;
         }
         client.BeginMulti();
@@ -28,7 +23,7 @@ internal static class TransactionCommands
     }
 
     /// <summary>EXEC — only reached outside MULTI: the dispatcher runs a transaction itself.</summary>
-    public static void Exec(ref CommandContext ctx) => ctx.Error(ExecWithoutMulti);
+    public static void Exec(ref CommandContext ctx) => ctx.Error(RespErrors.ExecWithoutMulti);
 
     /// <summary>DISCARD — drops the queued commands and every WATCH.</summary>
     public static void Discard(ref CommandContext ctx)
@@ -36,7 +31,7 @@ internal static class TransactionCommands
         var client = ctx.Client;
         if (!client.InMulti)
         {
-            ctx.Error(DiscardWithoutMulti);
+            ctx.Error(RespErrors.DiscardWithoutMulti);
             return;
         }
         client.EndMulti();
@@ -51,7 +46,7 @@ internal static class TransactionCommands
         var client = ctx.Client;
         if (client.InMulti)
         {
-            ctx.Error(WatchInsideMulti);
+            ctx.Error(RespErrors.WatchInsideMulti);
             return;
         }
         var shards = ctx.Server.Shards;

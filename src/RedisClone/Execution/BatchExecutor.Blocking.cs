@@ -128,7 +128,7 @@ internal sealed partial class BatchExecutor
         var reply = new RespWriter(_output, Session.Protocol);
         if (error)
         {
-            reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+            reply.Raw(RespErrors.Unblocked);
             _server.Stats.CountError("UNBLOCKED");
             return;
         }

@@ -32,7 +32,7 @@ internal sealed partial class BatchExecutor
         if ((def.Flags & CommandFlags.NoMulti) != 0)
         {
             _rejectedDef = def;
-            _rejectedError = "ERR Command not allowed inside a transaction";
+            _rejectedError = RespErrors.NotAllowedInMulti;
             return Kind.Rejected;
         }
         return Kind.Queue;
@@ -89,7 +89,7 @@ internal sealed partial class BatchExecutor
 
         if (session.MultiDirty)
         {
-            reply.Error("EXECABORT Transaction discarded because of previous errors.");
+            reply.Raw(RespErrors.ExecAbort);
             _server.Stats.CountError("EXECABORT");
             _server.CommandStats.Record(ExecDef.Id, -1, failed: true);
             session.EndMulti();

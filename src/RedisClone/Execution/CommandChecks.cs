@@ -57,14 +57,14 @@ internal static class CommandChecks
         if (session.Protocol == 2 && session.InPubSubMode && Array.IndexOf(AllowedWhileSubscribed, def) < 0)
         {
             rejectedDef = def;
-            error = $"ERR Can't execute '{def.FullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+            error = RespErrors.NotAllowedWhileSubscribed(def.FullName);
             return null;
         }
         if (session.IsMonitor && (def.Flags & (CommandFlags.ReadOnly | CommandFlags.Write | CommandFlags.MayReplicate)) != 0)
         {
             // Redis keeps a monitor as a replica, and a replica may not touch the keyspace.
             rejectedDef = def;
-            error = "ERR Replica can't interact with the keyspace";
+            error = RespErrors.ReplicaKeyspace;
             return null;
         }
         return def;

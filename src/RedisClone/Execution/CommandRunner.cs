@@ -47,7 +47,7 @@ internal static class CommandRunner
             }
             catch (Exception ex) when (ex is not OutOfMemoryException)
             {
-                ctx.Error("ERR " + ex.Message);
+                ctx.Error(RespErrors.Err(ex.Message));
             }
             if (log != null) LogPropagation(log, ref ctx, buffer, i, def, saved);
         }

@@ -165,7 +165,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 {
                     // Under CLIENT REPLY OFF/SKIP Redis drops this reply like any other.
                     if (Session.ReplyMode == ReplyMode.On)
-                        new RespWriter(output, Session.Protocol).Error("ERR " + _parser.Error);
+                        new RespWriter(output, Session.Protocol).Error(RespErrors.Err(_parser.Error!));
                     _server.Stats.CountError("ERR");
                 }
                 if (protocolError || Session.CloseAfterReply || Session.Killed)

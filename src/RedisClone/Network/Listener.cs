@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using RedisClone.Protocol;
 using RedisClone.Server;
 
 namespace RedisClone.Network;
@@ -86,7 +87,7 @@ internal sealed class Listener
                 Interlocked.Increment(ref _server.Stats.RejectedConnections);
                 try
                 {
-                    client.Send("-ERR max number of clients reached\r\n"u8);
+                    client.Send(RespErrors.MaxClients);
                     client.Close();
                 }
                 catch (SocketException) { }

@@ -1,15 +1,23 @@
 namespace RedisClone.Protocol;
 
-/// <summary>Redis's error replies, with their exact texts, in one place.</summary>
-internal static class RespErrors
+/// <summary>
+/// Redis's error replies, with their exact texts, in one place: here the ones several commands
+/// share, the dispatcher's and the connection's; in RespErrors.Commands.cs those of one family.
+/// </summary>
+/// <remarks>
+/// A fixed text is a whole reply line ("-ERR ...\r\n"u8), written as it is. A text built from
+/// arguments is a string without the '-' and the CRLF, and goes through the string writer, which
+/// turns CR and LF into spaces as Redis does.
+/// </remarks>
+internal static partial class RespErrors
 {
+    // Arguments and values, shared by several families.
     public static ReadOnlySpan<byte> WrongType => "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"u8;
     public static ReadOnlySpan<byte> Syntax => "-ERR syntax error\r\n"u8;
     public static ReadOnlySpan<byte> NotInteger => "-ERR value is not an integer or out of range\r\n"u8;
     public static ReadOnlySpan<byte> NotFloat => "-ERR value is not a valid float\r\n"u8;
     public static ReadOnlySpan<byte> Overflow => "-ERR increment or decrement would overflow\r\n"u8;
     public static ReadOnlySpan<byte> NoSuchKey => "-ERR no such key\r\n"u8;
-    public static ReadOnlySpan<byte> InvalidExpire => "-ERR invalid expire time in 'set' command\r\n"u8;
     public static ReadOnlySpan<byte> StringTooLong => "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"u8;
     public static ReadOnlySpan<byte> DbIndexOutOfRange => "-ERR DB index is out of range\r\n"u8;
     public static ReadOnlySpan<byte> InvalidDbIndex => "-ERR invalid DB index\r\n"u8;
@@ -17,18 +25,30 @@ internal static class RespErrors
     public static ReadOnlySpan<byte> NanOrInfinity => "-ERR increment would produce NaN or Infinity\r\n"u8;
     public static ReadOnlySpan<byte> OffsetOutOfRange => "-ERR offset is out of range\r\n"u8;
     public static ReadOnlySpan<byte> CursorInvalid => "-ERR invalid cursor\r\n"u8;
-    public static ReadOnlySpan<byte> NotPositive => "-ERR value is out of range, must be positive\r\n"u8;
     public static ReadOnlySpan<byte> TimeoutNegative => "-ERR timeout is negative\r\n"u8;
-    public static ReadOnlySpan<byte> CountOutOfRange => "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n"u8;
     public static ReadOnlySpan<byte> NumKeysNotPositive => "-ERR numkeys should be greater than 0\r\n"u8;
     public static ReadOnlySpan<byte> CountNotPositive => "-ERR count should be greater than 0\r\n"u8;
     public static ReadOnlySpan<byte> LimitNegative => "-ERR LIMIT can't be negative\r\n"u8;
+
+    // Three "value is out of range" texts, each where Redis uses it: the plain one (HRANDFIELD and
+    // ZRANDMEMBER counts that cannot be doubled or served), one for counts that must be positive,
+    // one for a count of LONG_MIN.
+    public static ReadOnlySpan<byte> ValueOutOfRange => "-ERR value is out of range\r\n"u8;
+    public static ReadOnlySpan<byte> NotPositive => "-ERR value is out of range, must be positive\r\n"u8;
+    public static ReadOnlySpan<byte> CountOutOfRange => "-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n"u8;
     /// <summary>
     /// Ours, not Redis's: Redis 7.0 tries to serve any negative SRANDMEMBER/ZRANDMEMBER count and runs
     /// out of memory on huge ones; we refuse a count whose reply would exceed proto-max-bulk-len.
     /// </summary>
     public static ReadOnlySpan<byte> ReplyTooLarge => "-ERR value is out of range, the reply to this count would exceed proto-max-bulk-len\r\n"u8;
-    public static ReadOnlySpan<byte> ClusterDisabled => "-ERR This instance has cluster support disabled\r\n"u8;
+
+    // Outside the handlers: the listener, the dispatcher's checks, EXEC, blocked clients.
+    public static ReadOnlySpan<byte> MaxClients => "-ERR max number of clients reached\r\n"u8;
+    public static ReadOnlySpan<byte> ExecAbort => "-EXECABORT Transaction discarded because of previous errors.\r\n"u8;
+    public static ReadOnlySpan<byte> Unblocked => "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"u8;
+    // These two are strings: the dispatcher's checks hand their error on as text, like the formatted ones below.
+    public const string NotAllowedInMulti = "ERR Command not allowed inside a transaction";
+    public const string ReplicaKeyspace = "ERR Replica can't interact with the keyspace";
 
     public static string WrongArity(string fullName) => $"ERR wrong number of arguments for '{fullName}' command";
 
@@ -54,6 +74,23 @@ internal static class RespErrors
     /// </summary>
     public static string SubcommandSyntax(ReadOnlySpan<byte> command, ReadOnlySpan<byte> sub)
         => $"ERR unknown subcommand or wrong number of arguments for '{Truncate(UpToNul(sub), 128)}'. Try {Latin(command).ToUpperInvariant()} HELP.";
+
+    /// <summary>A RESP2 client with subscriptions ran something other than the subscribe family, PING, QUIT or RESET.</summary>
+    public static string NotAllowedWhileSubscribed(string fullName)
+        => $"ERR Can't execute '{fullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+
+    /// <summary>"ERR " and a text made elsewhere: the parser's protocol error, an unexpected exception's message.</summary>
+    public static string Err(string message) => "ERR " + message;
+
+    // Protocol errors: RespParser.Error holds one of these (the text after "-ERR "); the connection
+    // answers it through Err, then closes.
+    public const string ProtocolTooBigMultibulkCount = "Protocol error: too big mbulk count string";
+    public const string ProtocolInvalidMultibulkLength = "Protocol error: invalid multibulk length";
+    public const string ProtocolTooBigBulkCount = "Protocol error: too big bulk count string";
+    public const string ProtocolInvalidBulkLength = "Protocol error: invalid bulk length";
+    public const string ProtocolTooBigInline = "Protocol error: too big inline request";
+    public const string ProtocolUnbalancedQuotes = "Protocol error: unbalanced quotes in request";
+    public static string ProtocolExpectedDollar(byte got) => $"Protocol error: expected '$', got '{(char)got}'";
 
     /// <summary>Redis prints user arguments into errors with %s, which stops at a NUL byte.</summary>
     public static ReadOnlySpan<byte> UpToNul(ReadOnlySpan<byte> text)

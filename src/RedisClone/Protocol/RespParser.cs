@@ -96,11 +96,11 @@ internal sealed class RespParser
         started = false;
         switch (TryReadHeaderLine(ref reader, out var line))
         {
-            case LineResult.TooBig: return Fail("too big mbulk count string");
+            case LineResult.TooBig: return Fail(RespErrors.ProtocolTooBigMultibulkCount);
             case LineResult.Incomplete: return ParseStatus.NeedMore;
         }
         if (!RedisNumbers.TryParseInt64(line.Slice(1), out long count) || count > int.MaxValue)
-            return Fail("invalid multibulk length");
+            return Fail(RespErrors.ProtocolInvalidMultibulkLength);
         if (count <= 0) return ParseStatus.BatchFull; // "*0" and "*-1" are ignored, as Redis does
         _argsRemaining = (int)count;
         _bulkLength = -1;
@@ -118,13 +118,13 @@ internal sealed class RespParser
                 if (!reader.TryPeek(out byte b)) return ParseStatus.NeedMore;
                 switch (TryReadHeaderLine(ref reader, out var line))
                 {
-                    case LineResult.TooBig: return Fail("too big bulk count string");
+                    case LineResult.TooBig: return Fail(RespErrors.ProtocolTooBigBulkCount);
                     case LineResult.Incomplete: return ParseStatus.NeedMore;
                 }
                 // Checked only once the whole line is here, as Redis does; the line may be empty ("\r\n").
-                if (b != (byte)'$') return Fail($"expected '$', got '{(char)b}'");
+                if (b != (byte)'$') return Fail(RespErrors.ProtocolExpectedDollar(b));
                 if (!RedisNumbers.TryParseInt64(line.Slice(1), out long len) || len < 0 || len > _maxBulkLength)
-                    return Fail("invalid bulk length");
+                    return Fail(RespErrors.ProtocolInvalidBulkLength);
                 _bulkLength = len;
                 _bulkReceived = 0;
                 if (len <= 64 * 1024) commands.AddArg((int)len); else commands.AddGrowingArg();
@@ -224,7 +224,7 @@ internal sealed class RespParser
         produced = false;
         long newline = FindLineEnd(reader, (byte)'\n');
         if (newline < 0)
-            return reader.Remaining > InlineMaxSize ? Fail("too big inline request") : ParseStatus.NeedMore;
+            return reader.Remaining > InlineMaxSize ? Fail(RespErrors.ProtocolTooBigInline) : ParseStatus.NeedMore;
         long lineLength = newline;
         if (lineLength > 0)
         {
@@ -259,7 +259,7 @@ internal sealed class RespParser
             if (argc < 0)
             {
                 commands.DropOpenCommand();
-                return Fail("unbalanced quotes in request");
+                return Fail(RespErrors.ProtocolUnbalancedQuotes);
             }
             reader.Advance(newline + 1);
             if (argc == 0)
@@ -277,9 +277,9 @@ internal sealed class RespParser
         }
     }
 
-    private ParseStatus Fail(string message)
+    private ParseStatus Fail(string error)
     {
-        Error = "Protocol error: " + message;
+        Error = error;
         return ParseStatus.Malformed;
     }
 

@@ -1,5 +1,6 @@
 using System.Text;
 using RedisClone.Common;
+using RedisClone.Protocol;
 
 namespace RedisClone.Server.Config;
 
@@ -278,8 +279,8 @@ internal sealed class ConfigRegistry
             }
             found[i] = p;
         }
-        if (unknown != null) return $"ERR Unknown option or number of arguments for CONFIG SET - '{unknown}'";
-        if (invalid) return $"ERR CONFIG SET failed (possibly related to argument '{errorName}') - {error}";
+        if (unknown != null) return RespErrors.ConfigSetUnknownOption(unknown);
+        if (invalid) return RespErrors.ConfigSetFailed(errorName!, error!);
 
         lock (_gate)
         {
@@ -291,7 +292,7 @@ internal sealed class ConfigRegistry
                 string[] args = (p.Flags & ParamFlags.MultiArg) != 0 ? SplitClient(values[i]) : [values[i]];
                 error = Parse(p, args, out canonical[i], out numbers[i]);
                 if (error != null)
-                    return $"ERR CONFIG SET failed (possibly related to argument '{ByName[names[i]].Name}') - {error}";
+                    return RespErrors.ConfigSetFailed(ByName[names[i]].Name, error);
             }
             for (int i = 0; i < names.Count; i++) Commit(found[i], canonical[i], numbers[i]);
         }

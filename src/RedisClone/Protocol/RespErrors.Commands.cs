@@ -1,0 +1,136 @@
+namespace RedisClone.Protocol;
+
+/// <summary>The error texts of one command family each, grouped by family.</summary>
+internal static partial class RespErrors
+{
+    // "invalid expire time in '%s' command": one fixed line per command, as Redis names the command.
+    public static ReadOnlySpan<byte> InvalidExpire => "-ERR invalid expire time in 'set' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireSetEx => "-ERR invalid expire time in 'setex' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpirePSetEx => "-ERR invalid expire time in 'psetex' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireGetEx => "-ERR invalid expire time in 'getex' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireExpire => "-ERR invalid expire time in 'expire' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpirePExpire => "-ERR invalid expire time in 'pexpire' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireExpireAt => "-ERR invalid expire time in 'expireat' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpirePExpireAt => "-ERR invalid expire time in 'pexpireat' command\r\n"u8;
+
+    // WrongArity's text, fixed, for commands that check their pairs after the table's arity check.
+    public static ReadOnlySpan<byte> WrongArityMSet => "-ERR wrong number of arguments for 'mset' command\r\n"u8;
+    public static ReadOnlySpan<byte> WrongArityMSetNx => "-ERR wrong number of arguments for 'msetnx' command\r\n"u8;
+    public static ReadOnlySpan<byte> WrongArityHSet => "-ERR wrong number of arguments for 'hset' command\r\n"u8;
+    public static ReadOnlySpan<byte> WrongArityHMSet => "-ERR wrong number of arguments for 'hmset' command\r\n"u8;
+
+    // Strings. DECRBY of LONG_MIN has its own text; other overflows are the shared Overflow.
+    public static ReadOnlySpan<byte> DecrementOverflow => "-ERR decrement would overflow\r\n"u8;
+    public static ReadOnlySpan<byte> LcsNotStrings => "-ERR The specified keys must contain string values\r\n"u8;
+    public static ReadOnlySpan<byte> LcsLenAndIdx => "-ERR If you want both the length and indexes, please just use IDX.\r\n"u8;
+    public static ReadOnlySpan<byte> LcsOverLimit => "-ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len\r\n"u8;
+    public static ReadOnlySpan<byte> LcsNoMemory => "-ERR Insufficient memory, failed allocating transient memory for LCS\r\n"u8;
+
+    // Keys: EXPIRE's options, SWAPDB, OBJECT IDLETIME/FREQ.
+    public static ReadOnlySpan<byte> ExpireNxConflict => "-ERR NX and XX, GT or LT options at the same time are not compatible\r\n"u8;
+    public static ReadOnlySpan<byte> ExpireGtLtConflict => "-ERR GT and LT options at the same time are not compatible\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidFirstDb => "-ERR invalid first DB index\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidSecondDb => "-ERR invalid second DB index\r\n"u8;
+    public static ReadOnlySpan<byte> LfuPolicySelected =>
+        "-ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"u8;
+    public static ReadOnlySpan<byte> LfuPolicyNotSelected =>
+        "-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"u8;
+
+    public static string UnsupportedOption(ReadOnlySpan<byte> option) => "ERR Unsupported option " + Latin(option);
+
+    // Hashes. HINCRBYFLOAT's increment is "value is NaN or Infinity"; its result is the shared NanOrInfinity.
+    public static ReadOnlySpan<byte> HashValueNotInteger => "-ERR hash value is not an integer\r\n"u8;
+    public static ReadOnlySpan<byte> HashValueNotFloat => "-ERR hash value is not a float\r\n"u8;
+    public static ReadOnlySpan<byte> ValueNanOrInfinity => "-ERR value is NaN or Infinity\r\n"u8;
+
+    // Lists: LINDEX/LSET, LPOS's options.
+    public static ReadOnlySpan<byte> IndexOutOfRange => "-ERR index out of range\r\n"u8;
+    public static ReadOnlySpan<byte> RankZero =>
+        "-ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list\r\n"u8;
+    public static ReadOnlySpan<byte> CountNegative => "-ERR COUNT can't be negative\r\n"u8;
+    public static ReadOnlySpan<byte> MaxLenNegative => "-ERR MAXLEN can't be negative\r\n"u8;
+
+    // Sets.
+    public static ReadOnlySpan<byte> NumKeysTooMany => "-ERR Number of keys can't be greater than number of args\r\n"u8;
+
+    // Sorted sets: ZADD's options, ranges, ZUNION/ZINTER/ZDIFF.
+    public static ReadOnlySpan<byte> ZAddXxAndNx => "-ERR XX and NX options at the same time are not compatible\r\n"u8;
+    public static ReadOnlySpan<byte> ZAddGtLtNx => "-ERR GT, LT, and/or NX options at the same time are not compatible\r\n"u8;
+    public static ReadOnlySpan<byte> ZAddIncrSinglePair => "-ERR INCR option supports a single increment-element pair\r\n"u8;
+    public static ReadOnlySpan<byte> ScoreNaN => "-ERR resulting score is not a number (NaN)\r\n"u8;
+    public static ReadOnlySpan<byte> MinMaxNotFloat => "-ERR min or max is not a float\r\n"u8;
+    public static ReadOnlySpan<byte> MinMaxNotString => "-ERR min or max not valid string range item\r\n"u8;
+    public static ReadOnlySpan<byte> LimitNeedsBy =>
+        "-ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX\r\n"u8;
+    public static ReadOnlySpan<byte> WithScoresByLex => "-ERR syntax error, WITHSCORES not supported in combination with BYLEX\r\n"u8;
+    public static ReadOnlySpan<byte> WeightNotFloat => "-ERR weight value is not a float\r\n"u8;
+
+    public static string NoInputKeys(ReadOnlySpan<byte> command)
+        => $"ERR at least 1 input key is needed for '{Latin(command).ToLowerInvariant()}' command";
+
+    // SORT.
+    public static ReadOnlySpan<byte> SortNotDoubles => "-ERR One or more scores can't be converted into double\r\n"u8;
+
+    // Blocking commands and CLIENT UNBLOCK. Their timeout is a float; CLIENT PAUSE's (below) an integer.
+    public static ReadOnlySpan<byte> TimeoutNotFloat => "-ERR timeout is not a float or out of range\r\n"u8;
+    public static ReadOnlySpan<byte> UnblockReason => "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n"u8;
+
+    // Transactions.
+    public static ReadOnlySpan<byte> MultiNested => "-ERR MULTI calls can not be nested\r\n"u8;
+    public static ReadOnlySpan<byte> ExecWithoutMulti => "-ERR EXEC without MULTI\r\n"u8;
+    public static ReadOnlySpan<byte> DiscardWithoutMulti => "-ERR DISCARD without MULTI\r\n"u8;
+    public static ReadOnlySpan<byte> WatchInsideMulti => "-ERR WATCH inside MULTI is not allowed\r\n"u8;
+
+    // Connection: AUTH, HELLO, MONITOR.
+    public static ReadOnlySpan<byte> NoPasswordConfigured =>
+        "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"u8;
+    public static ReadOnlySpan<byte> WrongPass => "-WRONGPASS invalid username-password pair or user is disabled.\r\n"u8;
+    public static ReadOnlySpan<byte> NoProto => "-NOPROTO unsupported protocol version\r\n"u8;
+    public static ReadOnlySpan<byte> ProtoVersionNotInteger => "-ERR Protocol version is not an integer or out of range\r\n"u8;
+    public static ReadOnlySpan<byte> MonitorDenied => "-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n"u8;
+
+    public static string HelloSyntax(ReadOnlySpan<byte> option) => $"ERR Syntax error in HELLO option '{Latin(option)}'";
+
+    // CLIENT.
+    public static ReadOnlySpan<byte> ClientNameInvalid => "-ERR Client names cannot contain spaces, newlines or special characters.\r\n"u8;
+    public static ReadOnlySpan<byte> NoSuchClient => "-ERR No such client\r\n"u8;
+    public static ReadOnlySpan<byte> ClientIdNotPositive => "-ERR client-id should be greater than 0\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidClientId => "-ERR Invalid client ID\r\n"u8;
+    public static ReadOnlySpan<byte> MaxAgeNotInteger => "-ERR maxage is not an integer or out of range\r\n"u8;
+    public static ReadOnlySpan<byte> MaxAgeNotPositive => "-ERR maxage should be greater than 0\r\n"u8;
+    public static ReadOnlySpan<byte> ClientPauseMode => "-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n"u8;
+    public static ReadOnlySpan<byte> TimeoutNotInteger => "-ERR timeout is not an integer or out of range\r\n"u8;
+
+    public static string UnrecognizedOption(ReadOnlySpan<byte> option) => $"ERR Unrecognized option '{Latin(option)}'";
+    /// <summary>CLIENT SETINFO's value check; <paramref name="attribute"/> is printed as the client sent it.</summary>
+    public static string ClientInfoInvalid(ReadOnlySpan<byte> attribute) => $"ERR {Latin(attribute)} cannot contain spaces, newlines or special characters.";
+    public static string NoSuchUser(ReadOnlySpan<byte> user) => $"ERR No such user '{Latin(user)}'";
+    public static string UnknownClientType(ReadOnlySpan<byte> type) => $"ERR Unknown client type '{Latin(type)}'";
+
+    // Server: CONFIG, SHUTDOWN, CLUSTER.
+    public static ReadOnlySpan<byte> NoConfigFile => "-ERR The server is running without a config file\r\n"u8;
+    public static ReadOnlySpan<byte> ConfigRewriteUnsupported => "-ERR Rewriting config file: Operation not supported\r\n"u8;
+    public static ReadOnlySpan<byte> NoShutdownInProgress => "-ERR No shutdown in progress.\r\n"u8;
+    public static ReadOnlySpan<byte> ClusterDisabled => "-ERR This instance has cluster support disabled\r\n"u8;
+
+    public static string ConfigSetUnknownOption(string name) => $"ERR Unknown option or number of arguments for CONFIG SET - '{name}'";
+    /// <summary>CONFIG SET refused a parameter; <paramref name="reason"/> is ConfigRegistry's (also used for the config file).</summary>
+    public static string ConfigSetFailed(string name, string reason) => $"ERR CONFIG SET failed (possibly related to argument '{name}') - {reason}";
+
+    // COMMAND GETKEYS and GETKEYSANDFLAGS.
+    public static ReadOnlySpan<byte> InvalidCommandSpecified => "-ERR Invalid command specified\r\n"u8;
+    public static ReadOnlySpan<byte> CommandHasNoKeys => "-ERR The command has no key arguments\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidArgumentCountForCommand => "-ERR Invalid number of arguments specified for command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidArgumentsForCommand => "-ERR Invalid arguments specified for command\r\n"u8;
+
+    // DEBUG.
+    public static ReadOnlySpan<byte> DebugNotAllowed =>
+        "-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.\r\n"u8;
+    public static ReadOnlySpan<byte> DebugProtocolType =>
+        "-ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false\r\n"u8;
+    public static ReadOnlySpan<byte> Resp2NotSupported => "-ERR RESP2 is not supported by this command\r\n"u8;
+    public static ReadOnlySpan<byte> DebugPopulateOom => "-ERR OOM in dictTryExpand\r\n"u8;
+    public static ReadOnlySpan<byte> DebugPackedThreshold => "-ERR argument must be a memory value bigger than 1 and smaller than 4gb\r\n"u8;
+    public static ReadOnlySpan<byte> NotListpack => "-ERR Not a listpack encoded object.\r\n"u8;
+    public static ReadOnlySpan<byte> NotQuicklist => "-ERR Not a quicklist encoded object.\r\n"u8;
+}
