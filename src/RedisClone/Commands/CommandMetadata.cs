@@ -125,7 +125,7 @@ internal sealed class CommandArg
 /// </summary>
 internal delegate KeySpecFlags VariableKeyFlags(byte[][] args, int keyPosition, KeySpecFlags specFlags);
 
-/// <summary>Everything COMMAND INFO and COMMAND DOCS say about one command beyond its table entry's constructor, parsed.</summary>
+/// <summary>Everything COMMAND INFO and COMMAND DOCS say about one command, parsed from its table entry on first use.</summary>
 internal sealed class CommandMeta
 {
     public required string Summary;
