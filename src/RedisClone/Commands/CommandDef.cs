@@ -52,33 +52,31 @@ internal enum Routing
 }
 
 /// <summary>
-/// One row of the command table: everything the dispatcher, COMMAND INFO and COMMAND GETKEYS need.
-/// Arity follows Redis: it counts the command name; negative means "at least".
+/// One entry of the command table: everything the dispatcher, COMMAND INFO, COMMAND DOCS and COMMAND
+/// GETKEYS need. The constructor takes what the dispatcher uses (name, arity, flags, handler, key
+/// specs, routing); the initializer takes the documentation, parsed on first use by
+/// <see cref="CommandMetadata"/>. Arity follows Redis: it counts the command name; negative means "at least".
 /// </summary>
+/// <remarks>
+/// Key positions are stated once, as key specs (syntax on <see cref="CommandMetadata"/>). The legacy
+/// first key, last key and step that COMMAND INFO prints and that routing uses are derived from them
+/// the way Redis derives them (<see cref="LegacyRange"/>).
+/// </remarks>
 internal sealed class CommandDef
 {
-    public CommandDef(string name, int arity, CommandFlags flags, int firstKey, int lastKey, int step,
-        CommandHandler handler, Routing routing = Routing.Keys, string group = "generic",
-        KeyFinder? keys = null, CommandDef[]? subcommands = null)
+    public CommandDef(string name, int arity, CommandFlags flags, CommandHandler handler, string? keys = null,
+        string group = "generic", Routing routing = Routing.Keys, KeyFinder? keyFinder = null)
     {
         Name = name.ToLowerInvariant();
+        FullName = Name;
         Arity = arity;
         Flags = flags;
-        FirstKey = firstKey;
-        LastKey = lastKey;
-        Step = step;
         Handler = handler;
-        Routing = firstKey == 0 && keys == null && routing == Routing.Keys ? Routing.Connection : routing;
+        KeySpecs = keys != null ? CommandMetadata.ParseKeySpecs(keys, Name) : [];
+        (FirstKey, LastKey, Step) = LegacyRange(KeySpecs);
+        Routing = FirstKey == 0 && keyFinder == null && routing == Routing.Keys ? Routing.Connection : routing;
         Group = group;
-        Keys = keys;
-        Subcommands = subcommands;
-        FullName = Name;
-        if (subcommands != null)
-            foreach (var sub in subcommands)
-            {
-                sub.Parent = this;
-                sub.FullName = Name + "|" + sub.Name;
-            }
+        KeyFinder = keyFinder;
     }
 
     /// <summary>Lower-case name, as COMMAND and error texts show it.</summary>
@@ -89,7 +87,13 @@ internal sealed class CommandDef
 
     public int Arity { get; }
     public CommandFlags Flags { get; }
+
+    /// <summary>Where the keys are and what the command does to them: the one statement of key positions.</summary>
+    public KeySpec[] KeySpecs { get; }
+
+    /// <summary>Redis's legacy key range, derived from <see cref="KeySpecs"/>: 0 when none is fixed.</summary>
     public int FirstKey { get; }
+    /// <summary>Last key position; negative counts from the end (-1 is the last argument).</summary>
     public int LastKey { get; }
     public int Step { get; }
     public CommandHandler Handler { get; }
@@ -98,10 +102,45 @@ internal sealed class CommandDef
     /// <summary>Redis's doc group: string, generic, connection, server...</summary>
     public string Group { get; }
 
-    /// <summary>For commands whose keys are not at fixed positions (movable keys).</summary>
-    public KeyFinder? Keys { get; }
+    /// <summary>For commands whose keys are not at fixed positions (movable keys): gives the dispatcher their positions.</summary>
+    public KeyFinder? KeyFinder { get; }
 
-    public CommandDef[]? Subcommands { get; }
+    // --- documentation, in the syntax described on CommandMetadata; parsed on first use
+
+    public required string Since { get; init; }
+    /// <summary>Our own words: what the command does.</summary>
+    public required string Summary { get; init; }
+    public required string Complexity { get; init; }
+    /// <summary>The argument tree of COMMAND DOCS.</summary>
+    public string? Args { get; init; }
+    /// <summary>Space-separated command tips.</summary>
+    public string? Tips { get; init; }
+    /// <summary>ACL categories that the group and the flags do not imply.</summary>
+    public string? Acl { get; init; }
+    /// <summary>"version: change" items separated by ';'.</summary>
+    public string? History { get; init; }
+    public string? DeprecatedSince { get; init; }
+    public string? ReplacedBy { get; init; }
+    /// <summary>Redis's "syscmd" doc flag.</summary>
+    public bool SysCmd { get; init; }
+    /// <summary>Computes the flags of keys whose spec says variable_flags.</summary>
+    public VariableKeyFlags? VarFlags { get; init; }
+
+    public CommandDef[]? Subcommands
+    {
+        get;
+        init
+        {
+            field = value;
+            if (value == null) return;
+            foreach (var sub in value)
+            {
+                sub.Parent = this;
+                sub.FullName = Name + "|" + sub.Name;
+            }
+        }
+    }
+
     public CommandDef? Parent { get; private set; }
 
     /// <summary>Index among all commands and subcommands, for per-server counters (CommandStats).</summary>
@@ -116,5 +155,31 @@ internal sealed class CommandDef
         foreach (var sub in Subcommands)
             if (System.Text.Ascii.EqualsIgnoreCase(name, sub.Name)) return sub;
         return null;
+    }
+
+    /// <summary>
+    /// The first key, last key and step of COMMAND INFO, from the key specs as Redis's
+    /// populateCommandLegacyRangeSpec computes them: a lone index + range spec is the range itself;
+    /// otherwise the index + range specs of step 1 that follow one another are joined, and the others
+    /// (keyword, keynum, unknown, not adjacent) are left out. No such spec: 0, 0, 0.
+    /// </summary>
+    internal static (int First, int Last, int Step) LegacyRange(KeySpec[] specs)
+    {
+        static bool Fixed(KeySpec s) => s.Begin == BeginSearch.Index && s.Find == FindKeys.Range;
+        static int Absolute(int index, int last) => last >= 0 ? index + last : last;
+
+        if (specs.Length == 1 && Fixed(specs[0]))
+            return (specs[0].Index, Absolute(specs[0].Index, specs[0].LastKeyOrNumIdx), specs[0].KeyStep);
+
+        int first = int.MaxValue, last = 0, previousLast = 0;
+        foreach (var spec in specs)
+        {
+            if (!Fixed(spec) || spec.KeyStep != 1 || (previousLast != 0 && previousLast != spec.Index - 1)) continue;
+            first = Math.Min(first, spec.Index);
+            // Compared unsigned, as Redis does, so a last key counted from the end (negative) wins.
+            last = (int)Math.Max((uint)last, (uint)Absolute(spec.Index, spec.LastKeyOrNumIdx));
+            previousLast = last;
+        }
+        return first == int.MaxValue ? (0, 0, 0) : (first, last, 1);
     }
 }

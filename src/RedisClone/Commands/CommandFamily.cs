@@ -5,8 +5,8 @@ namespace RedisClone.Commands;
 
 /// <summary>
 /// COMMAND and its subcommands (COUNT, DOCS, GETKEYS, GETKEYSANDFLAGS, INFO, LIST, HELP): the
-/// command table described back to clients, from the <see cref="CommandDef"/> rows joined with
-/// <see cref="CommandMetadata"/>. redis-cli builds its hints from COMMAND DOCS; cluster-aware
+/// command table described back to clients, from the <see cref="CommandDef"/> entries and their
+/// parsed <see cref="CommandMetadata"/>. redis-cli builds its hints from COMMAND DOCS; cluster-aware
 /// clients read key positions and tips from COMMAND INFO.
 /// </summary>
 /// <remarks>
@@ -188,7 +188,7 @@ internal static class CommandFamily
         var args = new byte[argc][];
         for (int i = 0; i < argc; i++) args[i] = ctx.Arg(i + 2).ToArray();
         var keys = new List<(int Position, KeySpecFlags Flags)>();
-        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys) && def.Keys != null)
+        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys) && def.KeyFinder != null)
             FindWithKeyFinder(ref ctx, def, args, keys);
 
         if (keys.Count == 0)
@@ -227,7 +227,7 @@ internal static class CommandFamily
         var inner = new CommandContext(buffer, 0, new RespWriter(NullBufferWriter.Instance, ctx.Reply.Protocol),
             ctx.Client, ctx.Server, ctx.NowMs);
         Span<int> positions = stackalloc int[256];
-        int count = def.Keys!(ref inner, positions);
+        int count = def.KeyFinder!(ref inner, positions);
         var meta = CommandMetadata.Of(def);
         var specs = meta.KeySpecs;
         // A finder asking for every gate (a count past its span) fills the span by repeating its keys.

@@ -125,17 +125,7 @@ internal sealed class CommandArg
 /// </summary>
 internal delegate KeySpecFlags VariableKeyFlags(byte[][] args, int keyPosition, KeySpecFlags specFlags);
 
-/// <summary>
-/// One compact metadata entry as written in <see cref="CommandMetadata"/>'s table: the facts a
-/// <see cref="CommandDef"/> row does not carry, with argument trees and key specs in a small text
-/// syntax (described on <see cref="CommandMetadata"/>) that is parsed on first use.
-/// </summary>
-internal sealed record MetadataEntry(
-    string Name, string Since, string Summary, string Complexity,
-    string? Args, string? Keys, string? Tips, string? Acl, string? History,
-    string? DeprecatedSince, string? ReplacedBy, bool SysCmd, VariableKeyFlags? VarFlags);
-
-/// <summary>Everything COMMAND INFO and COMMAND DOCS say about one command beyond its table row.</summary>
+/// <summary>Everything COMMAND INFO and COMMAND DOCS say about one command, parsed from its table entry on first use.</summary>
 internal sealed class CommandMeta
 {
     public required string Summary;
@@ -152,17 +142,15 @@ internal sealed class CommandMeta
     public KeySpec[] KeySpecs = [];
     public CommandArg[] Args = [];
     public VariableKeyFlags? VarFlags;
-    /// <summary>The row's flags plus "movablekeys" when a key spec is not index + range.</summary>
+    /// <summary>The entry's flags plus "movablekeys" when a key spec is not index + range.</summary>
     public CommandFlags Flags;
-    /// <summary>False when the table row has no metadata entry (a test checks there are none).</summary>
-    public bool HasEntry;
 }
 
 /// <summary>
-/// Command metadata: one entry per command and subcommand (see CommandMetadataTable.cs), joined with
-/// the <see cref="CommandDef"/> rows on first use. What can be derived is derived: the group comes
-/// from the row, ACL categories from the group plus the flags (Redis's rules), the key specs' search
-/// positions from the row's first/last/step.
+/// Command metadata: the documentation each <see cref="CommandDef"/> carries as text (see the
+/// CommandTable.*.cs family files), parsed on first use. What can be derived is derived: the group
+/// comes from the entry (a subcommand's from its parent), ACL categories from the group plus the
+/// flags (Redis's rules), the legacy first/last/step from the key specs (<see cref="CommandDef.LegacyRange"/>).
 /// </summary>
 /// <remarks>
 /// <para><b>Arguments</b> are written close to Redis's usage syntax, one item per argument:</para>
@@ -179,61 +167,45 @@ internal sealed class CommandMeta
 /// <para><b>Key specs</b> are separated by ';'. Each is its flags (<c>RW access update</c>...) and
 /// optionally: <c>i=2</c> index, <c>kw=STREAMS,1</c> keyword and start, <c>bs=unknown</c>;
 /// <c>r=-1,1,0</c> range (last, step, limit), <c>n=0,1,1</c> keynum (count index, first, step),
-/// <c>fk=unknown</c>; and <c>-- notes</c> to the end of the spec. A lone spec without positions takes
-/// them from the row (index first key, range last-first and step); with several specs, spec n
-/// defaults to index first+n and a single-key range.</para>
+/// <c>fk=unknown</c>; and <c>-- notes</c> to the end of the spec. Without a begin search, spec n
+/// (counting from 0) starts at index n+1; without find keys, it is one key (<c>r=0,1,0</c>). So
+/// <c>RW insert</c> is a key at 1, <c>RO; OW</c> keys at 1 and 2, and <c>RO access r=-1,1,0</c>
+/// every argument from 1 on. Subcommands count from the command name too: OBJECT ENCODING's key is
+/// <c>i=2</c>.</para>
 /// </remarks>
 internal static partial class CommandMetadata
 {
-    private static readonly Dictionary<string, MetadataEntry> ByName = BuildIndex();
     private static readonly ConditionalWeakTable<CommandDef, CommandMeta> Resolved = new();
-
-    /// <summary>Every entry, for tests.</summary>
-    public static IReadOnlyCollection<MetadataEntry> AllEntries => ByName.Values;
 
     /// <summary>The metadata of a command or subcommand, built on first use.</summary>
     public static CommandMeta Of(CommandDef def) => Resolved.GetValue(def, Resolve);
 
-    private static Dictionary<string, MetadataEntry> BuildIndex()
-    {
-        var map = new Dictionary<string, MetadataEntry>(StringComparer.OrdinalIgnoreCase);
-        foreach (var e in Entries()) map.Add(e.Name, e);
-        return map;
-    }
-
-    private static MetadataEntry E(string name, string since, string summary, string complexity,
-        string? args = null, string? keys = null, string? tips = null, string? acl = null, string? history = null,
-        string? deprecated = null, string? replacedBy = null, bool syscmd = false, VariableKeyFlags? varFlags = null)
-        => new(name, since, summary, complexity, args, keys, tips, acl, history, deprecated, replacedBy, syscmd, varFlags);
-
     private static CommandMeta Resolve(CommandDef def)
     {
-        ByName.TryGetValue(def.FullName, out var e);
         string group = def.Parent?.Group ?? def.Group;
         var meta = new CommandMeta
         {
-            Summary = e?.Summary ?? "",
-            Since = e?.Since ?? "",
-            Complexity = e?.Complexity ?? "",
+            Summary = def.Summary,
+            Since = def.Since,
+            Complexity = def.Complexity,
             Group = group,
-            DeprecatedSince = e?.DeprecatedSince,
-            ReplacedBy = e?.ReplacedBy,
-            SysCmd = e?.SysCmd ?? false,
-            VarFlags = e?.VarFlags,
-            HasEntry = e != null,
+            DeprecatedSince = def.DeprecatedSince,
+            ReplacedBy = def.ReplacedBy,
+            SysCmd = def.SysCmd,
+            VarFlags = def.VarFlags,
+            KeySpecs = def.KeySpecs,
         };
-        if (e?.Tips != null) meta.Tips = e.Tips.Split(' ', StringSplitOptions.RemoveEmptyEntries);
-        if (e?.History != null) meta.History = ParseHistory(e.History);
-        meta.KeySpecs = e?.Keys != null ? ParseKeySpecs(e.Keys, def) : DefaultKeySpecs(def);
-        meta.Args = e?.Args != null ? ParseArgs(e.Args) : [];
+        if (def.Tips != null) meta.Tips = def.Tips.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        if (def.History != null) meta.History = ParseHistory(def.History);
+        meta.Args = def.Args != null ? ParseArgs(def.Args) : [];
 
-        var explicitAcl = e?.Acl != null ? ParseAcl(e.Acl) : def.Subcommands != null ? AclCategories.None : GroupCategory(group);
+        var explicitAcl = def.Acl != null ? ParseAcl(def.Acl) : def.Subcommands != null ? AclCategories.None : GroupCategory(group);
         meta.Acl = explicitAcl | ImpliedCategories(def.Flags, explicitAcl);
 
         meta.Flags = def.Flags;
         foreach (var spec in meta.KeySpecs)
             if (spec.IsMovable) meta.Flags |= CommandFlags.MovableKeys;
-        if (def.Keys != null) meta.Flags |= CommandFlags.MovableKeys;
+        if (def.KeyFinder != null) meta.Flags |= CommandFlags.MovableKeys;
         return meta;
     }
 
@@ -300,7 +272,7 @@ internal static partial class CommandMetadata
         return acl;
     }
 
-    /// <summary>The row's flags as COMMAND INFO names them, in Redis's order (some flags are not shown).</summary>
+    /// <summary>The entry's flags as COMMAND INFO names them, in Redis's order (some flags are not shown).</summary>
     public static readonly (CommandFlags Flag, string Name)[] FlagNames =
     [
         (CommandFlags.Write, "write"), (CommandFlags.ReadOnly, "readonly"), (CommandFlags.DenyOom, "denyoom"),
@@ -319,25 +291,8 @@ internal static partial class CommandMetadata
 
     // --- key specs
 
-    private static KeySpec[] DefaultKeySpecs(CommandDef def)
-    {
-        // No entry: say what the row says, conservatively.
-        if (def.FirstKey <= 0) return [];
-        var flags = (def.Flags & CommandFlags.Write) != 0 ? KeySpecFlags.RW | KeySpecFlags.Access | KeySpecFlags.Update : KeySpecFlags.RO | KeySpecFlags.Access;
-        return [FromRow(def, flags)];
-    }
-
-    private static KeySpec FromRow(CommandDef def, KeySpecFlags flags) => new()
-    {
-        Flags = flags,
-        Begin = BeginSearch.Index,
-        Index = def.FirstKey,
-        Find = FindKeys.Range,
-        LastKeyOrNumIdx = def.LastKey < 0 ? def.LastKey : def.LastKey - def.FirstKey,
-        KeyStep = def.Step,
-    };
-
-    internal static KeySpec[] ParseKeySpecs(string text, CommandDef def)
+    /// <summary>Parses key specs written as described on <see cref="CommandMetadata"/>; <paramref name="command"/> names errors.</summary>
+    internal static KeySpec[] ParseKeySpecs(string text, string command)
     {
         var parts = text.Split(';');
         var specs = new KeySpec[parts.Length];
@@ -351,9 +306,7 @@ internal static partial class CommandMetadata
                 notes = part.Substring(dash + 2).Trim();
                 part = part.Substring(0, dash);
             }
-            var spec = parts.Length == 1
-                ? FromRow(def, KeySpecFlags.None)
-                : new KeySpec { Begin = BeginSearch.Index, Index = def.FirstKey + n, Find = FindKeys.Range };
+            var spec = new KeySpec { Begin = BeginSearch.Index, Index = n + 1, Find = FindKeys.Range };
             spec.Notes = notes;
             foreach (var word in part.Split(' ', StringSplitOptions.RemoveEmptyEntries))
             {
@@ -361,7 +314,7 @@ internal static partial class CommandMetadata
                 if (eq < 0)
                 {
                     int bit = Array.IndexOf(KeySpecFlagNames, word);
-                    if (bit < 0) throw new FormatException($"{def.FullName}: unknown key spec flag '{word}'");
+                    if (bit < 0) throw new FormatException($"{command}: unknown key spec flag '{word}'");
                     spec.Flags |= (KeySpecFlags)(1 << bit);
                     continue;
                 }
@@ -397,7 +350,7 @@ internal static partial class CommandMetadata
                         spec.Find = FindKeys.Unknown;
                         break;
                     default:
-                        throw new FormatException($"{def.FullName}: bad key spec item '{word}'");
+                        throw new FormatException($"{command}: bad key spec item '{word}'");
                 }
             }
             specs[n] = spec;

@@ -6,7 +6,7 @@ internal static partial class CommandMetadata
     /// <summary>True when the command has keys at all: a key finder, or a key spec that is not "not_key".</summary>
     public static bool HasKeys(CommandDef def)
     {
-        if (def.Keys != null) return true;
+        if (def.KeyFinder != null) return true;
         foreach (var spec in Of(def).KeySpecs)
             if ((spec.Flags & KeySpecFlags.NotKey) == 0) return true;
         return false;

@@ -5,7 +5,7 @@ using RedisClone.Server;
 
 namespace RedisClone.Execution;
 
-/// <summary>Which shards a command's keys map to, from its table row.</summary>
+/// <summary>Which shards a command's keys map to, from its table entry (the range its key specs give, or its key finder).</summary>
 internal static class KeyRouting
 {
     /// <summary>The shards the keys of command <paramref name="i"/> of <paramref name="buffer"/> map to.</summary>
@@ -22,7 +22,7 @@ internal static class KeyRouting
         }
         if (shards.Count == 1) return 1;
         ulong mask = 0;
-        if (def.Keys == null)
+        if (def.KeyFinder == null)
         {
             // Fixed positions (nearly every command): no position list needed.
             int argc = buffer.ArgCount(i);
@@ -42,10 +42,10 @@ internal static class KeyRouting
     public static int Positions(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def,
         long nowMs, Span<int> positions)
     {
-        if (def.Keys != null)
+        if (def.KeyFinder != null)
         {
             var ctx = new CommandContext(buffer, i, new RespWriter(NullBufferWriter.Instance, session.Protocol), session, server, nowMs);
-            return def.Keys(ref ctx, positions);
+            return def.KeyFinder(ref ctx, positions);
         }
         int argc = buffer.ArgCount(i);
         int last = def.LastKey < 0 ? argc + def.LastKey : Math.Min(def.LastKey, argc - 1);

@@ -77,6 +77,26 @@ public class CommandDifferentialTests
         Assert.True(failures.Length == 0, "COMMAND INFO differs from redis-server:\n" + failures);
     }
 
+    /// <summary>
+    /// The first key, last key and step our entries derive from their key specs are redis-server's
+    /// (routing uses them too, not only COMMAND INFO). ZRANK/ZREVRANK's range did not change in 7.2.
+    /// </summary>
+    [RedisFact]
+    public void LegacyRange_EveryCommand_MatchesRedis()
+    {
+        using var theirs = Reference(2);
+        var failures = new StringBuilder();
+        foreach (var def in AllDefs())
+        {
+            if (OnlyOurs.Contains(def.FullName)) continue;
+            var info = RespTree.Parse(theirs.Call("COMMAND", "INFO", def.FullName)).Children[0];
+            var expected = $"{info.Children[3].Text} {info.Children[4].Text} {info.Children[5].Text}";
+            var actual = $"{def.FirstKey} {def.LastKey} {def.Step}";
+            if (expected != actual) failures.AppendLine($"{def.FullName}: redis {expected}, ours {actual}");
+        }
+        Assert.True(failures.Length == 0, "legacy key ranges differ:\n" + failures);
+    }
+
     private static void CompareSubcommands(string container, RespTree expected, RespTree actual,
         Func<RespTree, string> nameOf, Action<string, RespTree, RespTree> compare, StringBuilder failures, bool isMap = false)
     {

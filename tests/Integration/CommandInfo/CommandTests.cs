@@ -17,13 +17,50 @@ public class CommandTests
     }
 
     [Fact]
-    public void Metadata_EveryCommand_HasExactlyOneEntry()
+    public void Table_EveryName_IsUnique()
     {
-        var names = AllDefs().Select(d => d.FullName).ToHashSet();
-        var withoutEntry = AllDefs().Where(d => !CommandMetadata.Of(d).HasEntry).Select(d => d.FullName).ToList();
-        var withoutRow = CommandMetadata.AllEntries.Select(e => e.Name).Where(n => !names.Contains(n)).ToList();
-        Assert.True(withoutEntry.Count == 0, "no metadata entry: " + string.Join(", ", withoutEntry));
-        Assert.True(withoutRow.Count == 0, "no table row: " + string.Join(", ", withoutRow));
+        var names = AllDefs().Select(d => d.FullName).ToList();
+        Assert.Equal(names.Count, names.Distinct().Count());
+    }
+
+    /// <summary>COMMAND INFO's legacy range, derived from the key specs, for the shapes that test the derivation.</summary>
+    [Theory]
+    [InlineData("get", 1, 1, 1)]
+    [InlineData("mset", 1, -1, 2)]          // one range spec: its step is kept
+    [InlineData("blpop", 1, -2, 1)]         // the timeout is not a key
+    [InlineData("rename", 1, 2, 1)]         // two adjacent single-key specs join
+    [InlineData("lcs", 1, 2, 1)]            // one spec of two keys
+    [InlineData("sinterstore", 1, -1, 1)]   // a destination then a range to the end
+    [InlineData("zunionstore", 1, 1, 1)]    // the keynum spec is left out
+    [InlineData("lmpop", 0, 0, 0)]          // keynum only
+    [InlineData("sort", 1, 1, 1)]           // unknown begin-search specs are left out
+    [InlineData("spublish", 1, 1, 1)]       // not_key specs still give a range, as in Redis
+    [InlineData("object|encoding", 2, 2, 1)]
+    [InlineData("ping", 0, 0, 0)]
+    public void LegacyRange_DerivedFromKeySpecs_IsRedisRange(string name, int first, int last, int step)
+    {
+        var def = AllDefs().Single(d => d.FullName == name);
+        Assert.Equal((first, last, step), (def.FirstKey, def.LastKey, def.Step));
+    }
+
+    [Theory]
+    [InlineData("RW; RO i=3", 1, 1, 1)]                  // not adjacent: the second is left out
+    [InlineData("RW; RO r=1,2,0", 1, 1, 1)]              // a step other than 1 is left out
+    [InlineData("RO i=2 n=0,1,1; RW i=1", 1, 1, 1)]      // order does not matter
+    [InlineData("RW r=-1,1,0; RO i=2", 1, -1, 1)]        // counted from the end wins
+    [InlineData("RO kw=STREAMS,1 r=-1,1,2", 0, 0, 0)]
+    [InlineData("RO bs=unknown fk=unknown", 0, 0, 0)]
+    public void LegacyRange_SeveralSpecs_FollowsRedis(string specs, int first, int last, int step)
+        => Assert.Equal((first, last, step), CommandDef.LegacyRange(CommandMetadata.ParseKeySpecs(specs, "test")));
+
+    [Fact]
+    public void Routing_CommandsWithoutKeys_RunOnTheConnection()
+    {
+        foreach (var def in AllDefs())
+            if (def.FirstKey == 0 && def.KeyFinder == null)
+                Assert.True(def.Routing != Routing.Keys, def.FullName);
+            else if (def.Routing == Routing.Keys)
+                Assert.True(def.FirstKey > 0 || def.KeyFinder != null, def.FullName);
     }
 
     [Fact]
@@ -35,7 +72,7 @@ public class CommandTests
             Assert.False(string.IsNullOrEmpty(meta.Summary), def.FullName);
             Assert.False(string.IsNullOrEmpty(meta.Since), def.FullName);
             if (def.Name != "monitor") Assert.False(string.IsNullOrEmpty(meta.Complexity), def.FullName); // Redis documents none for MONITOR
-            Assert.True(def.FirstKey == 0 || meta.KeySpecs.Length > 0, $"{def.FullName} has keys but no key spec");
+            Assert.True(def.KeyFinder == null || meta.KeySpecs.Length > 0, $"{def.FullName} has a key finder but no key spec");
             foreach (var key in KeyArgs(meta.Args))
                 Assert.True(key.KeySpecIndex >= 0 && key.KeySpecIndex < meta.KeySpecs.Length, $"{def.FullName}: {key.Name} points at no key spec");
             if (def.Subcommands == null) Assert.NotEqual(AclCategories.None, meta.Acl & (AclCategories.Fast | AclCategories.Slow));

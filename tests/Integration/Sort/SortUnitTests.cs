@@ -26,7 +26,7 @@ public class SortUnitTests
         var ctx = new CommandContext(buffer, 0, new RespWriter(NullBufferWriter.Instance, 2), session,
             TestServer.Shared.Server, 0);
         var def = TestServer.Shared.Server.Commands.Find(Encoding.UTF8.GetBytes(command[0]))!;
-        return def.Keys!(ref ctx, positions);
+        return def.KeyFinder!(ref ctx, positions);
     }
 
     [Theory]

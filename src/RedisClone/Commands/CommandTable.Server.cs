@@ -1,0 +1,281 @@
+using static RedisClone.Commands.CommandFlags;
+using static RedisClone.Commands.Routing;
+
+namespace RedisClone.Commands;
+
+internal sealed partial class CommandTable
+{
+    /// <summary>Server commands: INFO, CONFIG, COMMAND, DEBUG, SHUTDOWN and the CLUSTER container.</summary>
+    private static IEnumerable<CommandDef> ServerRows()
+    {
+        const CommandFlags Clu = Admin | Stale | NoAsyncLoading;
+        return
+        [
+            new("info", -1, LS, ServerCommands.Info, group: "server")
+            {
+                Summary = "Reports server information and statistics, by section.",
+                Since = "1.0.0", Complexity = "O(1)", Args = "[section...]",
+                Tips = "nondeterministic_output request_policy:all_shards response_policy:special", Acl = "dangerous",
+                History = "7.0.0: several sections at once",
+            },
+            new("config", -2, None, ServerCommands.Help, group: "server")
+            {
+                Summary = "Subcommands that read and change the configuration.",
+                Since = "2.0.0", Complexity = "See each subcommand.",
+                Subcommands =
+                [
+                    new("get", -3, Adm, ServerCommands.ConfigGet)
+                    {
+                        Summary = "Returns the configuration parameters that match patterns.",
+                        Since = "2.0.0", Complexity = "O(N), N = parameters", Args = "parameter{parameter}...",
+                        History = "7.0.0: several patterns at once",
+                    },
+                    new("set", -4, Adm, ServerCommands.ConfigSet)
+                    {
+                        Summary = "Changes configuration parameters at run time.",
+                        Since = "2.0.0", Complexity = "O(N), N = parameters", Args = "parameter_value{parameter value}...",
+                        Tips = "request_policy:all_nodes response_policy:all_succeeded",
+                        History = "7.0.0: several parameters at once",
+                    },
+                    new("resetstat", 2, Adm, ServerCommands.ConfigResetStat)
+                    {
+                        Summary = "Resets the statistics INFO reports.",
+                        Since = "2.0.0", Complexity = "O(1)",
+                    },
+                    new("rewrite", 2, Adm, ServerCommands.ConfigRewrite)
+                    {
+                        Summary = "Writes the running configuration back to the config file.",
+                        Since = "2.8.0", Complexity = "O(1)",
+                    },
+                    new("help", 2, LS, ServerCommands.ConfigHelp)
+                    {
+                        Summary = "Lists the CONFIG subcommands.",
+                        Since = "5.0.0", Complexity = "O(1)",
+                    },
+                ],
+            },
+            new("command", -1, LS, ServerCommands.Command, group: "server")
+            {
+                Summary = "Describes every command of the server.",
+                Since = "2.8.13", Complexity = "O(N), N = commands", Tips = "nondeterministic_output_order", Acl = "connection",
+                Subcommands =
+                [
+                    new("count", 2, LS, ServerCommands.CommandCount)
+                    {
+                        Summary = "Returns how many commands the server has.",
+                        Since = "2.8.13", Complexity = "O(1)", Acl = "connection",
+                    },
+                    new("docs", -2, LS, ServerCommands.CommandDocs)
+                    {
+                        Summary = "Documents commands: summary, group, arguments.",
+                        Since = "7.0.0", Complexity = "O(N), N = commands asked for", Args = "[command-name...]",
+                        Tips = "nondeterministic_output_order", Acl = "connection",
+                    },
+                    new("getkeys", -4, LS, ServerCommands.CommandGetKeys)
+                    {
+                        Summary = "Lists the keys a full command would use.",
+                        Since = "2.8.13", Complexity = "O(N), N = arguments", Acl = "connection",
+                    },
+                    new("getkeysandflags", -4, LS, ServerCommands.CommandGetKeysAndFlags)
+                    {
+                        Summary = "Lists the keys a full command would use, with what it does to each.",
+                        Since = "7.0.0", Complexity = "O(N), N = arguments", Acl = "connection",
+                    },
+                    new("info", -2, LS, ServerCommands.CommandInfo)
+                    {
+                        Summary = "Describes commands: arity, flags, key positions, ACL categories.",
+                        Since = "2.8.13", Complexity = "O(N), N = commands asked for", Args = "[command-name...]",
+                        Tips = "nondeterministic_output_order", Acl = "connection", History = "7.0.0: no names means every command",
+                    },
+                    new("list", -2, LS, ServerCommands.CommandList)
+                    {
+                        Summary = "Lists command names, optionally filtered.",
+                        Since = "7.0.0", Complexity = "O(N), N = commands",
+                        Args = "[FILTERBY=filterby(MODULE=module-name | ACLCAT=category | PATTERN=pattern:pattern)]",
+                        Tips = "nondeterministic_output_order", Acl = "connection",
+                    },
+                    new("help", 2, LS, ServerCommands.CommandHelp)
+                    {
+                        Summary = "Lists the COMMAND subcommands.",
+                        Since = "5.0.0", Complexity = "O(1)", Acl = "connection",
+                    },
+                ],
+            },
+            new("time", 1, LS | Fast, ServerCommands.Time, group: "server")
+            {
+                Summary = "Returns the server's clock as seconds and microseconds.",
+                Since = "2.6.0", Complexity = "O(1)", Tips = "nondeterministic_output",
+            },
+            new("lastsave", 1, LS | Fast, ServerCommands.LastSave, group: "server")
+            {
+                Summary = "Returns the unix time of the last successful save to disk.",
+                Since = "1.0.0", Complexity = "O(1)", Tips = "nondeterministic_output", Acl = "admin dangerous",
+            },
+            new("debug", -2, Adm, DebugCommands.Debug, group: "server", routing: AllShards)
+            {
+                Summary = "Developer and testing commands.",
+                Since = "1.0.0", Complexity = "Depends on the subcommand.", SysCmd = true,
+            },
+            new("shutdown", -1, Adm | NoMulti | AllowBusy, ServerCommands.Shutdown, group: "server")
+            {
+                Summary = "Stops the server, saving first unless told otherwise.",
+                Since = "1.0.0", Complexity = "O(N) when saving, N = keys",
+                Args = "[nosave_save(NOSAVE | SAVE)] [NOW@7.0.0] [FORCE@7.0.0] [ABORT@7.0.0]",
+                History = "7.0.0: NOW, FORCE and ABORT",
+            },
+            // Every subcommand goes to one handler (it answers that cluster support is disabled); the entries
+            // exist so arity checks, unknown-subcommand errors and COMMAND INFO match Redis.
+            new("cluster", -2, None, ServerCommands.Cluster, group: "cluster")
+            {
+                Summary = "Subcommands for Redis Cluster.",
+                Since = "3.0.0", Complexity = "See each subcommand.",
+                Subcommands =
+                [
+                    new("addslots", -3, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Assigns hash slots to this node.",
+                        Since = "3.0.0", Complexity = "O(N), N = slots", Args = "slot:integer...",
+                    },
+                    new("addslotsrange", -4, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Assigns ranges of hash slots to this node.",
+                        Since = "7.0.0", Complexity = "O(N), N = slots",
+                        Args = "start-slot_end-slot{start-slot:integer end-slot:integer}...",
+                    },
+                    new("bumpepoch", 2, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Gives this node a new, higher config epoch.",
+                        Since = "3.0.0", Complexity = "O(1)", Tips = "nondeterministic_output",
+                    },
+                    new("count-failure-reports", 3, Admin | Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Counts the failure reports about a node.",
+                        Since = "3.0.0", Complexity = "O(N), N = reports", Args = "node-id", Tips = "nondeterministic_output",
+                    },
+                    new("countkeysinslot", 3, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Counts the keys in a hash slot.",
+                        Since = "3.0.0", Complexity = "O(1)", Args = "slot:integer",
+                    },
+                    new("delslots", -3, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Unassigns hash slots from this node.",
+                        Since = "3.0.0", Complexity = "O(N), N = slots", Args = "slot:integer...",
+                    },
+                    new("delslotsrange", -4, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Unassigns ranges of hash slots from this node.",
+                        Since = "7.0.0", Complexity = "O(N), N = slots",
+                        Args = "start-slot_end-slot{start-slot:integer end-slot:integer}...",
+                    },
+                    new("failover", -2, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Makes this replica take over from its master.",
+                        Since = "3.0.0", Complexity = "O(1)", Args = "[options(FORCE | TAKEOVER)]",
+                    },
+                    new("flushslots", 2, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Unassigns every hash slot of this node.",
+                        Since = "3.0.0", Complexity = "O(1)",
+                    },
+                    new("forget", 3, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Removes a node from this node's node table.",
+                        Since = "3.0.0", Complexity = "O(1)", Args = "node-id",
+                    },
+                    new("getkeysinslot", 4, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Lists keys of a hash slot.",
+                        Since = "3.0.0", Complexity = "O(N), N = keys returned", Args = "slot:integer count:integer",
+                        Tips = "nondeterministic_output",
+                    },
+                    new("help", 2, LS, ServerCommands.Cluster)
+                    {
+                        Summary = "Lists the CLUSTER subcommands.",
+                        Since = "5.0.0", Complexity = "O(1)",
+                    },
+                    new("info", 2, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Reports the state of the cluster.",
+                        Since = "3.0.0", Complexity = "O(1)", Tips = "nondeterministic_output",
+                    },
+                    new("keyslot", 3, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Returns the hash slot of a key name.",
+                        Since = "3.0.0", Complexity = "O(N), N = bytes of the key", Args = "key",
+                    },
+                    new("links", 2, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Describes this node's links on the cluster bus.",
+                        Since = "7.0.0", Complexity = "O(N), N = links", Tips = "nondeterministic_output",
+                    },
+                    new("meet", -4, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Connects this node to another node of a cluster.",
+                        Since = "3.0.0", Complexity = "O(1)", Args = "ip port:integer [cluster_bus_port:integer@4.0.0]",
+                        History = "4.0.0: cluster bus port argument",
+                    },
+                    new("myid", 2, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Returns this node's id.",
+                        Since = "3.0.0", Complexity = "O(1)",
+                    },
+                    new("nodes", 2, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Describes the cluster as this node sees it.",
+                        Since = "3.0.0", Complexity = "O(N), N = nodes", Tips = "nondeterministic_output",
+                    },
+                    new("replicas", 3, Admin | Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Lists the replicas of a master node.",
+                        Since = "5.0.0", Complexity = "O(N), N = replicas", Args = "node-id", Tips = "nondeterministic_output",
+                    },
+                    new("replicate", 3, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Makes this node a replica of a master.",
+                        Since = "3.0.0", Complexity = "O(1)", Args = "node-id",
+                    },
+                    new("reset", -2, Admin | NoScript | Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Resets this node's cluster state.",
+                        Since = "3.0.0", Complexity = "O(N), N = known nodes", Args = "[hard_soft(HARD | SOFT)]",
+                    },
+                    new("saveconfig", 2, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Writes the cluster configuration to disk.",
+                        Since = "3.0.0", Complexity = "O(1)",
+                    },
+                    new("set-config-epoch", 3, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Sets the config epoch of a new node.",
+                        Since = "3.0.0", Complexity = "O(1)", Args = "config-epoch:integer",
+                    },
+                    new("setslot", -4, Clu, ServerCommands.Cluster)
+                    {
+                        Summary = "Changes the state of a hash slot on this node.",
+                        Since = "3.0.0", Complexity = "O(1)",
+                        Args = "slot:integer subcommand(IMPORTING=node-id | MIGRATING=node-id | NODE=node-id | STABLE)",
+                    },
+                    new("shards", 2, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Describes the cluster's shards.",
+                        Since = "7.0.0", Complexity = "O(N), N = nodes", Tips = "nondeterministic_output",
+                    },
+                    new("slaves", 3, Admin | Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Lists the replicas of a master node (old name of CLUSTER REPLICAS).",
+                        Since = "3.0.0", Complexity = "O(N), N = replicas", Args = "node-id", Tips = "nondeterministic_output",
+                        DeprecatedSince = "5.0.0", ReplacedBy = "CLUSTER REPLICAS",
+                    },
+                    new("slots", 2, Stale, ServerCommands.Cluster)
+                    {
+                        Summary = "Maps hash slot ranges to nodes.",
+                        Since = "3.0.0", Complexity = "O(N), N = slots", Tips = "nondeterministic_output",
+                        History = "4.0.0: node ids in the reply; 7.0.0: more network details per node", DeprecatedSince = "7.0.0",
+                        ReplacedBy = "CLUSTER SHARDS",
+                    },
+                ],
+            },
+        ];
+    }
+}
