@@ -87,7 +87,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             }
             if (segCount > 0)
             {
-                await RunSegmentAsync(segStart, segCount, segMask);
+                if (!await RunSegmentAsync(segStart, segCount, segMask)) return false;
                 segCount = 0;
                 segMask = 0;
             }
@@ -111,14 +111,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     break;
             }
             if (Session.CloseAfterReply || Session.Killed) return true;
-            if (output.UnflushedBytes > FlushThreshold)
-            {
-                FlushedMidBatch = true;
-                var flushed = await output.FlushAsync();
-                if (flushed.IsCompleted || flushed.IsCanceled) return false;
-            }
+            if (output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
         }
-        if (segCount > 0) await RunSegmentAsync(segStart, segCount, segMask);
+        if (segCount > 0) return await RunSegmentAsync(segStart, segCount, segMask);
         return true;
     }
 
@@ -226,23 +221,52 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// takes the shards' gates and runs them itself; otherwise one work item per shard is posted and
     /// the replies are copied back in command order.
     /// </summary>
-    private ValueTask RunSegmentAsync(int start, int count, ulong mask)
+    /// <remarks>
+    /// Either way the replies waiting for the client stay bounded: past
+    /// <see cref="FlushThreshold"/> unflushed bytes the segment stops, the replies are flushed, and it
+    /// goes on only once the client has read them (the flush completes). A client pipelining
+    /// hundreds of GETs of a large value without reading holds about one reply, not all of them.
+    /// </remarks>
+    private ValueTask<bool> RunSegmentAsync(int start, int count, ulong mask)
     {
         if (!TryEnterSpinning(mask)) return PostSegmentAsync(start, count, mask);
+        int end = start + count, i = start;
         try
         {
-            for (int i = start; i < start + count; i++)
+            while (i < end)
+            {
                 CommandRunner.Run(_server, Session, _commands, i, _defs[i]!, _output, _nowMs, _shardOf[i]);
+                i++;
+                if (_output.UnflushedBytes > FlushThreshold) break;
+            }
         }
         finally
         {
             _server.Shards.ExitAll(mask);
         }
-        return ValueTask.CompletedTask;
+        return i == end ? new ValueTask<bool>(true) : FlushThenRunAsync(i, end - i);
     }
 
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask PostSegmentAsync(int start, int count, ulong mask)
+    /// <summary>Flushes mid-segment, waiting for the client to read, then runs the rest of it.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<bool> FlushThenRunAsync(int start, int count)
+    {
+        if (!await FlushMidBatchAsync()) return false;
+        ulong mask = 0;
+        for (int i = start; i < start + count; i++) mask |= 1UL << _shardOf[i];
+        return await RunSegmentAsync(start, count, mask);
+    }
+
+    /// <summary>Flushes the replies so far; false when the output is closed.</summary>
+    private async ValueTask<bool> FlushMidBatchAsync()
+    {
+        FlushedMidBatch = true;
+        var flushed = await _output.FlushAsync();
+        return !flushed.IsCompleted && !flushed.IsCanceled;
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<bool> PostSegmentAsync(int start, int count, ulong mask)
     {
         var shards = _server.Shards;
         for (ulong m = mask; m != 0; m &= m - 1)
@@ -250,19 +274,44 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             int s = BitOperations.TrailingZeroCount(m);
             (_work[s] ??= new ShardBatchWork(this)).Begin();
         }
-        for (int i = start; i < start + count; i++) _work[_shardOf[i]]!.Add(i);
-
-        var done = Signal.Arm(BitOperations.PopCount(mask));
-        for (ulong m = mask; m != 0; m &= m - 1)
+        int end = start + count;
+        for (int i = start; i < end; i++)
         {
-            int s = BitOperations.TrailingZeroCount(m);
-            shards[s].Post(_work[s]!);
+            _work[_shardOf[i]]!.Add(i);
+            _replyEnd[i] = -1;
         }
-        await done;
 
-        var writer = new RespWriter(_output, Session.Protocol);
-        for (int i = start; i < start + count; i++)
-            writer.Raw(_work[_shardOf[i]]!.Replies.Slice(_replyStart[i], _replyEnd[i]));
+        // Rounds: each part runs until its replies pass the budget; the replies are written in
+        // command order as far as every command before has run; a part runs again once all it
+        // holds is written. The part holding the first command not yet run has written everything
+        // it ran, so each round moves on.
+        int written = start;
+        while (true)
+        {
+            int parts = 0;
+            ulong post = 0;
+            for (ulong m = mask; m != 0; m &= m - 1)
+            {
+                int s = BitOperations.TrailingZeroCount(m);
+                var work = _work[s]!;
+                if (!work.HasRemaining || work.LastRun >= written) continue;
+                work.Replies.Clear();
+                post |= 1UL << s;
+                parts++;
+            }
+            var done = Signal.Arm(parts);
+            for (ulong m = post; m != 0; m &= m - 1) shards[BitOperations.TrailingZeroCount(m)].Post(_work[BitOperations.TrailingZeroCount(m)]!);
+            await done;
+
+            var writer = new RespWriter(_output, Session.Protocol);
+            while (written < end && _replyEnd[written] >= 0)
+            {
+                writer.Raw(_work[_shardOf[written]]!.Replies.Slice(_replyStart[written], _replyEnd[written]));
+                written++;
+            }
+            if (written == end) return true;
+            if (_output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
+        }
     }
 
     /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>
