@@ -35,7 +35,7 @@ internal static partial class CommandMetadata
         foreach (var spec in meta.KeySpecs)
         {
             if ((spec.Flags & KeySpecFlags.NotKey) != 0) continue;
-            int first = 0;
+            int first;
             switch (spec.Begin)
             {
                 case BeginSearch.Index:

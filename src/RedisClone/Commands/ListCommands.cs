@@ -512,7 +512,7 @@ internal static class ListCommands
     public static void LSet(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out _, out _, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;
@@ -547,7 +547,7 @@ internal static class ListCommands
             return;
         }
         var key = ctx.Arg(1);
-        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out var db, out int slot, out bool wrongType);
+        var list = Lookup.ForWrite<RedisList>(ref ctx, key, out _, out _, out bool wrongType);
         if (list == null)
         {
             if (wrongType) return;

@@ -1,4 +1,3 @@
-using RedisClone.Protocol;
 using RedisClone.PubSub;
 
 namespace RedisClone.Commands;

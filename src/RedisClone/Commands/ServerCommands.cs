@@ -1,11 +1,7 @@
 using System.Net;
-using System.Runtime.CompilerServices;
 using System.Text;
-using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Server;
-using RedisClone.Server.Config;
-using RedisClone.Storage;
 
 namespace RedisClone.Commands;
 

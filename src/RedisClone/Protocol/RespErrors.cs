@@ -20,7 +20,6 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NoSuchKey => "-ERR no such key\r\n"u8;
     public static ReadOnlySpan<byte> StringTooLong => "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"u8;
     public static ReadOnlySpan<byte> DbIndexOutOfRange => "-ERR DB index is out of range\r\n"u8;
-    public static ReadOnlySpan<byte> InvalidDbIndex => "-ERR invalid DB index\r\n"u8;
     public static ReadOnlySpan<byte> SameObject => "-ERR source and destination objects are the same\r\n"u8;
     public static ReadOnlySpan<byte> NanOrInfinity => "-ERR increment would produce NaN or Infinity\r\n"u8;
     public static ReadOnlySpan<byte> OffsetOutOfRange => "-ERR offset is out of range\r\n"u8;

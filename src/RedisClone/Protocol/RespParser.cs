@@ -44,18 +44,6 @@ internal sealed class RespParser
     /// <summary>Redis's <c>proto-max-bulk-len</c>.</summary>
     public long MaxBulkLength { get => _maxBulkLength; set => _maxBulkLength = value; }
 
-    /// <summary>True while a command has been started but not finished.</summary>
-    public bool InCommand => _argsRemaining > 0;
-
-    /// <summary>Forgets a partially parsed command (the connection is closing or was reset).</summary>
-    public void Reset()
-    {
-        _argsRemaining = 0;
-        _bulkLength = -1;
-        _bulkReceived = 0;
-        Error = null;
-    }
-
     /// <summary>
     /// Parses as many commands as <paramref name="reader"/> holds into <paramref name="commands"/>,
     /// advancing the reader past every byte it consumed.
@@ -79,7 +67,7 @@ internal sealed class RespParser
                 }
                 else
                 {
-                    var status = ParseInline(ref reader, commands, out bool produced);
+                    var status = ParseInline(ref reader, commands);
                     if (status != ParseStatus.BatchFull) return status;
                     continue;
                 }
@@ -219,9 +207,8 @@ internal sealed class RespParser
         return -1;
     }
 
-    private ParseStatus ParseInline(ref SequenceReader<byte> reader, CommandBuffer commands, out bool produced)
+    private ParseStatus ParseInline(ref SequenceReader<byte> reader, CommandBuffer commands)
     {
-        produced = false;
         long newline = FindLineEnd(reader, (byte)'\n');
         if (newline < 0)
             return reader.Remaining > InlineMaxSize ? Fail(RespErrors.ProtocolTooBigInline) : ParseStatus.NeedMore;
@@ -268,7 +255,6 @@ internal sealed class RespParser
                 return ParseStatus.BatchFull;
             }
             commands.EndCommand();
-            produced = true;
             return ParseStatus.BatchFull;
         }
         finally

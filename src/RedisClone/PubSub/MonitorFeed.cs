@@ -27,8 +27,6 @@ internal sealed class MonitorFeed
     /// <summary>True while at least one client monitors.</summary>
     public bool Active => _active;
 
-    public int Count => Volatile.Read(ref _monitors).Length;
-
     public void Add(ISubscriber monitor)
     {
         lock (_lock)

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using RedisClone.Commands;
 
 namespace RedisClone.Server;
 

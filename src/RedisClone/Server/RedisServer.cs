@@ -65,9 +65,6 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>INFO used_memory_startup: the accounted memory of the empty keyspace (its tables).</summary>
     public long StartupMemory { get; }
 
-    /// <summary>The ports actually bound (port 0 asks the OS for a free one).</summary>
-    public IReadOnlyList<IPEndPoint> Endpoints => _listeners.Select(l => l.EndPoint).ToList();
-
     public int Port => _listeners.Count > 0 ? _listeners[0].EndPoint.Port : Options.Port;
 
     public CancellationToken StoppingToken => _stopping.Token;

@@ -52,7 +52,7 @@ internal sealed class ShardSet : IDisposable
     private readonly Shard[] _shards;
     private readonly int[] _slotToShard = new int[16384];
 
-    public ShardSet(int count, int databases, Func<int, Storage.ShardStore>? storeFactory = null)
+    public ShardSet(int count, int databases)
     {
         _shards = new Shard[count];
         for (int i = 0; i < count; i++) _shards[i] = new Shard(i, new Storage.ShardStore(databases));

@@ -1,14 +1,6 @@
 using System.Runtime.CompilerServices;
 namespace RedisClone.Storage;
 
-/// <summary>Why a lookup found nothing usable.</summary>
-internal enum LookupResult
-{
-    Found,
-    Missing,
-    WrongType,
-}
-
 /// <summary>
 /// One numbered database's share of keys on one shard: the key table plus expiry (lazy on access,
 /// and an active cycle driven by the shard). Touched only by the thread holding the shard's gate.

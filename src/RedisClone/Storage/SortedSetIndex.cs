@@ -57,13 +57,12 @@ internal sealed class SortedSetIndex
     private double[] _scores;
     private Node _root;
     private Leaf _head;
-    private Leaf _tail;
 
     public SortedSetIndex(int capacity = 4)
     {
         _members = new MemberTable(capacity);
         _scores = new double[Math.Max(4, capacity)];
-        _head = _tail = new Leaf();
+        _head = new Leaf();
         _root = _head;
     }
 
@@ -71,7 +70,7 @@ internal sealed class SortedSetIndex
     {
         _members = other._members.Clone();
         _scores = (double[])other._scores.Clone();
-        _head = _tail = new Leaf();
+        _head = new Leaf();
         _root = _head;
         var slots = new int[other.Count];
         int n = 0;
@@ -151,7 +150,7 @@ internal sealed class SortedSetIndex
         {
             for (var leaf = _head; leaf != null; leaf = leaf.Next)
                 for (int i = 0; i < leaf.Count; i++) _members.RemoveAt(leaf.Slots[i]);
-            _head = _tail = new Leaf();
+            _head = new Leaf();
             _root = _head;
             return;
         }
@@ -217,8 +216,6 @@ internal sealed class SortedSetIndex
 
     public Leaf Head => _head;
 
-    public Leaf Tail => _tail;
-
     /// <summary>
     /// The rank of the first element for which <paramref name="before"/> says false (elements are
     /// assumed to say true, then false, in order), with its leaf and index; leaf is null past the end.
@@ -274,9 +271,6 @@ internal sealed class SortedSetIndex
         return rank;
     }
 
-    /// <summary>A uniformly random slot (the set must not be empty).</summary>
-    public int RandomSlot(Random random) => _members.RandomSlot(random);
-
     // ---------------------------------------------------------------- building
 
     /// <summary>
@@ -316,7 +310,7 @@ internal sealed class SortedSetIndex
     /// <summary>Replaces the tree with one built from <paramref name="slots"/>, already in key order.</summary>
     public void Build(ReadOnlySpan<int> slots)
     {
-        _head = _tail = new Leaf();
+        _head = new Leaf();
         _root = _head;
         if (slots.Length == 0) return;
 
@@ -339,7 +333,6 @@ internal sealed class SortedSetIndex
             firstKeys.Add((_scores[slots[at]], _members.MemberAt(slots[at], scratch).ToArray()));
             at += n;
         }
-        _tail = previous!;
 
         while (level.Count > 1)
         {
@@ -458,7 +451,6 @@ internal sealed class SortedSetIndex
             right.Next = leaf.Next;
             right.Prev = leaf;
             if (leaf.Next != null) leaf.Next.Prev = right;
-            else _tail = right;
             leaf.Next = right;
             if (pos <= half) InsertSlot(leaf, pos, slot);
             else InsertSlot(right, pos - half, slot);
@@ -597,7 +589,6 @@ internal sealed class SortedSetIndex
         left.Count += right.Count;
         left.Next = right.Next;
         if (right.Next != null) right.Next.Prev = left;
-        else _tail = left;
     }
 
     private static void MergeInners(Inner left, Inner right, double sepScore, byte[] sepMember)

@@ -203,16 +203,6 @@ internal sealed class ConfigRegistry
     public static bool ProtectedActionAllowed(string setting, bool localClient)
         => setting == "yes" || (setting == "local" && localClient);
 
-    /// <summary>The number a numeric or boolean parameter holds (1/0 for booleans); throws for unknown names.</summary>
-    public long Number(string name) => Volatile.Read(ref _numbers[ByName[name].Param.Index]);
-
-    /// <summary>The text CONFIG GET prints for <paramref name="name"/>, or null when unknown.</summary>
-    public string? Get(string name)
-    {
-        if (!ByName.TryGetValue(name, out var hit)) return null;
-        lock (_gate) return Current(hit.Param);
-    }
-
     /// <summary>True when <paramref name="name"/> (or an alias) is a parameter the command line may set.</summary>
     public static bool IsKnown(string name) => ByName.ContainsKey(name);
 
