@@ -609,8 +609,11 @@ internal static class ConnectionCommands
         return true;
     }
 
-    /// <summary>Every client here is a normal one: there is no replication, and pub/sub comes later.</summary>
-    private static ClientType TypeOf(ClientSession client) => ClientType.Normal;
+    /// <summary>
+    /// Redis's getClientType: a client subscribed to anything is "pubsub" (a MONITOR stays "normal");
+    /// there is no replication, so no replica or master.
+    /// </summary>
+    private static ClientType TypeOf(ClientSession client) => client.InPubSubMode ? ClientType.PubSub : ClientType.Normal;
 
     /// <summary>
     /// Clients oldest first, as Redis's client list keeps them. A killed client leaves the registry

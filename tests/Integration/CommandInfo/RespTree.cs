@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Text;
 using RedisClone.Commands;
-using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Tests.Infrastructure;
 

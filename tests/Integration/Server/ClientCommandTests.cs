@@ -178,7 +178,7 @@ public class ClientCommandTests
         Assert.Contains($"id={idb} ", normal);
         Assert.Equal("$0\r\n\r\n", a.Call("CLIENT", "LIST", "TYPE", "master"));
         Assert.Equal("$0\r\n\r\n", a.Call("CLIENT", "LIST", "TYPE", "replica"));
-        Assert.Equal("$0\r\n\r\n", a.Call("CLIENT", "LIST", "TYPE", "pubsub"));
+        Assert.DoesNotContain($"id={idb} ", a.Call("CLIENT", "LIST", "TYPE", "pubsub"));
 
         string byId = a.Call("CLIENT", "LIST", "ID", idb.ToString(), "999999999", ida.ToString());
         var lines = byId.Substring(byId.IndexOf("\r\n", StringComparison.Ordinal) + 2).TrimEnd('\r', '\n').Split('\n');
@@ -193,6 +193,24 @@ public class ClientCommandTests
         Assert.Equal("-ERR syntax error\r\n", a.Call("CLIENT", "LIST", "TYPE"));
         Assert.Equal("-ERR syntax error\r\n", a.Call("CLIENT", "LIST", "foo"));
         Assert.Equal("-ERR syntax error\r\n", a.Call("CLIENT", "LIST", "TYPE", "normal", "x"));
+    }
+
+    [Fact]
+    public async Task ClientListAndKill_TypePubsub_MeansSubscribedClients()
+    {
+        await using var server = TestServer.Start(shards: 1);
+        using var a = server.Connect();
+        using var sub = server.Connect();
+        long id = Id(sub);
+        sub.Call("SUBSCRIBE", "news");
+        Assert.Contains($"id={id} ", a.Call("CLIENT", "LIST", "TYPE", "pubsub"));
+        Assert.DoesNotContain($"id={id} ", a.Call("CLIENT", "LIST", "TYPE", "normal"));
+        sub.Call("UNSUBSCRIBE");
+        Assert.Contains($"id={id} ", a.Call("CLIENT", "LIST", "TYPE", "normal"));
+        sub.Call("PSUBSCRIBE", "n*");
+        Assert.Equal(":0\r\n", a.Call("CLIENT", "KILL", "TYPE", "normal", "ID", id.ToString()));
+        Assert.Equal(":1\r\n", a.Call("CLIENT", "KILL", "TYPE", "pubsub"));
+        Assert.True(sub.IsClosedByServer());
     }
 
     [Fact]

@@ -1,6 +1,5 @@
 using System.Text;
 using RedisClone.Commands;
-using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Tests.Infrastructure;
 

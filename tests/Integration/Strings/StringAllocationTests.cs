@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Reflection;
 using System.Text;
 using RedisClone.Commands;
-using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Server;
 
