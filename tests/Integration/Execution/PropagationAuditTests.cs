@@ -88,4 +88,53 @@ public sealed class PropagationAuditTests
     [RedisFact]
     public void StringSetters_Overwrite_Propagate()
         => Same("LPUSH l a", "SET l v", "SETNX n v", "SETEX e 100 v", "MSET l w", "GETSET l x");
+
+    // ---- keys ----
+
+    [RedisFact]
+    public void Rename_ToItselfOrMissing_PropagatesNothing()
+        => Same("SET a 1", "RENAME a a", "RENAMENX a a", "RENAME missing b", "RENAMENX missing b");
+
+    [RedisFact]
+    public void Rename_Moves_Propagates()
+        => Same("SET a 1", "RENAME a b", "SET c 2", "RENAME b c", "RENAMENX c d");
+
+    [RedisFact]
+    public void RenameNx_DestinationExists_PropagatesNothing()
+        => Same("SET a 1", "SET b 2", "RENAMENX a b");
+
+    [RedisFact]
+    public void Copy_Fails_PropagatesNothing()
+        => Same("SET a 1", "SET b 2", "COPY a b", "COPY missing c", "COPY a a", "COPY a a REPLACE", "COPY a c DB 99");
+
+    [RedisFact]
+    public void Copy_Succeeds_Propagates()
+        => Same("SELECT 10", "FLUSHDB", "SELECT 9", "SET a 1", "SET b 2", "COPY a c", "COPY a b REPLACE", "COPY a a2 DB 10",
+            "RPUSH l x y", "COPY l l2", "SELECT 10", "FLUSHDB", "SELECT 9");
+
+    [RedisFact]
+    public void Move_Fails_PropagatesNothing()
+        => Same("SELECT 10", "FLUSHDB", "SET a 0", "SELECT 9", "SET a 1", "MOVE a 10", "MOVE missing 10", "MOVE a 9",
+            "MOVE a 99", "SELECT 10", "FLUSHDB", "SELECT 9");
+
+    [RedisFact]
+    public void Move_Succeeds_Propagates()
+        => Same("SELECT 10", "FLUSHDB", "SELECT 9", "SET a 1", "MOVE a 10", "SELECT 10", "FLUSHDB", "SELECT 9");
+
+    [RedisFact]
+    public void SwapDb_Propagates()
+        => Same("SELECT 10", "FLUSHDB", "SELECT 9", "SET a 1", "SWAPDB 9 10", "SWAPDB 10 9", "SWAPDB 9 9", "SWAPDB 9 99",
+            "SELECT 10", "FLUSHDB", "SELECT 9");
+
+    [RedisFact]
+    public void Unlink_MissingKeys_PropagatesNothing()
+        => Same("UNLINK a b", "SET a 1", "UNLINK a b", "DEL a");
+
+    [RedisFact]
+    public void Flush_Modes_PropagateAsSent()
+        => Same("SET a 1", "FLUSHDB ASYNC", "FLUSHDB SYNC", "SET a 1", "FLUSHALL SYNC", "FLUSHALL ASYNC", "FLUSHDB BAD");
+
+    [RedisFact]
+    public void Expire_WrongArguments_PropagateNothing()
+        => Same("SET k v", "EXPIRE k abc", "EXPIRE k 10 XX", "EXPIRE k 10 NX GT", "PEXPIRE k 1000 LT", "PERSIST missing");
 }
