@@ -137,4 +137,47 @@ public sealed class PropagationAuditTests
     [RedisFact]
     public void Expire_WrongArguments_PropagateNothing()
         => Same("SET k v", "EXPIRE k abc", "EXPIRE k 10 XX", "EXPIRE k 10 NX GT", "PEXPIRE k 1000 LT", "PERSIST missing");
+
+    // ---- lists ----
+
+    [RedisFact]
+    public void LRem_RemovesNothing_PropagatesNothing()
+        => Same("RPUSH l a b a", "LREM l 0 z", "LREM missing 0 a", "LREM l 1 a", "LREM l 0 a", "SET s v", "LREM s 0 a");
+
+    [RedisFact]
+    public void LTrim_KeepsEverything_PropagatesLikeRedis()
+        => Same("RPUSH l a b c", "LTRIM l 0 -1", "LTRIM l 0 100", "LTRIM l 0 1", "LTRIM missing 0 1", "LTRIM l 5 10", "SET s v", "LTRIM s 0 1");
+
+    [RedisFact]
+    public void LSet_Propagates_ErrorsDoNot()
+        => Same("RPUSH l a b", "LSET l 0 a", "LSET l 1 z", "LSET l 5 z", "LSET missing 0 z", "SET s v", "LSET s 0 z");
+
+    [RedisFact]
+    public void LInsert_PivotMissing_PropagatesNothing()
+        => Same("RPUSH l a b", "LINSERT l BEFORE z x", "LINSERT missing BEFORE a x", "LINSERT l AFTER a x", "LINSERT l BEFORE a y",
+            "SET s v", "LINSERT s BEFORE a x", "LINSERT l SIDEWAYS a x");
+
+    [RedisFact]
+    public void Pushes_Propagate_ErrorsAndMissingDoNot()
+        => Same("LPUSHX l a", "RPUSHX l a", "RPUSH l a", "LPUSHX l b c", "RPUSHX l d", "SET s v", "LPUSH s a", "RPUSHX s a");
+
+    [RedisFact]
+    public void Pops_EmptyOrMissing_PropagateNothing()
+        => Same("LPOP missing", "RPOP missing 2", "RPUSH l a b c", "LPOP l 0", "RPOP l 0", "LPOP l", "RPOP l 5", "SET s v", "LPOP s",
+            "LPOP l -1");
+
+    [RedisFact]
+    public void LMove_Propagates_MissingSourceDoesNot()
+        => Same("RPOPLPUSH missing d", "LMOVE missing d LEFT RIGHT", "RPUSH l a b", "LMOVE l l LEFT RIGHT", "RPOPLPUSH l l",
+            "RPOPLPUSH l d", "LMOVE l d RIGHT LEFT", "SET s v", "RPUSH l2 x", "LMOVE l2 s LEFT LEFT", "RPOPLPUSH s l2");
+
+    [RedisFact]
+    public void LMPop_NothingToPop_PropagatesNothing()
+        => Same("LMPOP 2 a b LEFT", "SET s v", "LMPOP 1 s LEFT", "RPUSH l a", "LMPOP 2 missing l RIGHT COUNT 10");
+
+    [RedisFact]
+    public void BlockingPops_TimeoutOrWrongType_PropagateNothing()
+        => Same("BLPOP missing 0.01", "BRPOPLPUSH missing d 0.01", "BLMOVE missing d LEFT LEFT 0.01", "BLMPOP 0.01 1 missing LEFT",
+            "BZPOPMIN missing 0.01", "BZMPOP 0.01 1 missing MIN", "SET s v", "BLPOP s 0", "BZPOPMAX s 0", "RPUSH l a",
+            "BLMOVE l s LEFT LEFT 0", "BRPOPLPUSH l s 0");
 }
