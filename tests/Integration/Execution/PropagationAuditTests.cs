@@ -180,4 +180,60 @@ public sealed class PropagationAuditTests
         => Same("BLPOP missing 0.01", "BRPOPLPUSH missing d 0.01", "BLMOVE missing d LEFT LEFT 0.01", "BLMPOP 0.01 1 missing LEFT",
             "BZPOPMIN missing 0.01", "BZMPOP 0.01 1 missing MIN", "SET s v", "BLPOP s 0", "BZPOPMAX s 0", "RPUSH l a",
             "BLMOVE l s LEFT LEFT 0", "BRPOPLPUSH l s 0");
+
+    // ---- hashes ----
+
+    [RedisFact]
+    public void HSet_SameValue_StillPropagates()
+        => Same("HSET h f v", "HSET h f v", "HMSET h f v g w", "HSET h f v f w");
+
+    [RedisFact]
+    public void HSetNx_ExistingField_PropagatesNothing()
+        => Same("HSETNX h f v", "HSETNX h f w", "HSETNX h g w", "SET s v", "HSETNX s f v");
+
+    [RedisFact]
+    public void HDel_SomeFields_Propagates()
+        => Same("HSET h a 1 b 2 c 3", "HDEL h a z", "HDEL h z y", "HDEL missing a", "HDEL h b c");
+
+    [RedisFact]
+    public void HIncrBy_Propagates_ErrorsDoNot()
+        => Same("HINCRBY h f 1", "HINCRBY h f 0", "HSET h s abc", "HINCRBY h s 1", "HINCRBYFLOAT h s 1", "HINCRBY h f x",
+            "SET str v", "HINCRBY str f 1", "HSET str f v", "HSET h", "HINCRBYFLOAT h f 0");
+
+    // ---- sets ----
+
+    [RedisFact]
+    public void SAdd_SRem_NothingNew_PropagatesNothing()
+        => Same("SADD s a b", "SADD s a b", "SADD s a c", "SREM s z", "SREM missing a", "SREM s a z", "SET str v", "SADD str a", "SREM str a");
+
+    [RedisFact]
+    public void SMove_NothingMoved_PropagatesNothing()
+        => Same("SADD s a b", "SMOVE s d z", "SMOVE missing d a", "SMOVE s s a", "SMOVE s s z", "SET str v", "SMOVE s str a",
+            "SMOVE str s a");
+
+    [RedisFact]
+    public void SMove_Moves_Propagates()
+        => Same("SADD s a b", "SADD d b", "SMOVE s d a", "SMOVE s d b", "SMOVE d e a");
+
+    [RedisFact]
+    public void SetStore_EmptyResultNoDestination_PropagatesNothing()
+        => Same("SADD a x", "SADD b y", "SINTERSTORE d a b", "SINTERSTORE d a missing", "SDIFFSTORE d a a", "SDIFFSTORE d missing a",
+            "SUNIONSTORE d missing other", "SINTERSTORE d missing");
+
+    [RedisFact]
+    public void SetStore_EmptyResultOverDestination_Propagates()
+        => Same("SADD a x", "SADD b y", "SET d1 v", "SINTERSTORE d1 a b", "SET d2 v", "SDIFFSTORE d2 a a", "SET d3 v", "SUNIONSTORE d3 m n",
+            "SET d4 v", "SINTERSTORE d4 a missing");
+
+    [RedisFact]
+    public void SetStore_Result_Propagates()
+        => Same("SADD a x y", "SADD b y z", "SINTERSTORE d a b", "SUNIONSTORE d a b", "SDIFFSTORE d a b", "SINTERSTORE d a", "SUNIONSTORE a a");
+
+    [RedisFact]
+    public void SetStore_WrongType_PropagatesNothing()
+        => Same("SADD a x", "SET str v", "SINTERSTORE d a str", "SUNIONSTORE d str a", "SDIFFSTORE d a str", "SDIFFSTORE d missing str");
+
+    [RedisFact]
+    public void SPop_CountZeroOrMissing_PropagatesNothing()
+        => Same("SPOP missing 3", "SADD s a", "SPOP s 0", "SET str v", "SPOP str", "SPOP s -1");
 }
