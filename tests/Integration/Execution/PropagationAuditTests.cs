@@ -236,4 +236,69 @@ public sealed class PropagationAuditTests
     [RedisFact]
     public void SPop_CountZeroOrMissing_PropagatesNothing()
         => Same("SPOP missing 3", "SADD s a", "SPOP s 0", "SET str v", "SPOP str", "SPOP s -1");
+
+    // ---- sorted sets ----
+
+    [RedisFact]
+    public void ZAdd_SameScore_PropagatesNothing()
+        => Same("ZADD z 1 a 2 b", "ZADD z 1 a", "ZADD z 1 a 2 b", "ZADD z CH 1 a", "ZADD z 1 a 3 c", "ZADD z 5 a");
+
+    [RedisFact]
+    public void ZAdd_Flags_PropagateOnlyChanges()
+        => Same("ZADD z XX 1 a", "ZADD z 1 a", "ZADD z XX 1 b", "ZADD z XX 2 a", "ZADD z NX 5 a", "ZADD z NX 5 b",
+            "ZADD z GT 1 a", "ZADD z GT 3 a", "ZADD z LT 4 a", "ZADD z LT 2 a", "ZADD z GT CH 9 n", "ZADD z XX CH 2 a");
+
+    [RedisFact]
+    public void ZAdd_FlagsOnMissingKey_CreateItOrNot()
+        => Same("ZADD a GT 1 m", "ZADD b LT CH 1 m", "ZADD c NX 1 m", "ZADD d XX 1 m", "ZADD e XX INCR 1 m", "ZADD f GT INCR 2 m");
+
+    [RedisFact]
+    public void ZAdd_Incr_PropagatesOnlyChanges()
+        => Same("ZADD z INCR 1 a", "ZADD z INCR 0 a", "ZADD z INCR 2 a", "ZADD z NX INCR 1 a", "ZADD z XX INCR 1 b",
+            "ZADD z GT INCR -1 a", "ZADD z LT INCR 1 a", "ZADD z LT INCR -1 a");
+
+    [RedisFact]
+    public void ZAdd_Errors_PropagateNothing()
+        => Same("ZADD z 1 a", "ZADD z x a", "ZADD z NX XX 1 a", "ZADD z GT LT 1 a", "ZADD z INCR 1 a 2 b", "ZADD z INCR inf a",
+            "ZADD z INCR -inf a", "SET s v", "ZADD s 1 a", "ZADD z 1");
+
+    [RedisFact]
+    public void ZIncrBy_Zero_PropagatesNothing()
+        => Same("ZINCRBY z 1 a", "ZINCRBY z 0 a", "ZINCRBY z 2.5 a", "ZINCRBY z 0 b", "SET s v", "ZINCRBY s 1 a", "ZINCRBY z x a");
+
+    [RedisFact]
+    public void ZRem_RemovesNothing_PropagatesNothing()
+        => Same("ZADD z 1 a 2 b", "ZREM z x", "ZREM missing a", "ZREM z a x", "ZREM z b", "SET s v", "ZREM s a");
+
+    [RedisFact]
+    public void ZRemRange_RemovesNothing_PropagatesNothing()
+        => Same("ZADD z 1 a 2 b 3 c", "ZREMRANGEBYSCORE z 10 20", "ZREMRANGEBYRANK z 5 10", "ZREMRANGEBYLEX z [x [z",
+            "ZREMRANGEBYSCORE missing 0 1", "ZREMRANGEBYSCORE z 1 1", "ZREMRANGEBYRANK z 0 0", "ZREMRANGEBYLEX z - (c",
+            "ZREMRANGEBYLEX z bad c", "ZREMRANGEBYSCORE z x 1", "SET s v", "ZREMRANGEBYRANK s 0 1");
+
+    [RedisFact]
+    public void ZRangeStore_EmptyResult_PropagatesOnlyOverDestination()
+        => Same("ZADD z 1 a 2 b", "ZRANGESTORE d z 5 10", "ZRANGESTORE d missing 0 -1", "SET d2 v", "ZRANGESTORE d2 z 5 10",
+            "ZRANGESTORE d3 z 0 0", "ZRANGESTORE d4 z (1 +inf BYSCORE", "ZRANGESTORE d5 z [a [b BYLEX REV", "ZRANGESTORE d5 z [b [a BYLEX REV",
+            "SET s v", "ZRANGESTORE d s 0 -1");
+
+    [RedisFact]
+    public void ZSetStore_EmptyResult_PropagatesOnlyOverDestination()
+        => Same("ZADD a 1 x", "ZADD b 1 y", "ZINTERSTORE d 2 a b", "ZUNIONSTORE d 2 m n", "ZDIFFSTORE d 2 a a",
+            "SET d2 v", "ZINTERSTORE d2 2 a b", "SET d3 v", "ZDIFFSTORE d3 1 missing", "SET d4 v", "ZUNIONSTORE d4 1 missing");
+
+    [RedisFact]
+    public void ZSetStore_Result_Propagates()
+        => Same("ZADD a 1 x 2 y", "SADD b y", "ZINTERSTORE d 2 a b", "ZUNIONSTORE d 2 a b WEIGHTS 1 2 AGGREGATE MAX", "ZDIFFSTORE d 2 a b",
+            "ZUNIONSTORE a 1 a");
+
+    [RedisFact]
+    public void ZSetStore_Errors_PropagateNothing()
+        => Same("ZADD a 1 x", "SET s v", "ZUNIONSTORE d 2 a s", "ZINTERSTORE d 0 a", "ZDIFFSTORE d 3 a", "ZUNIONSTORE d 1 a WEIGHTS x",
+            "ZINTERSTORE d 1 a AGGREGATE BAD");
+
+    [RedisFact]
+    public void ZPop_CountZeroOrMissing_PropagatesNothing()
+        => Same("ZPOPMIN missing", "ZADD z 1 a 2 b", "ZPOPMIN z 0", "ZPOPMAX z 0", "ZPOPMIN z -1", "SET s v", "ZPOPMAX s",
+            "ZPOPMIN z 5", "ZMPOP 1 z MIN", "ZMPOP 2 m n MAX");
 }
