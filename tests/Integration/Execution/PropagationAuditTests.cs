@@ -301,4 +301,62 @@ public sealed class PropagationAuditTests
     public void ZPop_CountZeroOrMissing_PropagatesNothing()
         => Same("ZPOPMIN missing", "ZADD z 1 a 2 b", "ZPOPMIN z 0", "ZPOPMAX z 0", "ZPOPMIN z -1", "SET s v", "ZPOPMAX s",
             "ZPOPMIN z 5", "ZMPOP 1 z MIN", "ZMPOP 2 m n MAX");
+
+    // ---- sort ----
+
+    [RedisFact]
+    public void Sort_WithoutStore_PropagatesNothing()
+        => Same("RPUSH l 3 1 2", "SORT l", "SORT l DESC LIMIT 0 1", "SORT missing");
+
+    [RedisFact]
+    public void Sort_Store_PropagatesLikeRedis()
+        => Same("RPUSH l 3 1 2", "SORT l STORE d", "SORT missing STORE d2", "SORT missing STORE d", "SORT l LIMIT 5 1 STORE d3",
+            "SET s v", "SORT s STORE d4", "SADD set b a", "SORT set ALPHA STORE d5", "SORT set STORE d6");
+
+    // ---- across families: expired keys, WATCH, blocked clients ----
+
+    [RedisFact]
+    public void NoOpWrite_OnExpiredKey_PropagatesOnlyTheDel()
+        => Same("SET k v PX 1", "SET z v PX 1", "RPUSH l a", "PEXPIRE l 1", "SADD s a", "PEXPIRE s 1", "!sleep 20",
+            "SETRANGE k 0 ''", "ZADD z XX 1 a", "LTRIM l 0 -1", "SREM s a");
+
+
+    /// <summary>
+    /// Redis signals exactly where its dirty counter moves, with one exception: LTRIM that keeps
+    /// every element still signals (so a WATCH breaks) though it propagates nothing.
+    /// </summary>
+    [RedisFact]
+    public void Watch_NoOpWrites_HoldAsInRedis()
+        => SameReplies(
+            "ZADD z 1 a", "WATCH z", "ZADD z 1 a", "ZADD z XX 1 b", "ZINCRBY z 0 a", "ZREM z x", "ZREMRANGEBYSCORE z 5 9",
+            "MULTI", "PING", "EXEC",
+            "SET k v", "WATCH k", "SETRANGE k 0 ''", "RENAME k k", "RENAMENX k k", "MOVE missing 10", "MULTI", "PING", "EXEC",
+            "SET d v", "WATCH d", "COPY k d", "RENAMENX k d", "ZUNIONSTORE d2 1 nothing", "MULTI", "PING", "EXEC",
+            "RPUSH l a b", "WATCH l", "LTRIM l 0 -1", "MULTI", "PING", "EXEC",
+            "WATCH d", "ZINTERSTORE d 1 nothing", "MULTI", "PING", "EXEC");
+
+    [RedisFact]
+    public void Watch_MoveAndCopyToAnotherDb_BreakTheWatchThere()
+        => SameReplies(
+            "SELECT 10", "FLUSHDB", "WATCH a", "SELECT 9", "SET a 1", "MOVE a 10", "MULTI", "PING", "EXEC",
+            "SELECT 10", "WATCH c", "SELECT 9", "SET b 1", "COPY b c DB 10", "MULTI", "PING", "EXEC",
+            "WATCH c", "COPY b c DB 10 REPLACE", "MULTI", "PING", "EXEC",
+            "SELECT 10", "FLUSHDB", "SELECT 9");
+
+    [Fact]
+    public async Task BlockedPop_ServedByMoveOrCopyIntoItsDb()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        using var waiter = server.Connect();
+        using var writer = server.Connect();
+        waiter.Call("SELECT", "1");
+        Blocked.Send(waiter, writer, "BLPOP", "l", "0");
+        writer.Call("RPUSH", "l", "a");
+        Assert.Equal(":1\r\n", writer.Call("MOVE", "l", "1"));
+        Assert.Equal("*2\r\n$1\r\nl\r\n$1\r\na\r\n", waiter.ReadReply());
+        Blocked.Send(waiter, writer, "BLPOP", "l2", "0");
+        writer.Call("RPUSH", "src", "b");
+        Assert.Equal(":1\r\n", writer.Call("COPY", "src", "l2", "DB", "1"));
+        Assert.Equal("*2\r\n$2\r\nl2\r\n$1\r\nb\r\n", waiter.ReadReply());
+    }
 }
