@@ -288,7 +288,10 @@ internal static class KeyCommands
     // ---------------------------------------------------------------- KEYS, SCAN, RANDOMKEY, DBSIZE
 
     /// <summary>KEYS pattern — every live key matching the glob, shard by shard (order unspecified, as in Redis).</summary>
-    /// <remarks>Expired keys met on the way are deleted, not listed.</remarks>
+    /// <remarks>
+    /// Expired keys met on the way are skipped, not deleted: Redis's KEYS only asks keyIsExpired, so
+    /// it neither removes them (DBSIZE still counts them) nor propagates a DEL.
+    /// </remarks>
     public static void Keys(ref CommandContext ctx)
     {
         var pattern = ctx.Arg(1);
@@ -299,17 +302,12 @@ internal static class KeyCommands
         {
             var db = shards[i].Store[ctx.DbIndex];
             var table = db.Table;
-            // SlotCount is read each round: deleting the last key empties the table.
             for (int s = 0; s < table.SlotCount; s++)
             {
                 if (!table.IsUsed(s)) continue;
                 ref var e = ref table.At(s);
                 if (!all && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
-                if (IsExpired(ref e, ctx.NowMs))
-                {
-                    db.FindLive(e.Key, ctx.NowMs); // deletes it and counts it as expired
-                    continue;
-                }
+                if (IsExpired(ref e, ctx.NowMs)) continue;
                 found.Add(e.Key);
             }
         }

@@ -321,6 +321,12 @@ public sealed class PropagationAuditTests
             "SETRANGE k 0 ''", "ZADD z XX 1 a", "LTRIM l 0 -1", "SREM s a");
 
 
+    /// <summary>KEYS only skips expired keys in Redis (keyIsExpired), it does not delete them; the others delete and propagate DEL.</summary>
+    [RedisFact]
+    public void ReadCommands_OnExpiredKeys_PropagateAsRedis()
+        => Same("SET a v PX 1", "SET b v PX 1", "SET c v PX 1", "SET d v PX 1", "RPUSH e x", "PEXPIRE e 1", "SET f v PX 1", "!sleep 20",
+            "KEYS *", "DBSIZE", "EXISTS a", "TTL b", "TYPE c", "STRLEN d", "LRANGE e 0 -1", "MGET f zz", "KEYS *");
+
     /// <summary>
     /// Redis signals exactly where its dirty counter moves, with one exception: LTRIM that keeps
     /// every element still signals (so a WATCH breaks) though it propagates nothing.
