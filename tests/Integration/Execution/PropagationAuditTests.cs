@@ -327,6 +327,18 @@ public sealed class PropagationAuditTests
         => Same("SET a v PX 1", "SET b v PX 1", "SET c v PX 1", "SET d v PX 1", "RPUSH e x", "PEXPIRE e 1", "SET f v PX 1", "!sleep 20",
             "KEYS *", "DBSIZE", "EXISTS a", "TTL b", "TYPE c", "STRLEN d", "LRANGE e 0 -1", "MGET f zz", "KEYS *");
 
+    [RedisFact]
+    public void MoreReadCommands_OnExpiredKeys_PropagateDel()
+        => Same("SET a v PX 1", "SADD b x", "PEXPIRE b 1", "ZADD c 1 x", "PEXPIRE c 1", "HSET d f v", "PEXPIRE d 1", "SET e v PX 1",
+            "SET f v PX 1", "RPUSH g 2 1", "PEXPIRE g 1", "SET h v PX 1", "!sleep 20",
+            "OBJECT ENCODING a", "SRANDMEMBER b", "ZRANDMEMBER c", "HRANDFIELD d", "TOUCH e", "GETRANGE f 0 1", "SORT_RO g",
+            "EXPIRETIME h", "SINTERCARD 1 b", "LCS a f");
+
+    [RedisFact]
+    public void Transaction_NoOpWrites_DoNotCountAsWrites()
+        => Same("ZADD z 1 a", "SET k v", "MULTI", "ZADD z 1 a", "SETRANGE k 0 ''", "RENAME k k", "LTRIM z 0 -1", "ZREM z x", "EXEC",
+            "MULTI", "ZADD z 1 a", "ZADD z 2 a", "EXEC", "MULTI", "ZADD z 2 a", "INCR n", "SET k v", "EXEC");
+
     /// <summary>
     /// Redis signals exactly where its dirty counter moves, with one exception: LTRIM that keeps
     /// every element still signals (so a WATCH breaks) though it propagates nothing.
