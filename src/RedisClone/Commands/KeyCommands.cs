@@ -126,6 +126,7 @@ internal static class KeyCommands
         if (src.SequenceEqual(dst))
         {
             // Redis checks existence first, then treats renaming a key onto itself as a no-op.
+            ctx.Unchanged = true;
             ctx.Reply.Raw(nx ? Resp.Zero : Resp.Ok);
             return;
         }
@@ -135,6 +136,7 @@ internal static class KeyCommands
         {
             if (nx)
             {
+                ctx.Unchanged = true;
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }
@@ -200,6 +202,7 @@ internal static class KeyCommands
         int srcSlot = FindForRead(srcDb, src, ctx.NowMs, touch: true);
         if (srcSlot < 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -207,6 +210,7 @@ internal static class KeyCommands
         int dstSlot = dstDb.FindLive(dst, ctx.NowMs);
         if (dstSlot >= 0 && !replace)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -219,6 +223,11 @@ internal static class KeyCommands
         int slot = dstDb.Add(dst.ToArray(), copy, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
         PubSub.KeyspaceNotifier.Notify(ctx.Server, Ev.Generic, "copy_to", dst, dstDb.Index);
+        // Redis signals the destination in its own database (DB n), which the dispatcher, signalling
+        // in the selected one, would miss.
+        ctx.SignalledItself = true;
+        if (dstDb.HasWatchers) dstDb.SignalModified(dst);
+        if (dstDb.HasBlocked) dstDb.WakeBlocked(dst);
         ctx.Reply.Raw(Resp.One);
     }
 
@@ -246,12 +255,14 @@ internal static class KeyCommands
         int srcSlot = srcDb.FindLive(key, ctx.NowMs);
         if (srcSlot < 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
         var dstDb = ctx.Db(key, dbIndex);
         if (dstDb.FindLive(key, ctx.NowMs) >= 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -266,13 +277,21 @@ internal static class KeyCommands
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
         ctx.Notify(Ev.Generic, "move_from", keyBytes);
         PubSub.KeyspaceNotifier.Notify(ctx.Server, Ev.Generic, "move_to", keyBytes, dstDb.Index);
+        // Redis signals the key in both databases; the dispatcher would only see the selected one.
+        ctx.SignalledItself = true;
+        if (srcDb.HasWatchers) srcDb.SignalModified(keyBytes);
+        if (dstDb.HasWatchers) dstDb.SignalModified(keyBytes);
+        if (dstDb.HasBlocked) dstDb.WakeBlocked(keyBytes);
         ctx.Reply.Raw(Resp.One);
     }
 
     // ---------------------------------------------------------------- KEYS, SCAN, RANDOMKEY, DBSIZE
 
     /// <summary>KEYS pattern — every live key matching the glob, shard by shard (order unspecified, as in Redis).</summary>
-    /// <remarks>Expired keys met on the way are deleted, not listed.</remarks>
+    /// <remarks>
+    /// Expired keys met on the way are skipped, not deleted: Redis's KEYS only asks keyIsExpired, so
+    /// it neither removes them (DBSIZE still counts them) nor propagates a DEL.
+    /// </remarks>
     public static void Keys(ref CommandContext ctx)
     {
         var pattern = ctx.Arg(1);
@@ -283,17 +302,12 @@ internal static class KeyCommands
         {
             var db = shards[i].Store[ctx.DbIndex];
             var table = db.Table;
-            // SlotCount is read each round: deleting the last key empties the table.
             for (int s = 0; s < table.SlotCount; s++)
             {
                 if (!table.IsUsed(s)) continue;
                 ref var e = ref table.At(s);
                 if (!all && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
-                if (IsExpired(ref e, ctx.NowMs))
-                {
-                    db.FindLive(e.Key, ctx.NowMs); // deletes it and counts it as expired
-                    continue;
-                }
+                if (IsExpired(ref e, ctx.NowMs)) continue;
                 found.Add(e.Key);
             }
         }

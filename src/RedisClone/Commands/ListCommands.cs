@@ -626,6 +626,9 @@ internal static class ListCommands
         }
         list.DeleteRange(0, fromHead);
         list.DeleteRange(length - fromHead - fromTail, fromTail);
+        // Trimming nothing still signals the key and notifies "ltrim" in Redis, but its dirty counter
+        // moves by the elements removed, so nothing is propagated (signal and dirty disagree here).
+        if (fromHead + fromTail == 0) ctx.Propagation?.Prevent();
         ctx.Notify(Ev.List, "ltrim", key);
         RemovedOrShrunk(ref ctx, db, slot, key, list);
         ctx.Reply.Ok();

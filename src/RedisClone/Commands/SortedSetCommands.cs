@@ -137,6 +137,7 @@ internal static class SortedSetCommands
         {
             if (xx)
             {
+                ctx.Unchanged = true;
                 ReplyAdd(ref ctx, incr, ch, processed, score, added, updated);
                 return;
             }
@@ -172,7 +173,10 @@ internal static class SortedSetCommands
         }
         if (elements > 1) zset.TrimExcess();
         if (zset.Count == 0) db.RemoveAt(slot);
+        // Redis's dirty counter moves by added + updated: a score re-set to itself (ZINCRBY by 0
+        // included) or a member an option skipped changes nothing, signals nothing, propagates nothing.
         if (added > 0 || updated > 0) ctx.Notify(Ev.ZSet, incr ? "zincr" : "zadd", key);
+        else ctx.Unchanged = true;
         ReplyAdd(ref ctx, incr, ch, processed, score, added, updated);
     }
 
@@ -193,6 +197,7 @@ internal static class SortedSetCommands
         if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, db, key, out int slot, out var zset)) return;
         if (zset == null)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -213,6 +218,7 @@ internal static class SortedSetCommands
             ctx.Notify(Ev.ZSet, "zrem", key);
             if (keyRemoved) ctx.Notify(Ev.Generic, "del", key);
         }
+        else ctx.Unchanged = true;
         ctx.Reply.Integer(deleted);
     }
 
@@ -642,6 +648,7 @@ internal static class SortedSetCommands
         if (sink.Stored == 0)
         {
             if (db.Delete(dst, ctx.NowMs)) ctx.Notify(Ev.Generic, "del", dst);
+            else ctx.Unchanged = true; // no destination to delete: nothing happened
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -668,6 +675,7 @@ internal static class SortedSetCommands
         if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, db, key, out int slot, out var zset)) return;
         if (zset == null)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -677,6 +685,7 @@ internal static class SortedSetCommands
         if (start < 0) start = 0;
         if (start > end || start >= length)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
@@ -715,11 +724,13 @@ internal static class SortedSetCommands
         if (!Lookup.TryWrite<RedisSortedSet>(ref ctx, db, key, out int slot, out var zset)) return;
         if (zset == null)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
         long removed = zset.RemoveRange(range);
         if (removed > 0) NotifyRemoved(ref ctx, db, slot, zset, evt);
+        else ctx.Unchanged = true;
         ctx.Reply.Integer(removed);
     }
 
@@ -1196,6 +1207,7 @@ internal static class SortedSetCommands
             if (result.Count == 0)
             {
                 if (db.Delete(dst, ctx.NowMs)) ctx.Notify(Ev.Generic, "del", dst);
+                else ctx.Unchanged = true; // no destination to delete: nothing happened
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }

@@ -126,6 +126,13 @@ internal static class StringCommands
     /// </summary>
     private static void PropagateSet(ref CommandContext ctx, PropagationLog log, int flags, bool expires, long expireAt)
     {
+        if (expires && expireAt <= ctx.NowMs)
+        {
+            // Born expired, the key was not stored (Redis 7.2 stores it and propagates the SET, then a
+            // DEL when it is next found): a replica must drop it too, as after GETEX or EXPIRE in the past.
+            log.Rewrite(ctx.DbIndex).Add(ctx.Server.Config.LazyfreeLazyExpire ? "UNLINK"u8 : "DEL"u8).Add(ctx.Arg(1));
+            return;
+        }
         if (expires)
         {
             if ((flags & OptPxAt) == 0) log.Rewrite(ctx.DbIndex).Add("SET"u8).Add(ctx.Arg(1)).Add(ctx.Arg(2)).Add("PXAT"u8).Add(expireAt);
@@ -217,6 +224,7 @@ internal static class StringCommands
         int slot = FindForRead(db, key, ctx.NowMs);
         if (slot < 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.NullBulk();
             return;
         }
@@ -518,6 +526,7 @@ internal static class StringCommands
         {
             if (patch.Length == 0)
             {
+                ctx.Unchanged = true;
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }
@@ -533,6 +542,7 @@ internal static class StringCommands
         ref var e = ref db.Table.At(slot);
         if (patch.Length == 0)
         {
+            ctx.Unchanged = true;
             ctx.Reply.Integer(old.Length);
             return;
         }
