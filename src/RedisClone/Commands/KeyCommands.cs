@@ -77,7 +77,7 @@ internal static class KeyCommands
         for (int i = 1; i < ctx.ArgCount; i++)
         {
             var key = ctx.Arg(i);
-            if (FindForRead(ctx.Db(key), key, ctx.NowMs) >= 0) found++;
+            if (Lookup.SlotForRead(ctx.Db(key), key, ctx.NowMs, touch: false) >= 0) found++;
         }
         ctx.Reply.Integer(found);
     }
@@ -99,7 +99,7 @@ internal static class KeyCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: false);
         if (slot < 0) ctx.Reply.Raw("+none\r\n"u8);
         else ctx.Reply.SimpleString(ValueTypes.TypeName(db.Table.At(slot).Value));
     }
@@ -199,7 +199,7 @@ internal static class KeyCommands
             return;
         }
         var srcDb = ctx.Db(src);
-        int srcSlot = FindForRead(srcDb, src, ctx.NowMs, touch: true);
+        int srcSlot = Lookup.SlotForRead(srcDb, src, ctx.NowMs, touch: true);
         if (srcSlot < 0)
         {
             ctx.Unchanged = true;
@@ -594,7 +594,7 @@ internal static class KeyCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: false);
         if (slot < 0)
         {
             ctx.Reply.Raw(Resp.MinusTwo);
@@ -639,7 +639,7 @@ internal static class KeyCommands
     {
         var key = ctx.Arg(2);
         var db = ctx.Db(key);
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: false);
         if (slot < 0)
         {
             ctx.Reply.NullBulk();
@@ -657,7 +657,7 @@ internal static class KeyCommands
     public static void ObjectFreq(ref CommandContext ctx)
     {
         var key = ctx.Arg(2);
-        if (FindForRead(ctx.Db(key), key, ctx.NowMs) < 0)
+        if (Lookup.SlotForRead(ctx.Db(key), key, ctx.NowMs, touch: false) < 0)
         {
             ctx.Reply.NullBulk();
             return;
@@ -678,7 +678,7 @@ internal static class KeyCommands
     {
         var key = ctx.Arg(2);
         var db = ctx.Db(key);
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: false);
         if (slot < 0)
         {
             ctx.Reply.NullBulk();
@@ -697,7 +697,7 @@ internal static class KeyCommands
     {
         var key = ctx.Arg(2);
         var db = ctx.Db(key);
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: false);
         if (slot < 0)
         {
             ctx.Reply.NullBulk();
@@ -715,18 +715,6 @@ internal static class KeyCommands
     }
 
     // ---------------------------------------------------------------- helpers
-
-    /// <summary>
-    /// Slot of a live key or -1, counting a keyspace hit or miss (Redis's lookupKeyRead);
-    /// <paramref name="touch"/> false leaves the access time alone (LOOKUP_NOTOUCH).
-    /// </summary>
-    private static int FindForRead(Database db, ReadOnlySpan<byte> key, long nowMs, bool touch = false)
-    {
-        int slot = touch ? db.FindLive(key, nowMs) : db.FindLiveNoTouch(key, nowMs);
-        if (slot < 0) db.CountMiss(key);
-        else db.Owner.KeyspaceHits++;
-        return slot;
-    }
 
     private static bool IsExpired(ref KeyTable.Entry e, long nowMs) => e.ExpireAt != 0 && e.ExpireAt <= nowMs;
 

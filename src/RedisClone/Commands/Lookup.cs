@@ -46,6 +46,19 @@ internal static class Lookup
         return false;
     }
 
+    /// <summary>
+    /// A read lookup that returns the key's slot (-1 when missing), counting a keyspace hit or miss,
+    /// for commands that need the entry itself (its TTL, its encoding) or any type (GETSET, TTL).
+    /// <paramref name="touch"/> false leaves the access time alone (Redis's LOOKUP_NOTOUCH: TTL, OBJECT).
+    /// </summary>
+    public static int SlotForRead(Database db, scoped ReadOnlySpan<byte> key, long nowMs, bool touch)
+    {
+        int slot = touch ? db.FindLive(key, nowMs) : db.FindLiveNoTouch(key, nowMs);
+        if (slot < 0) db.CountMiss(key);
+        else db.Owner.KeyspaceHits++;
+        return slot;
+    }
+
     /// <summary><see cref="TryRead{T}"/> for callers that test a flag: null when missing or after WRONGTYPE.</summary>
     public static T? ForRead<T>(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out bool wrongType) where T : class
     {

@@ -77,7 +77,7 @@ internal static class StringCommands
         int slot;
         if ((flags & OptGet) != 0)
         {
-            slot = FindForRead(db, key, ctx.NowMs);
+            slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
             if (slot < 0)
             {
                 ctx.Reply.NullBulk();
@@ -183,7 +183,7 @@ internal static class StringCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
         StoreString(db, slot, key, ctx.Arg(2), 0, keepTtl: false);
         ctx.Notify(Ev.String, "set", key);
@@ -195,7 +195,7 @@ internal static class StringCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
         if (slot < 0)
         {
@@ -221,7 +221,7 @@ internal static class StringCommands
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
         // Not Lookup.TryRead on purpose: GETEX needs the slot to change the TTL, yet counts a hit or miss.
-        int slot = FindForRead(db, key, ctx.NowMs);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
         if (slot < 0)
         {
             ctx.Unchanged = true;
@@ -747,15 +747,6 @@ internal static class StringCommands
         else db.ReplaceValue(slot, value.ToArray());
         e.HashAndFlag &= int.MaxValue;
         if (!keepTtl) db.SetExpire(slot, expireAt);
-    }
-
-    /// <summary>Slot of a live key or -1, counting a keyspace hit or miss (Redis's lookupKeyRead).</summary>
-    private static int FindForRead(Database db, ReadOnlySpan<byte> key, long nowMs)
-    {
-        int slot = db.FindLive(key, nowMs);
-        if (slot < 0) db.CountMiss(key);
-        else db.Owner.KeyspaceHits++;
-        return slot;
     }
 
     /// <summary>Replies the string at <paramref name="slot"/> or nil; false (after WRONGTYPE) for other types.</summary>
