@@ -38,6 +38,10 @@ internal static class Program
             Console.Error.WriteLine($"Failed listening on port {options.Port} (TCP), aborting.");
             return 1;
         }
+        catch (OpenFilesLimitException)
+        {
+            return 1; // the reason is logged
+        }
 
         using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(
             System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; _ = server.StopAsync(); });

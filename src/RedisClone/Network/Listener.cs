@@ -1,15 +1,45 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.InteropServices;
+using RedisClone.Network.Epoll;
 using RedisClone.Protocol;
 using RedisClone.Server;
 
 namespace RedisClone.Network;
 
 /// <summary>Accepts TCP clients on one endpoint and starts a <see cref="ClientConnection"/> for each.</summary>
+/// <remarks>
+/// <para>One thread per listener blocks in accept and hands each client to an event loop (or to
+/// .NET's socket engine). Accepting never spins: when accept fails for want of resources (EMFILE:
+/// the process is out of descriptors; ENFILE: the system is; ENOBUFS, ENOMEM) the connection stays
+/// in the kernel's backlog and the thread sleeps before trying again, 10 ms at first, doubling up
+/// to 100 ms while the failures last. The clients already connected are served meanwhile by their
+/// event loops, and the first attempt after one of them has gone accepts the waiting connection.
+/// On Linux a failed attempt allocates nothing (accept4 returns errno; no exception).</para>
+/// <para>Why a thread of its own and not an asynchronous accept retried from a timer: with no
+/// descriptor left, the runtime cannot start a thread (it needs a pipe for it, and reports
+/// OutOfMemoryException, which on the runtime's own threads ends the process), and a timer callback
+/// may need a new thread-pool thread. Everything the back-off needs exists before the first
+/// failure. (Before, an accept that threw on EMFILE was retried at once: a core spun, and the
+/// process aborted with "Out of memory." within seconds.)</para>
+/// <para>maxclients is fitted to the open-files limit at start-up (<see cref="OpenFilesLimit"/>),
+/// so a client over it is accepted and told <c>-ERR max number of clients reached</c> before the
+/// descriptors run out; the back-off covers the rest: descriptors the process opened for other
+/// things, or a limit lowered while it runs.</para>
+/// </remarks>
 internal sealed class Listener
 {
+    private const int FirstBackoffMs = 10, MaxBackoffMs = 100;
+
+    /// <summary>Redis logs every failed accept; while the failures last, one line in this long is enough.</summary>
+    private const long LogIntervalMs = 10_000;
+
     private readonly RedisServer _server;
     private readonly Socket _socket;
+    private readonly Thread _thread;
+    private readonly ManualResetEventSlim _stopping = new();
+    private long _nextLogAt;
+    private int _lastErrno; // accept thread only
 
     /// <summary>Binds and listens on <paramref name="endPoint"/>; <paramref name="address"/> is the
     /// address as configured, for the error message.</summary>
@@ -32,11 +62,12 @@ internal sealed class Listener
             throw new ListenFailedException(address, endPoint.Port, step, ex);
         }
         EndPoint = (IPEndPoint)_socket.LocalEndPoint!;
+        _thread = new Thread(AcceptLoop) { IsBackground = true, Name = $"accept-{EndPoint.Port}" };
     }
 
     public IPEndPoint EndPoint { get; }
 
-    public void Start() => _ = AcceptLoopAsync();
+    public void Start() => _thread.Start();
 
     /// <summary>
     /// Plain SO_REUSEADDR, as redis-server sets it: a restarted server can bind while its old
@@ -55,46 +86,112 @@ internal sealed class Listener
             socket.SetRawSocketOption(0xffff /* SOL_SOCKET */, 4 /* SO_REUSEADDR */, BitConverter.GetBytes(1));
     }
 
+    /// <summary>Stops accepting and closes the listening socket; the accept thread has ended when this returns.</summary>
     public void Stop()
     {
-        try { _socket.Close(); } catch (ObjectDisposedException) { }
+        if (_stopping.IsSet) return;
+        _stopping.Set();
+        if (OperatingSystem.IsLinux() && _thread.IsAlive)
+        {
+            // Closing a descriptor does not wake a thread blocked in accept on it; shutting a listening
+            // socket down does (accept fails with EINVAL). The thread is gone before the descriptor
+            // is closed, so it never accepts on a number the kernel has given to something else.
+            try { _socket.Shutdown(SocketShutdown.Both); } catch (SocketException) { }
+            _thread.Join(2000);
+        }
+        try { _socket.Close(); } catch (ObjectDisposedException) { } // elsewhere this ends a blocked Accept
     }
 
-    private async Task AcceptLoopAsync()
+    private void AcceptLoop()
     {
-        while (!_server.StoppingToken.IsCancellationRequested)
+        int backoffMs = 0;
+        while (!_stopping.IsSet)
         {
-            Socket client;
+            var (client, error) = Accept();
+            if (client != null)
+            {
+                backoffMs = 0;
+                Admit(client);
+                continue;
+            }
+            if (_stopping.IsSet || error is SocketError.Shutdown or SocketError.OperationAborted) return;
+            // That one connection was reset before we took it (ECONNABORTED), or a signal came: go on.
+            if (error is SocketError.ConnectionAborted or SocketError.ConnectionReset or SocketError.Interrupted) continue;
+            LogFailure(error);
+            backoffMs = backoffMs == 0 ? FirstBackoffMs : Math.Min(backoffMs * 2, MaxBackoffMs);
+            _stopping.Wait(backoffMs);
+        }
+    }
+
+    /// <summary>
+    /// One blocking accept: the client, or null and why not. Linux: accept4(2) itself, so a failure is
+    /// an errno and not an exception; elsewhere .NET's Accept.
+    /// </summary>
+    private (Socket? Client, SocketError Error) Accept()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
             try
             {
-                client = await _socket.AcceptAsync(_server.StoppingToken);
+                return (_socket.Accept(), SocketError.Success);
             }
-            catch (Exception) when (_server.StoppingToken.IsCancellationRequested)
+            catch (SocketException e)
             {
-                return;
-            }
-            catch (SocketException)
-            {
-                continue;
+                return (null, e.SocketErrorCode);
             }
             catch (ObjectDisposedException)
             {
-                return;
+                return (null, SocketError.OperationAborted);
             }
-            Interlocked.Increment(ref _server.Stats.TotalConnectionsReceived);
+        }
+        int fd;
+        unsafe
+        {
+            fd = Libc.accept4((int)_socket.SafeHandle.DangerousGetHandle(), null, null, Libc.SOCK_CLOEXEC);
+        }
+        if (fd >= 0) return (new Socket(new SafeSocketHandle(fd, ownsHandle: true)), SocketError.Success);
+        _lastErrno = Marshal.GetLastPInvokeError();
+        return (null, _lastErrno switch
+        {
+            Libc.EINTR => SocketError.Interrupted,
+            Libc.ECONNABORTED => SocketError.ConnectionAborted,
+            Libc.EINVAL or Libc.EBADF => SocketError.Shutdown, // the listener was shut down or closed
+            _ => SocketError.SocketError, // EMFILE, ENFILE, ENOBUFS, ENOMEM, EPERM...: back off
+        });
+    }
+
+    /// <summary>Redis's line, "Accepting client connection: accept: " and strerror; at most one per <see cref="LogIntervalMs"/>.</summary>
+    private void LogFailure(SocketError error)
+    {
+        long now = Environment.TickCount64;
+        if (now < _nextLogAt) return;
+        _nextLogAt = now + LogIntervalMs;
+        string reason = OperatingSystem.IsLinux()
+            ? Marshal.GetPInvokeErrorMessage(_lastErrno)
+            : new SocketException((int)error).Message;
+        _server.Log.Warning($"Accepting client connection: accept: {reason}");
+    }
+
+    /// <summary>Serves the client, or tells it the server is full (Redis's acceptCommonHandler check) and closes it.</summary>
+    private void Admit(Socket client)
+    {
+        Interlocked.Increment(ref _server.Stats.TotalConnectionsReceived);
+        try
+        {
             if (_server.Clients.Count >= _server.Options.MaxClients)
             {
                 Interlocked.Increment(ref _server.Stats.RejectedConnections);
-                try
-                {
-                    client.Send(RespErrors.MaxClients);
-                    client.Close();
-                }
-                catch (SocketException) { }
-                continue;
+                client.Send(RespErrors.MaxClients);
+                client.Close();
+                return;
             }
             client.NoDelay = true;
-            _ = ClientConnection.ServeAsync(_server, client);
         }
+        catch (SocketException)
+        {
+            client.Close(); // the peer is already gone; the accept thread goes on
+            return;
+        }
+        _ = ClientConnection.ServeAsync(_server, client);
     }
 }

@@ -116,6 +116,8 @@ internal static partial class RespErrors
     public static string ConfigSetUnknownOption(string name) => $"ERR Unknown option or number of arguments for CONFIG SET - '{name}'";
     /// <summary>CONFIG SET refused a parameter; <paramref name="reason"/> is ConfigRegistry's (also used for the config file).</summary>
     public static string ConfigSetFailed(string name, string reason) => $"ERR CONFIG SET failed (possibly related to argument '{name}') - {reason}";
+    /// <summary>The reason CONFIG SET maxclients gives when the open-files limit allows fewer clients: <paramref name="fitted"/>.</summary>
+    public static string MaxClientsOverFileLimit(long fitted) => $"The operating system is not able to handle the specified number of clients, try with {fitted}";
 
     // COMMAND GETKEYS and GETKEYSANDFLAGS.
     public static ReadOnlySpan<byte> InvalidCommandSpecified => "-ERR Invalid command specified\r\n"u8;

@@ -3,6 +3,7 @@ using System.Net;
 using System.Net.Sockets;
 using RedisClone.Commands;
 using RedisClone.Network;
+using RedisClone.Protocol;
 using RedisClone.Sharding;
 using RedisClone.Storage;
 
@@ -23,6 +24,7 @@ internal sealed class RedisServer : IAsyncDisposable
     {
         Options = options;
         Config = new Config.ConfigRegistry(this);
+        Log = new ServerLog(Config);
         foreach (var (name, value) in options.Settings)
         {
             string? error = Config.Set(name, value);
@@ -50,6 +52,7 @@ internal sealed class RedisServer : IAsyncDisposable
 
     public ServerOptions Options { get; }
     public Config.ConfigRegistry Config { get; }
+    public ServerLog Log { get; }
     public ShardSet Shards { get; }
 
     /// <summary>The epoll loops that serve client sockets (Linux); null where .NET's socket engine does.</summary>
@@ -162,7 +165,31 @@ internal sealed class RedisServer : IAsyncDisposable
             _listeners.Clear();
             throw;
         }
+        // Now that everything the server holds for itself is open, before the first client.
+        _reservedDescriptors = OpenFilesLimit.MeasureReserved(EventLoops?.Count ?? 0);
+        long maxClients = OpenFilesLimit.Fit(Options.MaxClients, _reservedDescriptors, Log);
+        if (maxClients < 1)
+        {
+            foreach (var l in _listeners) l.Stop();
+            _listeners.Clear();
+            throw new OpenFilesLimitException();
+        }
+        Options.MaxClients = maxClients;
         foreach (var l in _listeners) l.Start();
+    }
+
+    private int _reservedDescriptors;
+
+    /// <summary>
+    /// CONFIG SET maxclients: null when the open-files limit allows <paramref name="maxClients"/>
+    /// clients (raising it if need be), else the reason it does not, naming the number it allows,
+    /// as Redis's updateMaxclients does.
+    /// </summary>
+    public string? CheckMaxClients(long maxClients)
+    {
+        if (_reservedDescriptors == 0) return null; // not started: Start fits it
+        long fitted = OpenFilesLimit.Fit(maxClients, _reservedDescriptors, Log);
+        return fitted == maxClients ? null : RespErrors.MaxClientsOverFileLimit(fitted);
     }
 
     /// <summary>Stops accepting, closes every client, stops the shards.</summary>

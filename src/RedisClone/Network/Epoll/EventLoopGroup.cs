@@ -12,6 +12,8 @@ internal sealed class EventLoopGroup : IDisposable
         for (int i = 0; i < count; i++) _loops[i] = new EventLoop($"io-{i}");
     }
 
+    public int Count => _loops.Length;
+
     public void Start()
     {
         foreach (var loop in _loops) loop.Start();

@@ -3,10 +3,14 @@ using System.Runtime.InteropServices;
 
 namespace RedisClone.Network.Epoll;
 
-/// <summary>The Linux system calls the event loops make themselves: epoll, eventfd, and recv/send on client sockets.</summary>
+/// <summary>
+/// The Linux system calls the network layer makes itself: epoll, eventfd and recv/send on client
+/// sockets for the event loops, accept4 for the listener.
+/// </summary>
 internal static unsafe partial class Libc
 {
-    public const int EINTR = 4, EAGAIN = 11;
+    public const int EINTR = 4, EBADF = 9, EAGAIN = 11, EINVAL = 22, ECONNABORTED = 103;
+    public const int SOCK_CLOEXEC = 0x80000;
     public const int EPOLL_CTL_ADD = 1, EPOLL_CTL_DEL = 2;
     public const uint EPOLLIN = 0x001, EPOLLOUT = 0x004, EPOLLERR = 0x008, EPOLLHUP = 0x010, EPOLLRDHUP = 0x2000;
     public const uint EPOLLET = 1u << 31;
@@ -40,6 +44,9 @@ internal static unsafe partial class Libc
 
     [LibraryImport("libc", SetLastError = true)]
     public static partial int close(int fd);
+
+    [LibraryImport("libc", SetLastError = true)]
+    public static partial int accept4(int fd, byte* address, int* addressLength, int flags);
 
     // recvfrom(2)/sendto(2) numbers where we know them; elsewhere data moves through Socket.
     private static readonly nint SysRecvFrom = RuntimeInformation.ProcessArchitecture switch

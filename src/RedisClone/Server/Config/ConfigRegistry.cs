@@ -79,6 +79,12 @@ internal sealed class ConfigRegistry
         /// <summary>Values owned elsewhere (port, bind, databases, maxclients, dir).</summary>
         public Func<ConfigRegistry, string?>? Getter;
         public Action<ConfigRegistry, string, long>? Apply;
+        /// <summary>
+        /// CONFIG SET only, after every value parsed and before any is stored: whether the server can
+        /// take the value (maxclients: the open-files limit); the reason if not. Redis applies and
+        /// rolls back; refusing before storing leaves the same state.
+        /// </summary>
+        public Func<ConfigRegistry, long, string?>? Check;
         public int Index;
     }
 
@@ -106,6 +112,8 @@ internal sealed class ConfigRegistry
     private static readonly int ZsetEntriesIndex = IndexOf("zset-max-listpack-entries");
     private static readonly int ZsetValueIndex = IndexOf("zset-max-listpack-value");
     private static readonly int ListSizeIndex = IndexOf("list-max-listpack-size");
+    private static readonly int LogLevelIndex = IndexOf("loglevel");
+    private static readonly int LogFileIndex = IndexOf("logfile");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -203,6 +211,12 @@ internal sealed class ConfigRegistry
     public static bool ProtectedActionAllowed(string setting, bool localClient)
         => setting == "yes" || (setting == "local" && localClient);
 
+    /// <summary>loglevel: debug, verbose, notice, warning or nothing.</summary>
+    public string LogLevel => Volatile.Read(ref _values[LogLevelIndex]);
+
+    /// <summary>logfile: empty for standard output.</summary>
+    public string LogFile => Volatile.Read(ref _values[LogFileIndex]);
+
     /// <summary>True when <paramref name="name"/> (or an alias) is a parameter the command line may set.</summary>
     public static bool IsKnown(string name) => ByName.ContainsKey(name);
 
@@ -283,6 +297,13 @@ internal sealed class ConfigRegistry
                 error = Parse(p, args, out canonical[i], out numbers[i]);
                 if (error != null)
                     return RespErrors.ConfigSetFailed(ByName[names[i]].Name, error);
+            }
+            for (int i = 0; i < names.Count; i++)
+            {
+                error = found[i].Check?.Invoke(this, numbers[i]);
+                if (error == null) continue;
+                _server?.Log.Warning($"Failed applying new configuration. Possibly related to new {found[i].Name} setting. Restoring previous settings.");
+                return RespErrors.ConfigSetFailed(found[i].Name, error);
             }
             for (int i = 0; i < names.Count; i++) Commit(found[i], canonical[i], numbers[i]);
         }
@@ -872,6 +893,7 @@ internal sealed class ConfigRegistry
                 Name = "maxclients", Kind = Kind.Number, Min = 1, Max = UIntMax, Unsigned = true, Default = "10000",
                 Getter = r => r._server?.Options.MaxClients.ToString(),
                 Apply = (r, _, n) => { if (r._server != null) r._server.Options.MaxClients = n; },
+                Check = (r, n) => r._server?.CheckMaxClients(n),
             },
             N("unixsocketperm", 0, Convert.ToInt64("777", 8), "0", Imm, format: NumberFormat.Octal, unsigned: true),
             N("socket-mark-id", 0, UIntMax, "0", Imm, unsigned: true),

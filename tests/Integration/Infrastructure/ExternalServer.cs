@@ -1,0 +1,102 @@
+using System.Diagnostics;
+using System.Net;
+using System.Text;
+using System.Text.RegularExpressions;
+
+namespace RedisClone.Tests.Infrastructure;
+
+/// <summary>
+/// RedisClone started as a process of its own (the build beside the tests, under <c>dotnet</c>),
+/// for what cannot be tried in the test host: process limits such as <c>ulimit -n</c>, the log on
+/// standard output, the process's CPU time. Linux only (bash, /proc). Bound to 127.0.0.1, port 0;
+/// the port is read from the ready line.
+/// </summary>
+public sealed partial class ExternalServer : IDisposable
+{
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+
+    private ExternalServer(Process process) => _process = process;
+
+    public int Port { get; private set; }
+
+    public int Pid => _process.Id;
+
+    /// <summary>Everything the server has written to standard output and error so far.</summary>
+    public string Output
+    {
+        get
+        {
+            lock (_output) return _output.ToString();
+        }
+    }
+
+    /// <summary>Starts the server under <c>ulimit -n <paramref name="openFiles"/></c> (soft and hard) and waits until it accepts.</summary>
+    public static ExternalServer Start(int openFiles, string extraArgs = "", int timeoutMs = 60_000)
+    {
+        string dll = Path.Combine(AppContext.BaseDirectory, "RedisClone.dll");
+        var psi = new ProcessStartInfo("bash")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        psi.ArgumentList.Add("-c");
+        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec dotnet '{dll}' --port 0 --bind 127.0.0.1 {extraArgs}");
+        var server = new ExternalServer(Process.Start(psi)!);
+        var ready = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+        void OnLine(string? line)
+        {
+            if (line == null) return;
+            lock (server._output) server._output.AppendLine(line);
+            var m = ReadyLine().Match(line);
+            if (m.Success) ready.TrySetResult(int.Parse(m.Groups[1].Value));
+        }
+        server._process.OutputDataReceived += (_, e) => OnLine(e.Data);
+        server._process.ErrorDataReceived += (_, e) => OnLine(e.Data);
+        server._process.BeginOutputReadLine();
+        server._process.BeginErrorReadLine();
+        if (!ready.Task.Wait(timeoutMs) || server._process.HasExited)
+        {
+            server.Dispose();
+            throw new TimeoutException($"the server did not start in {timeoutMs} ms:\n{server.Output}");
+        }
+        server.Port = ready.Task.Result;
+        return server;
+    }
+
+    public RespClient Connect(int timeoutMs = 10_000) => new(new IPEndPoint(IPAddress.Loopback, Port), timeoutMs);
+
+    /// <summary>CPU time (user + system) the process has used, from /proc/pid/stat.</summary>
+    public double CpuSeconds()
+    {
+        string stat = File.ReadAllText($"/proc/{Pid}/stat");
+        var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+        // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
+        return (long.Parse(fields[11]) + long.Parse(fields[12])) / 100.0; // USER_HZ is 100 on Linux
+    }
+
+    /// <summary>Descriptors the process has open.</summary>
+    public int OpenDescriptors() => Directory.GetFiles($"/proc/{Pid}/fd").Length;
+
+    public bool HasExited => _process.HasExited;
+
+    public void Dispose()
+    {
+        try
+        {
+            if (!_process.HasExited)
+            {
+                _process.Kill();
+                _process.WaitForExit(10_000);
+            }
+        }
+        catch (InvalidOperationException)
+        {
+        }
+        _process.Dispose();
+    }
+
+    [GeneratedRegex(@"ready to accept connections on port (\d+)")]
+    private static partial Regex ReadyLine();
+}
