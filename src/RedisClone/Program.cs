@@ -47,7 +47,9 @@ internal static class Program
             System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; _ = server.StopAsync(); });
         Console.CancelKeyPress += (_, e) => { e.Cancel = true; _ = server.StopAsync(); };
 
-        Console.WriteLine($"RedisClone {ServerInfo.Version} ready to accept connections on port {server.Port} " +
+        // Through the log (Redis's "Ready to accept connections" is a notice), which also loads and
+        // opens its sinks now, while descriptors are to spare.
+        server.Log.Notice($"RedisClone {ServerInfo.Version} ready to accept connections on port {server.Port} " +
                           $"({server.Shards.Count} shards, {options.Databases} databases)");
         await server.Stopped;
         return 0;

@@ -203,6 +203,7 @@ internal sealed class RedisServer : IAsyncDisposable
         while (!Clients.IsEmpty && !deadline.IsCompleted) await Task.Delay(10);
         Shards.Dispose();
         EventLoops?.Dispose();
+        Log.Dispose();
         _stopped.TrySetResult();
     }
 

@@ -1,21 +1,25 @@
 using System.Globalization;
+using Serilog;
+using Serilog.Events;
 
 namespace RedisClone.Server;
 
 /// <summary>
 /// The server's log, in Redis's line format: <c>pid:M 25 Nov 2026 16:32:02.653 # message</c>, where
 /// the mark after the time is the level (<c>.</c> debug, <c>-</c> verbose, <c>*</c> notice,
-/// <c>#</c> warning). Lines below <c>loglevel</c> are dropped; they go to standard output, or are
-/// appended to <c>logfile</c> when one is configured, as Redis does.
+/// <c>#</c> warning). Lines below <c>loglevel</c> (read at each line: CONFIG SET changes it) are
+/// dropped; the rest go to standard output, or to <c>logfile</c> when one is configured, through
+/// Serilog's console and file sinks.
 /// </summary>
-internal sealed class ServerLog
+internal sealed class ServerLog : IDisposable
 {
     /// <summary>Redis's levels, in its order (LL_DEBUG..LL_WARNING).</summary>
     public enum Level { Debug, Verbose, Notice, Warning }
 
-    private static readonly int Pid = Environment.ProcessId;
+    private const string Template = "{Pid}:M {Timestamp:dd MMM yyyy HH:mm:ss.fff} {Mark} {Message:l}{NewLine}";
+
     private readonly Config.ConfigRegistry _config;
-    private readonly Lock _fileLock = new();
+    private readonly Lazy<Serilog.Core.Logger> _logger;
 
     public ServerLog(Config.ConfigRegistry config)
     {
@@ -23,6 +27,9 @@ internal sealed class ServerLog
         // Read now: the first line may be written when no descriptor is left to open /etc/localtime
         // (the accept loop logs running out of them), and a failed read would leave the log in UTC.
         _ = TimeZoneInfo.Local;
+        // Made at the first line: logfile is set from the command line after this constructor and
+        // cannot change later (it is immutable, as in Redis).
+        _logger = new Lazy<Serilog.Core.Logger>(Create);
     }
 
     public void Warning(string message) => Write(Level.Warning, message);
@@ -40,25 +47,34 @@ internal sealed class ServerLog
             _ => int.MaxValue, // "nothing"
         };
         if ((int)level < threshold) return;
-        // Invariant culture: English month names without loading culture data.
-        string line = string.Create(CultureInfo.InvariantCulture,
-            $"{Pid}:M {DateTime.Now:dd MMM yyyy HH:mm:ss.fff} {".-*#"[(int)level]} {message}");
+        // Redis's debug < verbose < notice < warning onto Serilog's Verbose < Debug < Information < Warning.
+        var serilogLevel = level switch
+        {
+            Level.Debug => LogEventLevel.Verbose,
+            Level.Verbose => LogEventLevel.Debug,
+            Level.Notice => LogEventLevel.Information,
+            _ => LogEventLevel.Warning,
+        };
+        _logger.Value.ForContext("Mark", ".-*#"[(int)level]).Write(serilogLevel, "{Text:l}", message);
+    }
+
+    private Serilog.Core.Logger Create()
+    {
+        var configuration = new LoggerConfiguration()
+            .MinimumLevel.Verbose()
+            .Enrich.WithProperty("Pid", Environment.ProcessId);
         string file = _config.LogFile;
-        if (file.Length == 0)
-        {
-            Console.Out.WriteLine(line);
-            return;
-        }
-        lock (_fileLock)
-        {
-            try
-            {
-                File.AppendAllText(file, line + "\n");
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-            {
-                // Redis drops the line when it cannot open the log file.
-            }
-        }
+        // Invariant culture: English month names, as Redis prints them, without culture data.
+        configuration = file.Length == 0
+            ? configuration.WriteTo.Console(outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture,
+                theme: Serilog.Sinks.SystemConsole.Themes.ConsoleTheme.None)
+            : configuration.WriteTo.File(file, outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture, shared: true);
+        return configuration.CreateLogger();
+    }
+
+    /// <summary>Flushes and closes the sinks (the log file) when the server stops.</summary>
+    public void Dispose()
+    {
+        if (_logger.IsValueCreated) _logger.Value.Dispose();
     }
 }
