@@ -10,9 +10,14 @@ namespace RedisClone.Sharding;
 /// </summary>
 internal sealed class Shard : IDisposable
 {
+    // Redis 7.2's activeExpireCycle at its defaults (hz 10, active-expire-effort 1): every 100 ms,
+    // loops of 20 keys with a TTL per database (ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP), repeated while
+    // more than 10% of a loop had expired (ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE), for at most 25% of
+    // the interval (ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC).
     private const int ExpiryIntervalMs = 100;
-    private const int ExpirySample = 20;          // Redis's ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP
-    private const long ExpiryBudgetTicks = TimeSpan.TicksPerMillisecond * 25; // 25% of the interval
+    private const int ExpirySample = 20;
+    private const int ExpiryAcceptableStalePercent = 10;
+    private const long ExpiryBudgetTicks = TimeSpan.TicksPerMillisecond * ExpiryIntervalMs * 25 / 100;
 
     private readonly ConcurrentQueue<ShardWork> _inbox = new();
     // No spinning before sleeping: on a small machine a spinning shard thread steals the core the
@@ -23,6 +28,7 @@ internal sealed class Shard : IDisposable
     private volatile bool _stopping;
     private int _sleeping;
     private long _nextExpiry;
+    private int _nextExpiryDb; // where the next cycle starts, so a cycle cut short does not starve later databases
 
     public Shard(int index, ShardStore store)
     {
@@ -71,11 +77,7 @@ internal sealed class Shard : IDisposable
         {
             if (!_inbox.IsEmpty)
             {
-                lock (Gate)
-                {
-                    int n = 0;
-                    while (n++ < 256 && _inbox.TryDequeue(out var work)) work.Execute(this);
-                }
+                DrainInbox();
                 continue;
             }
 
@@ -99,28 +101,48 @@ internal sealed class Shard : IDisposable
         }
     }
 
+    /// <summary>Runs up to 256 posted work items under the gate.</summary>
+    private void DrainInbox()
+    {
+        lock (Gate)
+        {
+            int n = 0;
+            while (n++ < 256 && _inbox.TryDequeue(out var work)) work.Execute(this);
+        }
+    }
+
     /// <summary>
-    /// Redis's active expiry: per database, sample keys with a TTL and delete the expired ones,
-    /// repeating while more than a quarter of a sample had expired, within a time budget.
+    /// Redis's active expiry (activeExpireCycle, the slow cycle): for each database in turn, check 20
+    /// keys with a TTL and delete the expired ones, again while more than 10% of them had expired, for
+    /// at most 25 ms of work. The gate is taken per loop of 20 keys, and posted work runs between
+    /// loops (clients first) without ending the cycle: only time spent expiring counts against the
+    /// budget, as Redis's event loop runs no client while the cycle does.
     /// </summary>
     private void RunExpiryCycle()
     {
-        long start = Stopwatch.GetTimestamp();
         long budget = ExpiryBudgetTicks * Stopwatch.Frequency / TimeSpan.TicksPerSecond;
-        for (int db = 0; db < Store.DatabaseCount; db++)
+        long spent = 0;
+        int databases = Store.DatabaseCount;
+        for (int n = 0; n < databases; n++)
         {
+            int db = _nextExpiryDb;
+            _nextExpiryDb = (db + 1) % databases;
             if (Store[db].ExpiresCount == 0) continue;
             while (true)
             {
+                if (_stopping) return;
+                if (!_inbox.IsEmpty) DrainInbox();
                 (int sampled, int expired) result;
                 lock (Gate)
                 {
+                    long start = Stopwatch.GetTimestamp();
                     long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                     result = Store[db].ExpireSample(nowMs, ExpirySample, _random);
+                    spent += Stopwatch.GetTimestamp() - start;
                 }
-                if (result.sampled == 0 || result.expired * 4 <= result.sampled) break;
-                if (Stopwatch.GetTimestamp() - start > budget) return;
-                if (!_inbox.IsEmpty) return; // clients first; the next cycle continues
+                // Out of time: the next cycle starts at the database after this one, as Redis's.
+                if (spent > budget) return;
+                if (result.sampled == 0 || result.expired * 100 <= result.sampled * ExpiryAcceptableStalePercent) break;
             }
         }
     }

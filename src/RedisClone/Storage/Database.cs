@@ -8,10 +8,16 @@ namespace RedisClone.Storage;
 internal sealed class Database
 {
     private KeyTable _table = new();
+    // The expiry index, Redis's `expires` dict: exactly the slots of the keys that have a TTL, so the
+    // active cycle samples only live keys with a TTL. _expiring[0.._expiresCount) holds those slots in
+    // no order; _expiringAt[slot] is the slot's position there, meaningful only while its key has a
+    // TTL. Setting or clearing a TTL is O(1): append, or move the last entry into the hole (and tell
+    // that entry its new position). Every path that gives a key a TTL, takes it away or removes the
+    // key goes through SetExpire or RemoveAt, which keep the index; Clear and SwapWith take it along
+    // with the table. KeyTable slots never move, so a slot number stays valid until its key is removed.
+    private int[] _expiring = [];
+    private int[] _expiringAt = [];
     private int _expiresCount;
-    // Slots that had a TTL set: candidates for active expiry sampling. Stale entries (the key lost
-    // its TTL or was deleted) are dropped when sampled; the list is rebuilt when it runs far ahead.
-    private List<int> _expiring = new();
     // The bytes of this database's keys and values (see MemoryMeter). Swapped with the table by
     // SWAPDB and replaced by FLUSHDB, so the values' references to it stay right.
     private MemoryMeter _meter;
@@ -26,14 +32,15 @@ internal sealed class Database
     /// <summary>Bytes held by keys and values (INFO used_memory_dataset's share of this database).</summary>
     public long DatasetBytes => Volatile.Read(ref _meter).Bytes;
 
-    /// <summary>Bytes of the key table's slots and the expiry candidates (overhead, by capacity).</summary>
+    /// <summary>Bytes of the key table's slots and the expiry index's two arrays (overhead, by capacity).</summary>
     public long OverheadBytes
     {
         get
         {
             var table = Volatile.Read(ref _table);
             return MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(table.Capacity, KeyTable.SlotBytes)
-                   + MemoryMeter.ArrayBytes(_expiring.Capacity, 4);
+                   + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))
+                   + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiringAt).Length, sizeof(int));
         }
     }
 
@@ -146,35 +153,60 @@ internal sealed class Database
         return slot;
     }
 
+    /// <summary>
+    /// Gives the key at <paramref name="slot"/> a TTL (Unix ms), or clears it with 0; the only way a
+    /// stored key's TTL changes, so the expiry index follows.
+    /// </summary>
     public void SetExpire(int slot, long expireAt)
     {
         ref var e = ref _table.At(slot);
-        if (e.ExpireAt == 0 && expireAt != 0)
-        {
-            _expiresCount++;
-            _expiring.Add(slot);
-            if (_expiring.Count > 2 * _expiresCount + 1024) RebuildExpiring();
-        }
-        else if (e.ExpireAt != 0 && expireAt == 0)
-        {
-            _expiresCount--;
-        }
+        if (e.ExpireAt == 0 && expireAt != 0) IndexExpiring(slot);
+        else if (e.ExpireAt != 0 && expireAt == 0) UnindexExpiring(slot);
         e.ExpireAt = expireAt;
     }
 
+    /// <summary>Removes the key at <paramref name="slot"/> (and its TTL): every deletion goes through here.</summary>
     public void RemoveAt(int slot)
     {
         ref var e = ref _table.At(slot);
-        if (e.ExpireAt != 0) _expiresCount--;
+        if (e.ExpireAt != 0) UnindexExpiring(slot);
         _meter.Bytes -= MemoryMeter.ArrayBytes(e.Key.Length);
         Release(e.Value);
         _table.RemoveAt(slot);
-        if (_table.Count == 0)
+    }
+
+    /// <summary>Appends <paramref name="slot"/>, whose key is getting a TTL, to the expiry index.</summary>
+    private void IndexExpiring(int slot)
+    {
+        if (_expiresCount == _expiring.Length)
+            Array.Resize(ref _expiring, Math.Max(16, _expiring.Length * 2));
+        // Sized by the table's capacity, which only changes by doubling (and by emptying, see below).
+        if (slot >= _expiringAt.Length) Array.Resize(ref _expiringAt, _table.Capacity);
+        _expiring[_expiresCount] = slot;
+        _expiringAt[slot] = _expiresCount;
+        _expiresCount++;
+    }
+
+    /// <summary>Takes <paramref name="slot"/>, whose key is losing its TTL or going, out of the expiry index.</summary>
+    private void UnindexExpiring(int slot)
+    {
+        int position = _expiringAt[slot];
+        int last = --_expiresCount;
+        int moved = _expiring[last];
+        _expiring[position] = moved;
+        _expiringAt[moved] = position;
+        if (_expiresCount == 0)
         {
-            // The table gave its arrays back (KeyTable.Clear); so does the candidate list.
-            if (_expiring.Capacity > 1024) _expiring = new List<int>();
-            else _expiring.Clear();
-            _expiresCount = 0;
+            // No TTL left: large arrays go back (the position array may be stale for a smaller
+            // table, e.g. after the key table emptied and gave its arrays back).
+            if (_expiring.Length > 1024) _expiring = [];
+            if (_expiringAt.Length > 1024 || _expiringAt.Length > _table.Capacity) _expiringAt = [];
+        }
+        else if (_expiring.Length > 64 && _expiresCount < _expiring.Length / 4)
+        {
+            // Shrink by half at a quarter full: a burst of TTLs that expired gives its memory back,
+            // and growing again costs amortised O(1).
+            Array.Resize(ref _expiring, _expiring.Length / 2);
         }
     }
 
@@ -317,7 +349,8 @@ internal sealed class Database
     {
         TouchAllWatched();
         _table = new KeyTable();
-        _expiring = new List<int>();
+        _expiring = [];
+        _expiringAt = [];
         _expiresCount = 0;
         _meter = new MemoryMeter();
     }
@@ -327,6 +360,7 @@ internal sealed class Database
     {
         (_table, other._table) = (other._table, _table);
         (_expiring, other._expiring) = (other._expiring, _expiring);
+        (_expiringAt, other._expiringAt) = (other._expiringAt, _expiringAt);
         (_expiresCount, other._expiresCount) = (other._expiresCount, _expiresCount);
         (_meter, other._meter) = (other._meter, _meter);
     }
@@ -340,26 +374,22 @@ internal sealed class Database
     }
 
     /// <summary>
-    /// One round of active expiry, as Redis's activeExpireCycle: sample up to
-    /// <paramref name="sample"/> keys with a TTL, delete the expired ones; returns (sampled, expired)
-    /// so the shard can repeat while more than a quarter of a sample had expired.
+    /// One loop of active expiry, as one pass of Redis's activeExpireCycle over a database: checks up
+    /// to <paramref name="sample"/> keys with a TTL (no more than there are, as Redis), picked
+    /// uniformly at random among them, and deletes the expired ones. Returns (checked, expired) so
+    /// the shard can repeat while too many had expired. Picks are with replacement: checking a live
+    /// key twice costs a compare, and a key expired on one pick is gone from the index by the next.
     /// </summary>
     public (int Sampled, int Expired) ExpireSample(long nowMs, int sample, Random random)
     {
-        int sampled = 0, expired = 0, tries = 0;
-        while (sampled < sample && _expiring.Count > 0 && tries++ < sample * 4)
+        int sampled = 0, expired = 0;
+        sample = Math.Min(sample, _expiresCount);
+        while (sampled < sample && _expiresCount > 0)
         {
-            int pick = random.Next(_expiring.Count);
-            int slot = _expiring[pick];
-            if (!_table.IsUsed(slot) || _table.At(slot).ExpireAt == 0)
-            {
-                RemoveCandidate(pick);
-                continue;
-            }
+            int slot = _expiring[random.Next(_expiresCount)];
             sampled++;
             if (_table.At(slot).ExpireAt <= nowMs)
             {
-                RemoveCandidate(pick);
                 ExpireSlot(slot);
                 expired++;
             }
@@ -367,35 +397,37 @@ internal sealed class Database
         return (sampled, expired);
     }
 
-    /// <summary>Sum of remaining TTLs of a sample, for INFO's avg_ttl (0 when no TTL keys).</summary>
+    /// <summary>
+    /// The mean remaining TTL of up to 64 keys with a TTL, for INFO's avg_ttl (0 when no key has
+    /// one). Redis keeps a running average of its expiry samples; any fair sample serves.
+    /// </summary>
     public long AverageTtl(long nowMs)
     {
-        if (_expiresCount == 0) return 0;
+        int n = Math.Min(_expiresCount, 64);
+        if (n == 0) return 0;
         long sum = 0;
-        int n = 0;
-        foreach (int slot in _expiring)
+        for (int i = 0; i < n; i++) sum += Math.Max(0, _table.At(_expiring[i]).ExpireAt - nowMs);
+        return sum / n;
+    }
+
+    /// <summary>
+    /// For tests: null when the expiry index holds exactly the keys with a TTL, each once, with
+    /// right back-references; otherwise what is wrong.
+    /// </summary>
+    internal string? CheckExpiryIndex()
+    {
+        var seen = new HashSet<int>();
+        for (int i = 0; i < _expiresCount; i++)
         {
-            if (n >= 64) break;
-            if (!_table.IsUsed(slot)) continue;
-            long at = _table.At(slot).ExpireAt;
-            if (at == 0) continue;
-            sum += Math.Max(0, at - nowMs);
-            n++;
+            int slot = _expiring[i];
+            if (!seen.Add(slot)) return $"slot {slot} indexed twice";
+            if (!_table.IsUsed(slot)) return $"slot {slot} indexed but free";
+            if (_table.At(slot).ExpireAt == 0) return $"slot {slot} indexed without a TTL";
+            if (_expiringAt[slot] != i) return $"slot {slot} at {i} thinks it is at {_expiringAt[slot]}";
         }
-        return n == 0 ? 0 : sum / n;
-    }
-
-    private void RemoveCandidate(int index)
-    {
-        int last = _expiring.Count - 1;
-        _expiring[index] = _expiring[last];
-        _expiring.RemoveAt(last);
-    }
-
-    private void RebuildExpiring()
-    {
-        _expiring.Clear();
         for (int s = 0; s < _table.SlotCount; s++)
-            if (_table.IsUsed(s) && _table.At(s).ExpireAt != 0) _expiring.Add(s);
+            if (_table.IsUsed(s) && _table.At(s).ExpireAt != 0 && !seen.Contains(s))
+                return $"slot {s} has a TTL but is not indexed";
+        return null;
     }
 }

@@ -13,8 +13,9 @@ namespace RedisClone.Storage;
 /// without allocating, access to an entry by its slot index, and slot indexes that never move.
 /// Growing copies entries to the same indexes and freed slots are only reused, never compacted, so a
 /// SCAN cursor that is a slot index visits every key present for the whole scan exactly once, across
-/// any number of resizes (Redis gets the same promise from reverse-binary cursors). Random sampling
-/// for RANDOMKEY and active expiry picks random slots.
+/// any number of resizes (Redis gets the same promise from reverse-binary cursors). RANDOMKEY picks
+/// random slots; active expiry samples the database's expiry index, which holds slot numbers (valid
+/// for as long as their keys live, since slots never move).
 /// </remarks>
 internal sealed class KeyTable
 {
@@ -142,8 +143,11 @@ internal sealed class KeyTable
         return -1;
     }
 
-    /// <summary>Adds a key known to be absent; returns its slot.</summary>
-    public int Add(byte[] key, object value, long expireAt = 0)
+    /// <summary>
+    /// Adds a key known to be absent, without a TTL; returns its slot. A TTL is given afterwards by
+    /// <see cref="Database.SetExpire"/>, which keeps the database's expiry index.
+    /// </summary>
+    public int Add(byte[] key, object value)
     {
         int hash = HashOf(key);
         if (_chains.IsFull(_entries.Length)) Grow();
@@ -151,7 +155,7 @@ internal sealed class KeyTable
         ref var e = ref _entries[slot];
         e.Key = key;
         e.Value = value;
-        e.ExpireAt = expireAt;
+        e.ExpireAt = 0;
         e.HashAndFlag = hash;
         _access[slot] = LruClock.Now;
         return slot;
