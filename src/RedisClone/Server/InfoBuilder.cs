@@ -490,9 +490,10 @@ internal static class InfoBuilder
     private static string Safe(string s)
         => s.IndexOfAny(['#', ':', '\r', '\n']) < 0 ? s : s.Replace('#', '_').Replace(':', '_').Replace('\r', '_').Replace('\n', '_');
 
-    private static readonly string BuildId = Convert.ToHexString(
-        System.Security.Cryptography.SHA256.HashData(Encoding.UTF8.GetBytes(typeof(InfoBuilder).Assembly.ManifestModule.ModuleVersionId.ToString())))
-        .Substring(0, 16).ToLowerInvariant();
+    // 16 hex digits that change with every build, as Redis's redis_build_id: from the module's
+    // build GUID (no hash: hashing would load the crypto library, megabytes of RSS, for one string).
+    private static readonly string BuildId =
+        Convert.ToHexStringLower(typeof(InfoBuilder).Assembly.ManifestModule.ModuleVersionId.ToByteArray(), 0, 8);
 
     /// <summary>uname's "sysname release machine", as Redis prints it.</summary>
     private static readonly string OsName = ComputeOsName();

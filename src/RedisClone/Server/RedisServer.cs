@@ -45,7 +45,7 @@ internal sealed class RedisServer : IAsyncDisposable
             Shards[i].Store.KeyAdded = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
         for (int i = 0; i < Shards.Count; i++) StartupMemory += Shards[i].Store.OverheadBytes;
-        RunId = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
+        RunId = Common.RandomHex.Next40();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastSaveUnix = StartedAtMs / 1000;
     }

@@ -36,8 +36,7 @@ internal sealed class RuntimeStats
     /// <summary>DEBUG CHANGE-REPL-ID: a new random replication ID (the secondary one is always cleared here).</summary>
     public void ChangeReplicationId() => ReplicationId = NewReplicationId();
 
-    private static string NewReplicationId()
-        => Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20)).ToLowerInvariant();
+    private static string NewReplicationId() => Common.RandomHex.Next40();
 
     public long OpsPerSecond => _commands.Average;
     public double InputKbps => _netInput.Average / 1024.0;
