@@ -352,7 +352,7 @@ internal static class DebugCommands
         bool raw = (entry.HashAndFlag & KeyTable.RawFlag) != 0;
         object value = entry.Value;
         uint stamp = db.Table.LastAccess(slot);
-        long serialized = value is byte[] bytes ? SerializedStringLength(bytes) : 0;
+        long serialized = StringValue.TryGet(value, out var bytes) ? SerializedStringLength(bytes) : 0;
         string extra = "";
         if (value is RedisList { IsListpack: false } list)
         {
@@ -369,7 +369,7 @@ internal static class DebugCommands
     }
 
     /// <summary>RDB size of a string: integers in 32-bit range as 1-, 2- or 4-byte ints after a type byte, else length + bytes.</summary>
-    private static long SerializedStringLength(byte[] s)
+    private static long SerializedStringLength(ReadOnlySpan<byte> s)
     {
         if (s.Length <= 11 && RedisNumbers.TryParseInt64(s, out long n))
         {

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using RedisClone.Storage;
 
@@ -22,6 +23,7 @@ internal static class Lookup
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool TryRead<T>(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out T? value) where T : class
     {
+        Debug.Assert(typeof(T) != typeof(byte[]), "a string may be a GrowableString: use TryReadString");
         object? found = ctx.Db(key).GetForRead(key, ctx.NowMs);
         value = found as T;
         if (found == null || value != null) return true;
@@ -37,11 +39,44 @@ internal static class Lookup
     public static bool TryWrite<T>(ref CommandContext ctx, Database db, scoped ReadOnlySpan<byte> key, out int slot, out T? value)
         where T : class
     {
+        Debug.Assert(typeof(T) != typeof(byte[]), "a string may be a GrowableString: use TryWriteString");
         value = null;
         slot = db.FindLive(key, ctx.NowMs);
         if (slot < 0) return true;
         value = db.Table.At(slot).Value as T;
         if (value != null) return true;
+        ctx.WrongType();
+        return false;
+    }
+
+    /// <summary>
+    /// <see cref="TryRead{T}"/> for a string (either form, see <see cref="StringValue"/>): true with its
+    /// bytes and <paramref name="found"/> set, or <paramref name="found"/> false when missing; false
+    /// after replying WRONGTYPE. The bytes are valid until the value is next written.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryReadString(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value,
+        out bool found)
+    {
+        object? stored = ctx.Db(key).GetForRead(key, ctx.NowMs);
+        found = stored != null;
+        if (StringValue.TryGet(stored, out value) || !found) return true;
+        ctx.WrongType();
+        return false;
+    }
+
+    /// <summary>
+    /// <see cref="TryWrite{T}"/> for a string (either form): true with the key's slot (-1 when
+    /// missing) and its bytes; false after replying WRONGTYPE. The bytes are valid until the value is
+    /// next written (a reallocation leaves them pointing at the old buffer).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryWriteString(ref CommandContext ctx, Database db, scoped ReadOnlySpan<byte> key, out int slot,
+        out ReadOnlySpan<byte> value)
+    {
+        value = default;
+        slot = db.FindLive(key, ctx.NowMs);
+        if (slot < 0 || StringValue.TryGet(db.Table.At(slot).Value, out value)) return true;
         ctx.WrongType();
         return false;
     }

@@ -403,11 +403,9 @@ internal static class SortCommands
             if (found == null) return false;
             if (fieldStart >= 0)
                 return found is RedisHash hash && hash.TryGet(pattern.Slice(fieldStart), out value);
+            if (StringValue.TryGet(found, out value)) return true;
             switch (found)
             {
-                case byte[] s:
-                    value = s;
-                    return true;
                 case long l:
                     _scratch ??= new byte[24];
                     value = _scratch.AsSpan(0, RedisNumbers.FormatInt64(l, _scratch));

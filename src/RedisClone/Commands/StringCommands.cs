@@ -10,10 +10,13 @@ namespace RedisClone.Commands;
 /// </summary>
 /// <remarks>
 /// A string value is a <c>byte[]</c> in <see cref="KeyTable.Entry.Value"/> whose length is the
-/// string's length. Overwriting a string with one of the same length copies into the existing array
-/// (and INCR rewrites its digits in place when their count does not change), so a steady stream of
-/// SET/INCR on existing keys allocates nothing. The price: a stored array may be mutated later, so
-/// code that shares a value between two keys (COPY, RESTORE...) must clone it.
+/// string's length, or, once APPEND or SETRANGE has lengthened it, a <see cref="GrowableString"/>
+/// with Redis's spare room (so growing a string by appends is amortised O(1)); every reader sees
+/// either through <see cref="StringValue"/> (<see cref="Lookup.TryReadString"/>). Overwriting a
+/// <c>byte[]</c> with a value of the same length copies into the existing array (and INCR rewrites
+/// its digits in place when their count does not change), so a steady stream of SET/INCR on
+/// existing keys allocates nothing. The price: a stored array may be mutated later, so code that
+/// shares a value between two keys (COPY, RESTORE...) must clone it.
 /// <para>
 /// The <see cref="KeyTable.RawFlag"/> mirrors Redis's encodings: commands that build a fresh object
 /// from the argument (SET, INCR...) clear it, so OBJECT ENCODING reports int or embstr from the
@@ -42,8 +45,8 @@ internal static class StringCommands
     public static void Get(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        if (!Lookup.TryRead(ref ctx, key, out byte[]? value)) return;
-        if (value is null) ctx.Reply.NullBulk();
+        if (!Lookup.TryReadString(ref ctx, key, out var value, out bool found)) return;
+        if (!found) ctx.Reply.NullBulk();
         else ctx.Reply.Bulk(value);
     }
 
@@ -82,7 +85,7 @@ internal static class StringCommands
             {
                 ctx.Reply.NullBulk();
             }
-            else if (db.Table.At(slot).Value is byte[] old)
+            else if (StringValue.TryGet(db.Table.At(slot).Value, out var old))
             {
                 ctx.Reply.Bulk(old);
             }
@@ -228,7 +231,7 @@ internal static class StringCommands
             ctx.Reply.NullBulk();
             return;
         }
-        if (db.Table.At(slot).Value is not byte[] value)
+        if (!StringValue.TryGet(db.Table.At(slot).Value, out var value))
         {
             ctx.WrongType();
             return;
@@ -273,7 +276,7 @@ internal static class StringCommands
         for (int i = 1; i <= count; i++)
         {
             var key = ctx.Arg(i);
-            if (ctx.Db(key).GetForRead(key, ctx.NowMs) is byte[] s) ctx.Reply.Bulk(s);
+            if (StringValue.TryGet(ctx.Db(key).GetForRead(key, ctx.NowMs), out var s)) ctx.Reply.Bulk(s);
             else ctx.Reply.NullBulk();
         }
     }
@@ -363,9 +366,9 @@ internal static class StringCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
+        if (!Lookup.TryWriteString(ref ctx, db, key, out int slot, out var old)) return;
         long value = 0;
-        if (old != null && !RedisNumbers.TryParseInt64(old, out value))
+        if (slot >= 0 && !RedisNumbers.TryParseInt64(old, out value))
         {
             ctx.Error(RespErrors.NotInteger);
             return;
@@ -393,9 +396,9 @@ internal static class StringCommands
     {
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
+        if (!Lookup.TryWriteString(ref ctx, db, key, out int slot, out var old)) return;
         ExtendedDouble value = ExtendedDouble.Zero;
-        if (old != null && !RedisNumbers.TryParseLongDouble(old, out value))
+        if (slot >= 0 && !RedisNumbers.TryParseLongDouble(old, out value))
         {
             ctx.Error(RespErrors.NotFloat);
             return;
@@ -428,36 +431,32 @@ internal static class StringCommands
         var key = ctx.Arg(1);
         var suffix = ctx.Arg(2);
         var db = ctx.Db(key);
-        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
-        if (old is null)
+        if (!Lookup.TryWriteString(ref ctx, db, key, out int slot, out var old)) return;
+        if (slot < 0)
         {
-            // A new key is a plain SET of the argument: int/embstr encoding, not raw.
+            // A new key is a plain SET of the argument: an exact array, int/embstr encoding, not raw.
             db.Add(key.ToArray(), suffix.ToArray());
             ctx.Notify(Ev.String, "append", key);
             ctx.Reply.Integer(suffix.Length);
             return;
         }
-        ref var e = ref db.Table.At(slot);
-        if (!CheckStringLength(ref ctx, old.Length, suffix.Length)) return;
-        if (suffix.Length > 0)
-        {
-            var grown = GC.AllocateUninitializedArray<byte>(old.Length + suffix.Length);
-            old.CopyTo(grown, 0);
-            suffix.CopyTo(grown.AsSpan(old.Length));
-            db.ReplaceValue(slot, grown);
-        }
+        int length = old.Length;
+        if (!CheckStringLength(ref ctx, length, suffix.Length)) return;
+        // In place, into spare room (Redis's sdscatlen): the first append to an exact array makes it
+        // a GrowableString; later ones copy only the suffix until the room runs out.
+        if (suffix.Length > 0) suffix.CopyTo(db.GrowString(slot, length + suffix.Length).Writable.Slice(length));
         // Redis unshares the value for editing even when nothing is appended: it becomes raw.
-        e.HashAndFlag |= KeyTable.RawFlag;
+        db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
         ctx.Notify(Ev.String, "append", key);
-        ctx.Reply.Integer(old.Length + suffix.Length);
+        ctx.Reply.Integer(length + suffix.Length);
     }
 
     /// <summary>STRLEN key — the string's length, 0 for a missing key.</summary>
     public static void StrLen(ref CommandContext ctx)
     {
         var key = ctx.Arg(1);
-        if (!Lookup.TryRead(ref ctx, key, out byte[]? value)) return;
-        if (value is null) ctx.Reply.Raw(Resp.Zero);
+        if (!Lookup.TryReadString(ref ctx, key, out var value, out bool found)) return;
+        if (!found) ctx.Reply.Raw(Resp.Zero);
         else ctx.Reply.Integer(value.Length);
     }
 
@@ -474,8 +473,8 @@ internal static class StringCommands
             return;
         }
         var key = ctx.Arg(1);
-        if (!Lookup.TryRead(ref ctx, key, out byte[]? s)) return;
-        if (s is null)
+        if (!Lookup.TryReadString(ref ctx, key, out var s, out bool found)) return;
+        if (!found)
         {
             ctx.Reply.Raw(Resp.EmptyBulk);
             return;
@@ -499,7 +498,7 @@ internal static class StringCommands
             ctx.Reply.Raw(Resp.EmptyBulk);
             return;
         }
-        ctx.Reply.Bulk(s.AsSpan((int)start, (int)(end - start + 1)));
+        ctx.Reply.Bulk(s.Slice((int)start, (int)(end - start + 1)));
     }
 
     /// <summary>
@@ -521,8 +520,8 @@ internal static class StringCommands
         var key = ctx.Arg(1);
         var patch = ctx.Arg(3);
         var db = ctx.Db(key);
-        if (!Lookup.TryWrite(ref ctx, db, key, out int slot, out byte[]? old)) return;
-        if (old is null)
+        if (!Lookup.TryWriteString(ref ctx, db, key, out int slot, out var old)) return;
+        if (slot < 0)
         {
             if (patch.Length == 0)
             {
@@ -531,6 +530,7 @@ internal static class StringCommands
                 return;
             }
             if (!CheckStringLength(ref ctx, offset, patch.Length)) return;
+            // Exact, as Redis's sdsnewlen here: spare room comes with the first growth.
             var created = new byte[offset + patch.Length];
             patch.CopyTo(created.AsSpan((int)offset));
             slot = db.Add(key.ToArray(), created);
@@ -539,7 +539,6 @@ internal static class StringCommands
             return;
         }
 
-        ref var e = ref db.Table.At(slot);
         if (patch.Length == 0)
         {
             ctx.Unchanged = true;
@@ -547,15 +546,13 @@ internal static class StringCommands
             return;
         }
         if (!CheckStringLength(ref ctx, offset, patch.Length)) return;
-        long needed = offset + patch.Length;
-        var target = old;
-        if (needed > old.Length)
-        {
-            target = new byte[needed];
-            old.CopyTo(target, 0);
-            db.ReplaceValue(slot, target);
-        }
-        patch.CopyTo(target.AsSpan((int)offset));
+        int needed = (int)(offset + patch.Length);
+        ref var e = ref db.Table.At(slot);
+        // Within the string, the bytes are overwritten where they are; past its end it grows in
+        // place as APPEND does (Redis's sdsgrowzero: zero padding, greedy room).
+        Span<byte> target = needed > old.Length ? db.GrowString(slot, needed).Writable
+            : e.Value is GrowableString grown ? grown.Writable : (byte[])e.Value;
+        patch.CopyTo(target.Slice((int)offset));
         e.HashAndFlag |= KeyTable.RawFlag;
         ctx.Reply.Integer(target.Length);
     }
@@ -580,13 +577,12 @@ internal static class StringCommands
         var key2 = ctx.Arg(2);
         object? o1 = ctx.Db(key1).GetForRead(key1, ctx.NowMs);
         object? o2 = ctx.Db(key2).GetForRead(key2, ctx.NowMs);
-        if ((o1 != null && o1 is not byte[]) || (o2 != null && o2 is not byte[]))
+        // A missing key is an empty string.
+        if ((!StringValue.TryGet(o1, out var a) && o1 != null) || (!StringValue.TryGet(o2, out var b) && o2 != null))
         {
             ctx.Error(RespErrors.LcsNotStrings);
             return;
         }
-        var a = o1 as byte[] ?? [];
-        var b = o2 as byte[] ?? [];
 
         bool getLen = false, getIdx = false, withMatchLen = false;
         long minMatchLen = 0;
@@ -757,7 +753,7 @@ internal static class StringCommands
             ctx.Reply.NullBulk();
             return true;
         }
-        if (db.Table.At(slot).Value is byte[] s)
+        if (StringValue.TryGet(db.Table.At(slot).Value, out var s))
         {
             ctx.Reply.Bulk(s);
             return true;

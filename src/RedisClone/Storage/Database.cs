@@ -142,6 +142,28 @@ internal sealed class Database
         Charge(value);
     }
 
+    /// <summary>
+    /// Lengthens the string at <paramref name="slot"/> to <paramref name="length"/> bytes in place, the
+    /// added bytes zero, and returns it for the caller to write into. An exact <c>byte[]</c> becomes a
+    /// <see cref="GrowableString"/> with Redis's spare room first (the value object changes once);
+    /// after that, appends fill the room and reallocate only when it runs out. The meter follows the
+    /// capacity at once.
+    /// </summary>
+    public GrowableString GrowString(int slot, int length)
+    {
+        ref var e = ref _table.At(slot);
+        if (e.Value is GrowableString s)
+        {
+            long before = s.AllocatedBytes;
+            s.GrowZero(length);
+            _meter.Bytes += s.AllocatedBytes - before;
+            return s;
+        }
+        s = new GrowableString((byte[])e.Value, length);
+        ReplaceValue(slot, s);
+        return s;
+    }
+
     /// <summary>Adds a key known to be absent (after <see cref="FindLive"/> returned -1).</summary>
     public int Add(byte[] key, object value, long expireAt = 0)
     {
@@ -218,6 +240,11 @@ internal sealed class Database
             _meter.Bytes += MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
             return;
         }
+        if (value is GrowableString grown)
+        {
+            _meter.Bytes += grown.AllocatedBytes; // by capacity; GrowString charges any change
+            return;
+        }
         if (value is not MeteredValue metered)
         {
             _meter.Bytes += MemoryMeter.OtherValueBytes; // a type without its own estimate yet
@@ -236,6 +263,11 @@ internal sealed class Database
         if (value.GetType() == typeof(byte[]))
         {
             _meter.Bytes -= MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
+            return;
+        }
+        if (value is GrowableString grown)
+        {
+            _meter.Bytes -= grown.AllocatedBytes;
             return;
         }
         if (value is not MeteredValue metered)

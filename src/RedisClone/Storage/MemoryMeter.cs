@@ -7,14 +7,15 @@ namespace RedisClone.Storage;
 /// <remarks>
 /// <para>
 /// Figures are estimates of what the .NET heap holds for the data, computed the same way on the
-/// way in and on the way out: a key is its <c>byte[]</c>; a string value its <c>byte[]</c>; a
+/// way in and on the way out: a key is its <c>byte[]</c>; a string value its <c>byte[]</c>, or a
+/// <see cref="GrowableString"/> its object and whole buffer (capacity, not length); a
 /// list, hash, set or sorted set (a <see cref="MeteredValue"/>) its objects and arrays, by their
 /// capacities (listpacks, intsets, node and slot arrays, member arenas). The key table's own slot
 /// arrays are overhead, counted by <see cref="Database.OverheadBytes"/>.
 /// </para>
 /// <para>
-/// Strings change size only through <see cref="Database"/> (Add, Set, ReplaceValue, RemoveAt), which
-/// adjust the meter at once. Collections are edited in place by the command families; the meter
+/// Strings change size only through <see cref="Database"/> (Add, Set, ReplaceValue, GrowString,
+/// RemoveAt), which adjust the meter at once. Collections are edited in place by the command families; the meter
 /// remembers what it charged each one, a write lookup (<see cref="Database.FindLive"/>) marks it as
 /// possibly changed, and the shard settles the difference under its gate at its next 100 ms tick
 /// (<see cref="ShardStore.SettleMemory"/>): a collection's growth shows within that tick, and its

@@ -61,9 +61,10 @@ internal static class ValueDigest
         Span<byte> element = stackalloc byte[Size];
         switch (value)
         {
-            case byte[] s:
+            case byte[] or GrowableString:
+                StringValue.TryGet(value, out var bytes);
                 MixNumber(digest, StringType);
-                Mix(digest, s);
+                Mix(digest, bytes);
                 break;
             case long n:
                 MixNumber(digest, StringType);

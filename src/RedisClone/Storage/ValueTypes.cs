@@ -7,8 +7,8 @@ namespace RedisClone.Storage;
 /// (TYPE, SCAN TYPE), its encoding and reference count (OBJECT), and a deep copy (COPY).
 /// </summary>
 /// <remarks>
-/// Strings are a <c>byte[]</c> (or, should a family ever store one, a boxed <c>long</c>) and are
-/// answered here; every other type implements <see cref="IRedisValue"/>. An unknown class is
+/// Strings are a <c>byte[]</c> or a <see cref="GrowableString"/> (or, should a family ever store
+/// one, a boxed <c>long</c>) and are answered here; every other type implements <see cref="IRedisValue"/>. An unknown class is
 /// answered gracefully ("none", "unknown") rather than with an exception, except by
 /// <see cref="DeepCopy"/>, which cannot invent a copy.
 /// </remarks>
@@ -26,14 +26,15 @@ internal static class ValueTypes
     /// <summary>TYPE's answer: "string", what an <see cref="IRedisValue"/> says, or "none" for an unknown class.</summary>
     public static string TypeName(object? value) => value switch
     {
-        byte[] or long => "string",
+        byte[] or GrowableString or long => "string",
         IRedisValue v => v.TypeName,
         _ => "none",
     };
 
     /// <summary>
     /// OBJECT ENCODING. For a string, <paramref name="raw"/> is the entry's <see cref="KeyTable.RawFlag"/>
-    /// (edited in place: always "raw", as Redis's in-place edits leave a raw object even for digits).
+    /// (edited in place: always "raw", as Redis's in-place edits leave a raw object even for digits;
+    /// a <see cref="GrowableString"/> was always edited in place).
     /// Otherwise Redis's rule for a freshly stored string: a canonical 64-bit integer is "int",
     /// up to 44 bytes "embstr", longer "raw".
     /// </summary>
@@ -43,6 +44,8 @@ internal static class ValueTypes
         {
             case long:
                 return "int";
+            case GrowableString:
+                return "raw";
             case byte[] s:
                 if (raw) return "raw";
                 if (IsIntEncoded(s, out _)) return "int";
@@ -66,10 +69,15 @@ internal static class ValueTypes
         return n >= 0 && n < SharedIntegers ? SharedRefCount : 1;
     }
 
-    /// <summary>A copy that shares no mutable state with <paramref name="value"/> (byte arrays are cloned).</summary>
+    /// <summary>
+    /// A copy that shares no mutable state with <paramref name="value"/> (byte arrays are cloned). A
+    /// grown string copies to an exact array, as Redis's dupStringObject copies a raw string without
+    /// its spare room; COPY keeps the raw flag, so it is still "raw".
+    /// </summary>
     public static object DeepCopy(object value) => value switch
     {
         byte[] s => s.AsSpan().ToArray(),
+        GrowableString g => g.Span.ToArray(),
         long => value, // an immutable box
         IRedisValue v => v.DeepCopy(),
         _ => throw new InvalidOperationException($"cannot copy a value of type {value.GetType().Name}"),

@@ -9,7 +9,8 @@ namespace RedisClone.Tests.Strings;
 
 /// <summary>
 /// Runs string handlers directly (no sockets, no shard threads) and counts the bytes they allocate:
-/// overwriting existing keys with same-sized values must allocate nothing.
+/// overwriting existing keys with same-sized values must allocate nothing, and growing a string by
+/// appends must allocate in proportion to its final length, not to the square of it.
 /// </summary>
 public class StringAllocationTests
 {
@@ -69,6 +70,62 @@ public class StringAllocationTests
             }
             Assert.True(windows[^1] == 0,
                 $"allocated {string.Join(", ", windows.Select(b => b / 1000.0))} bytes per round of {commands.Count} commands");
+        }
+        finally
+        {
+            server.Shards.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// 10,000 APPENDs of 100 bytes to one key: with spare room grown by Redis's rule, the bytes
+    /// allocated are a small multiple of the final 1,000,000-byte string (the buffers' geometric
+    /// series); copying the whole string on every append would allocate about 5 GB.
+    /// </summary>
+    [Fact]
+    public void Append_TenThousandSuffixesToOneKey_AllocatesInProportionToTheFinalLength()
+    {
+        var commands = new CommandBuffer();
+        Add(commands, "APPEND", "grow", new string('a', 100));
+        AssertLinearGrowth(commands, _ => 0);
+    }
+
+    /// <summary>The same growth by SETRANGE at the string's end (Redis's sdsgrowzero is greedy too).</summary>
+    [Fact]
+    public void SetRange_TenThousandWritesPastTheEnd_AllocatesInProportionToTheFinalLength()
+    {
+        var commands = new CommandBuffer();
+        for (int i = 0; i < Appends; i++) Add(commands, "SETRANGE", "grow", (i * 100).ToString(), new string('s', 100));
+        AssertLinearGrowth(commands, i => i);
+    }
+
+    private const int Appends = 10_000;
+
+    /// <summary>Runs command <paramref name="commandOf"/>(i) for i below <see cref="Appends"/>, each adding 100 bytes to "grow".</summary>
+    private static void AssertLinearGrowth(CommandBuffer commands, Func<int, int> commandOf)
+    {
+        var server = new RedisServer(ServerOptions.Parse(["--port", "0", "--shards", "1"]));
+        try
+        {
+            var replies = new ReplyBuffer(1 << 16);
+            var client = new ClientSession(1, null, null, () => { });
+            var handler = server.Commands.Find(commands.Arg(0, 0))!.Handler;
+            long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+            const long FinalLength = Appends * 100L;
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < Appends; i++)
+            {
+                replies.Clear();
+                var ctx = new CommandContext(commands, commandOf(i), new RespWriter(replies, 2), client, server, now);
+                handler(ref ctx);
+                Assert.False(ctx.Failed);
+            }
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            Assert.Equal($":{FinalLength}\r\n", Encoding.ASCII.GetString(replies.Slice(0, replies.Written)));
+            Assert.True(allocated < 8 * FinalLength,
+                $"{Appends} writes of 100 bytes allocated {allocated:N0} bytes for a {FinalLength:N0}-byte string");
         }
         finally
         {
