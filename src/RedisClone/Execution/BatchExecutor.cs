@@ -113,8 +113,8 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             if (Session.CloseAfterReply || Session.Killed) return true;
             if (output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
         }
-        if (segCount > 0) return await RunSegmentAsync(segStart, segCount, segMask);
-        return true;
+        if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
+        return !OverOutputLimits();
     }
 
     /// <summary>
@@ -257,9 +257,10 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         return await RunSegmentAsync(start, count, mask);
     }
 
-    /// <summary>Flushes the replies so far; false when the output is closed.</summary>
+    /// <summary>Flushes the replies so far; false when the output is closed or over its limits.</summary>
     private async ValueTask<bool> FlushMidBatchAsync()
     {
+        if (OverOutputLimits()) return false;
         FlushedMidBatch = true;
         var flushed = await _output.FlushAsync();
         return !flushed.IsCompleted && !flushed.IsCanceled;
@@ -312,6 +313,39 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             if (written == end) return true;
             if (_output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
         }
+    }
+
+    private long _softLimitSinceMs = -1;
+
+    /// <summary>
+    /// Redis's checkClientOutputBufferLimits for this client's replies (its class's
+    /// client-output-buffer-limit: normal, or pubsub once it subscribed): past the hard limit, or
+    /// past the soft one for longer than its seconds, the client is closed, with Redis's log line.
+    /// Checked where replies wait to be sent (a mid-batch flush, the batch's end), and only measured
+    /// when a limit is set (the normal class has none by default).
+    /// </summary>
+    private bool OverOutputLimits()
+    {
+        var (hard, soft, seconds) = Session.InPubSubMode ? _server.Config.PubSubOutputLimits : _server.Config.NormalOutputLimits;
+        if (hard == 0 && soft == 0) return false;
+        // Redis counts its reply list; the 16 KB reply buffer is not in it.
+        long used = Session.Buffers is { } buffers ? buffers.Measure().ReplyBlockBytes : 0;
+        bool over = hard > 0 && used >= hard;
+        if (!over && soft > 0 && used >= soft)
+        {
+            long now = Environment.TickCount64;
+            if (_softLimitSinceMs < 0) _softLimitSinceMs = now;
+            else over = now - _softLimitSinceMs > seconds * 1000L;
+        }
+        else if (!over)
+        {
+            _softLimitSinceMs = -1;
+        }
+        if (!over) return false;
+        _server.Log.Warning($"Client id={Session.Id} addr={Session.Address} name={Session.Name} " +
+                            "scheduled to be closed ASAP for overcoming of output buffer limits.");
+        Session.Kill();
+        return true;
     }
 
     /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>

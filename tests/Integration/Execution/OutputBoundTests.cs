@@ -64,4 +64,32 @@ public sealed class OutputBoundTests(Xunit.Abstractions.ITestOutputHelper output
         }
         Assert.Equal("+PONG\r\n", reader.Call("PING"));
     }
+
+    [Fact]
+    public async Task NormalOutputLimit_ReplyPastHardLimit_ClosesTheClient()
+    {
+        await using var server = TestServer.Start(shards: 2);
+        using var admin = server.Connect();
+        Assert.Equal("+OK\r\n", admin.Call("CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0"));
+        Assert.Equal("+OK\r\n", admin.Call("SET", "small", new string('s', 256 * 1024)));
+        Assert.Equal("+OK\r\n", admin.Call("SET", "big", new string('b', 2 << 20)));
+
+        using var c = server.Connect();
+        Assert.Equal($"$262144\r\n{new string('s', 256 * 1024)}\r\n", c.Call("GET", "small"));
+        c.Send("GET", "big");
+        Assert.True(c.IsClosedByServer(), "a 2 MB reply under a 1 MB hard limit must close the client, as Redis does");
+        Assert.Equal("+PONG\r\n", admin.Call("PING"));
+    }
+
+    [RedisFact]
+    public void NormalOutputLimit_ReplyPastHardLimit_RedisClosesTheClientToo()
+    {
+        using var reference = ReferenceRedis.StartOrNull()!;
+        using var admin = reference.Connect();
+        admin.Call("CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0 0");
+        admin.Call("SET", "big", new string('b', 2 << 20));
+        using var c = reference.Connect();
+        c.Send("GET", "big");
+        Assert.True(c.IsClosedByServer());
+    }
 }

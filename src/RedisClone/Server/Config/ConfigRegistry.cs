@@ -180,9 +180,24 @@ internal sealed class ConfigRegistry
     public bool LazyfreeLazyServerDel => Volatile.Read(ref _numbers[LazyServerDelIndex]) != 0;
 
     // Parsed from the setting's text, and replaced as a whole (one reference) when the text changes.
-    private sealed record OutputLimits(string Source, long Hard, long Soft, int Seconds);
+    // client-output-buffer-limit parsed: hard, soft, seconds for the normal and pubsub classes,
+    // replaced as a whole (one reference) when the text changes.
+    private sealed record OutputLimits(string Source, long NormalHard, long NormalSoft, int NormalSeconds,
+        long PubSubHard, long PubSubSoft, int PubSubSeconds);
 
-    private OutputLimits _pubSubLimits = new("", 0, 0, 0);
+    private OutputLimits _outputLimits = new("", 0, 0, 0, 0, 0, 0);
+
+    private OutputLimits CurrentOutputLimits()
+    {
+        string current = Volatile.Read(ref _values[OutputBufferLimitIndex]);
+        var cached = Volatile.Read(ref _outputLimits);
+        if (ReferenceEquals(cached.Source, current)) return cached;
+        var parts = current.Split(' ');
+        cached = new OutputLimits(current, long.Parse(parts[1]), long.Parse(parts[2]), int.Parse(parts[3]),
+            long.Parse(parts[9]), long.Parse(parts[10]), int.Parse(parts[11]));
+        Volatile.Write(ref _outputLimits, cached);
+        return cached;
+    }
 
     /// <summary>
     /// The pubsub class of client-output-buffer-limit: hard bytes, soft bytes, soft seconds (0 = none).
@@ -192,15 +207,18 @@ internal sealed class ConfigRegistry
     {
         get
         {
-            string current = Volatile.Read(ref _values[OutputBufferLimitIndex]);
-            var cached = Volatile.Read(ref _pubSubLimits);
-            if (!ReferenceEquals(cached.Source, current))
-            {
-                var parts = current.Split(' ');
-                cached = new OutputLimits(current, long.Parse(parts[9]), long.Parse(parts[10]), int.Parse(parts[11]));
-                Volatile.Write(ref _pubSubLimits, cached);
-            }
-            return (cached.Hard, cached.Soft, cached.Seconds);
+            var l = CurrentOutputLimits();
+            return (l.PubSubHard, l.PubSubSoft, l.PubSubSeconds);
+        }
+    }
+
+    /// <summary>The normal class of client-output-buffer-limit (0 0 0 by default: no limit).</summary>
+    public (long Hard, long Soft, int Seconds) NormalOutputLimits
+    {
+        get
+        {
+            var l = CurrentOutputLimits();
+            return (l.NormalHard, l.NormalSoft, l.NormalSeconds);
         }
     }
 
