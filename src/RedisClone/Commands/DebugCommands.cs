@@ -227,7 +227,7 @@ internal static class DebugCommands
                     if (!table.IsUsed(slot)) continue;
                     ref var entry = ref table.At(slot);
                     keyDigest.Clear();
-                    ValueDigest.AddKey(keyDigest, entry.Key, entry.Value, entry.ExpireAt != 0);
+                    ValueDigest.AddKey(keyDigest, in entry);
                     ValueDigest.Xor(result, keyDigest);
                 }
             }
@@ -252,7 +252,7 @@ internal static class DebugCommands
             if (slot >= 0)
             {
                 ref var entry = ref table.At(slot);
-                ValueDigest.AddValue(digest, entry.Value, entry.ExpireAt != 0);
+                ValueDigest.AddValue(digest, in entry);
             }
             ctx.Reply.SimpleString(Hex(digest));
         }
@@ -350,9 +350,10 @@ internal static class DebugCommands
         }
         ref var entry = ref db.Table.At(slot);
         bool raw = (entry.HashAndFlag & KeyTable.RawFlag) != 0;
-        object value = entry.Value;
+        object value = StringValue.Detached(in entry);
+        object identity = entry.IsEmbedded ? entry.Bytes : entry.Value; // stable across calls, unlike a detached copy
         uint stamp = db.Table.LastAccess(slot);
-        long serialized = StringValue.TryGet(value, out var bytes) ? SerializedStringLength(bytes) : 0;
+        long serialized = StringValue.TryGet(in entry, out var bytes) ? SerializedStringLength(bytes) : 0;
         string extra = "";
         if (value is RedisList { IsListpack: false } list)
         {
@@ -363,7 +364,7 @@ internal static class DebugCommands
                 $" ql_compressed:0 ql_uncompressed_size:{nodeBytes}");
         }
         ctx.Reply.SimpleString(
-            $"Value at:0x{RuntimeHelpers.GetHashCode(value):x} refcount:{ValueTypes.RefCount(value, raw)} " +
+            $"Value at:0x{RuntimeHelpers.GetHashCode(identity):x} refcount:{ValueTypes.RefCount(value, raw)} " +
             $"encoding:{ValueTypes.EncodingName(value, raw)} serializedlength:{serialized} " +
             $"lru:{stamp & 0xFFFFFF} lru_seconds_idle:{LruClock.SecondsSince(stamp)}{extra}");
     }
@@ -489,7 +490,7 @@ internal static class DebugCommands
         }
         db.Owner.KeyspaceHits++;
         ref var entry = ref db.Table.At(slot);
-        value = entry.Value;
+        value = StringValue.Detached(in entry);
         raw = (entry.HashAndFlag & KeyTable.RawFlag) != 0;
         return true;
     }

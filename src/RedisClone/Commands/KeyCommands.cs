@@ -142,13 +142,17 @@ internal static class KeyCommands
             }
             dstDb.RemoveAt(dstSlot);
         }
-        // The value object itself moves (as in Redis), so its encoding and raw flag go with it.
+        // The value object itself moves (as in Redis), so its encoding and raw flag go with it; a
+        // string embedded with the old key is embedded with the new one (its bytes outlive RemoveAt).
         ref var e = ref srcDb.Table.At(srcSlot);
         object value = e.Value;
+        bool embedded = e.IsEmbedded;
+        ReadOnlySpan<byte> bytes = default;
+        if (embedded) StringValue.TryGet(in e, out bytes);
         long expireAt = e.ExpireAt;
         int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
         srcDb.RemoveAt(srcSlot);
-        int slot = dstDb.Add(dst.ToArray(), value, expireAt);
+        int slot = embedded ? dstDb.AddString(dst, bytes, expireAt) : dstDb.Add(dst.ToArray(), value, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
         ctx.Notify(Ev.Generic, "rename_from", ctx.Arg(1));
         ctx.Notify(Ev.Generic, "rename_to", dst);
@@ -215,12 +219,16 @@ internal static class KeyCommands
             return;
         }
         // Copy before deleting the destination: a value that cannot be copied leaves both keys as they were.
+        // An embedded string is copied by embedding its bytes with the new key.
         ref var e = ref srcDb.Table.At(srcSlot);
-        object copy = ValueTypes.DeepCopy(e.Value);
+        bool embedded = e.IsEmbedded;
+        ReadOnlySpan<byte> bytes = default;
+        if (embedded) StringValue.TryGet(in e, out bytes);
+        object? copy = embedded ? null : ValueTypes.DeepCopy(e.Value);
         long expireAt = e.ExpireAt;
         int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
         if (dstSlot >= 0) dstDb.RemoveAt(dstSlot);
-        int slot = dstDb.Add(dst.ToArray(), copy, expireAt);
+        int slot = embedded ? dstDb.AddString(dst, bytes, expireAt) : dstDb.Add(dst.ToArray(), copy!, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
         PubSub.KeyspaceNotifier.Notify(ctx.Server, Ev.Generic, "copy_to", dst, dstDb.Index);
         // Redis signals the destination in its own database (DB n), which the dispatcher, signalling
@@ -266,14 +274,18 @@ internal static class KeyCommands
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
-        // The key's array and value move as they are: the source entry lets go of both.
+        // The key's array and value move as they are: the source entry lets go of both. A string
+        // embedded with its key is embedded again in the destination (its bytes outlive RemoveAt).
         ref var e = ref srcDb.Table.At(srcSlot);
-        byte[] keyBytes = e.Key;
+        byte[] keyBytes = e.KeyArray();
         object value = e.Value;
+        bool embedded = e.IsEmbedded;
+        ReadOnlySpan<byte> bytes = default;
+        if (embedded) StringValue.TryGet(in e, out bytes);
         long expireAt = e.ExpireAt;
         int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
         srcDb.RemoveAt(srcSlot);
-        int slot = dstDb.Add(keyBytes, value, expireAt);
+        int slot = embedded ? dstDb.AddString(keyBytes, bytes, expireAt) : dstDb.Add(keyBytes, value, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
         ctx.Notify(Ev.Generic, "move_from", keyBytes);
         PubSub.KeyspaceNotifier.Notify(ctx.Server, Ev.Generic, "move_to", keyBytes, dstDb.Index);
@@ -296,7 +308,9 @@ internal static class KeyCommands
     {
         var pattern = ctx.Arg(1);
         bool all = pattern.Length == 1 && pattern[0] == (byte)'*';
-        var found = new List<byte[]>();
+        // Slots, not keys: a key embedded with its value has no array of its own to collect. Nothing
+        // changes the tables before the reply is written (every gate is held).
+        var found = new List<(KeyTable Table, int Slot)>();
         var shards = ctx.Server.Shards;
         for (int i = 0; i < shards.Count; i++)
         {
@@ -308,11 +322,11 @@ internal static class KeyCommands
                 ref var e = ref table.At(s);
                 if (!all && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
                 if (IsExpired(ref e, ctx.NowMs)) continue;
-                found.Add(e.Key);
+                found.Add((table, s));
             }
         }
         ctx.Reply.ArrayHeader(found.Count);
-        foreach (var key in found) ctx.Reply.Bulk(key);
+        foreach (var (table, s) in found) ctx.Reply.Bulk(table.At(s).Key);
     }
 
     /// <summary>
@@ -346,7 +360,7 @@ internal static class KeyCommands
         int slot = slotFromCursor > (ulong)table.SlotCount ? table.SlotCount : (int)slotFromCursor;
         long maxVisits = count > long.MaxValue / 10 ? long.MaxValue : count * 10;
         long seen = 0, visits = 0;
-        var found = new List<byte[]>();
+        var found = new List<int>(); // slots (see KEYS); deleting an expired key below frees only its own
 
         while (slot < table.SlotCount && seen < count && visits < maxVisits)
         {
@@ -362,7 +376,7 @@ internal static class KeyCommands
                 db.FindLive(e.Key, ctx.NowMs); // deletes it and counts it as expired
                 continue;
             }
-            found.Add(e.Key);
+            found.Add(s);
         }
         // This shard done: the next one starts at its slot 0, whose cursor is its number.
         long next = slot < table.SlotCount ? (long)slot * shardCount + shard
@@ -371,7 +385,7 @@ internal static class KeyCommands
         ctx.Reply.ArrayHeader(2);
         ctx.Reply.BulkInteger(next);
         ctx.Reply.ArrayHeader(found.Count);
-        foreach (var key in found) ctx.Reply.Bulk(key);
+        foreach (int s in found) ctx.Reply.Bulk(table.At(s).Key);
     }
 
     /// <summary>RANDOMKEY — a random live key, or nil when the database is empty.</summary>
@@ -646,7 +660,7 @@ internal static class KeyCommands
             return;
         }
         ref var e = ref db.Table.At(slot);
-        ctx.Reply.Bulk(ValueTypes.EncodingName(e.Value, (e.HashAndFlag & KeyTable.RawFlag) != 0));
+        ctx.Reply.Bulk(ValueTypes.EncodingName(in e));
     }
 
     /// <summary>OBJECT FREQ key — nil when missing; Redis's error unless an LFU maxmemory-policy is selected.</summary>
@@ -704,7 +718,7 @@ internal static class KeyCommands
             return;
         }
         ref var e = ref db.Table.At(slot);
-        ctx.Reply.Integer(ValueTypes.RefCount(e.Value, (e.HashAndFlag & KeyTable.RawFlag) != 0));
+        ctx.Reply.Integer(ValueTypes.RefCount(in e));
     }
 
     /// <summary>OBJECT HELP — the subcommands, one simple string per line.</summary>

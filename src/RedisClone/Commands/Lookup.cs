@@ -58,9 +58,11 @@ internal static class Lookup
     public static bool TryReadString(ref CommandContext ctx, scoped ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value,
         out bool found)
     {
-        object? stored = ctx.Db(key).GetForRead(key, ctx.NowMs);
-        found = stored != null;
-        if (StringValue.TryGet(stored, out value) || !found) return true;
+        var db = ctx.Db(key);
+        int slot = db.FindForRead(key, ctx.NowMs);
+        found = slot >= 0;
+        value = default;
+        if (!found || StringValue.TryGet(in db.Table.At(slot), out value)) return true;
         ctx.WrongType();
         return false;
     }
@@ -76,7 +78,7 @@ internal static class Lookup
     {
         value = default;
         slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0 || StringValue.TryGet(db.Table.At(slot).Value, out value)) return true;
+        if (slot < 0 || StringValue.TryGet(in db.Table.At(slot), out value)) return true;
         ctx.WrongType();
         return false;
     }

@@ -399,11 +399,14 @@ internal static class SortCommands
             pattern.Slice(star + 1, postfix).CopyTo(_key.AsSpan(star + element.Length));
             var key = _key.AsSpan(0, keyLength);
 
-            var found = ctx.Db(key).GetForRead(key, ctx.NowMs);
-            if (found == null) return false;
+            var db = ctx.Db(key);
+            int slot = db.FindForRead(key, ctx.NowMs);
+            if (slot < 0) return false;
+            ref var entry = ref db.Table.At(slot);
+            object found = entry.Value;
             if (fieldStart >= 0)
                 return found is RedisHash hash && hash.TryGet(pattern.Slice(fieldStart), out value);
-            if (StringValue.TryGet(found, out value)) return true;
+            if (StringValue.TryGet(in entry, out value)) return true;
             switch (found)
             {
                 case long l:

@@ -9,13 +9,14 @@ namespace RedisClone.Commands;
 /// The string family: GET, SET and its variants, the counters, APPEND, ranges and LCS.
 /// </summary>
 /// <remarks>
-/// A string value is a <c>byte[]</c> in <see cref="KeyTable.Entry.Value"/> whose length is the
-/// string's length, or, once APPEND or SETRANGE has lengthened it, a <see cref="GrowableString"/>
-/// with Redis's spare room (so growing a string by appends is amortised O(1)); every reader sees
-/// either through <see cref="StringValue"/> (<see cref="Lookup.TryReadString"/>). Overwriting a
-/// <c>byte[]</c> with a value of the same length copies into the existing array (and INCR rewrites
-/// its digits in place when their count does not change), so a steady stream of SET/INCR on
-/// existing keys allocates nothing. The price: a stored array may be mutated later, so code that
+/// A small string value (up to 44 bytes, with a key up to 127) is embedded after its key in the
+/// entry's one array (<see cref="EmbeddedString"/>, Redis's embstr); a larger one is a <c>byte[]</c>
+/// in <see cref="KeyTable.Entry.Value"/> whose length is the string's length; once APPEND or
+/// SETRANGE has lengthened it, a <see cref="GrowableString"/> with Redis's spare room (so growing a
+/// string by appends is amortised O(1)). Every reader sees all three through
+/// <see cref="StringValue"/> (<see cref="Lookup.TryReadString"/>). Overwriting a string with a value
+/// of the same length copies into the existing array (and INCR rewrites its digits in place when
+/// their count does not change), so a steady stream of SET/INCR on existing keys allocates nothing. The price: a stored array may be mutated later, so code that
 /// shares a value between two keys (COPY, RESTORE...) must clone it.
 /// <para>
 /// The <see cref="KeyTable.RawFlag"/> mirrors Redis's encodings: commands that build a fresh object
@@ -85,7 +86,7 @@ internal static class StringCommands
             {
                 ctx.Reply.NullBulk();
             }
-            else if (StringValue.TryGet(db.Table.At(slot).Value, out var old))
+            else if (StringValue.TryGet(in db.Table.At(slot), out var old))
             {
                 ctx.Reply.Bulk(old);
             }
@@ -158,7 +159,7 @@ internal static class StringCommands
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
-        db.Add(key.ToArray(), ctx.Arg(2).ToArray());
+        db.AddString(key, ctx.Arg(2));
         ctx.Notify(Ev.String, "set", key);
         ctx.Reply.Raw(Resp.One);
     }
@@ -231,7 +232,7 @@ internal static class StringCommands
             ctx.Reply.NullBulk();
             return;
         }
-        if (!StringValue.TryGet(db.Table.At(slot).Value, out var value))
+        if (!StringValue.TryGet(in db.Table.At(slot), out var value))
         {
             ctx.WrongType();
             return;
@@ -276,7 +277,9 @@ internal static class StringCommands
         for (int i = 1; i <= count; i++)
         {
             var key = ctx.Arg(i);
-            if (StringValue.TryGet(ctx.Db(key).GetForRead(key, ctx.NowMs), out var s)) ctx.Reply.Bulk(s);
+            var db = ctx.Db(key);
+            int slot = db.FindForRead(key, ctx.NowMs);
+            if (slot >= 0 && StringValue.TryGet(in db.Table.At(slot), out var s)) ctx.Reply.Bulk(s);
             else ctx.Reply.NullBulk();
         }
     }
@@ -435,7 +438,7 @@ internal static class StringCommands
         if (slot < 0)
         {
             // A new key is a plain SET of the argument: an exact array, int/embstr encoding, not raw.
-            db.Add(key.ToArray(), suffix.ToArray());
+            db.AddString(key, suffix);
             ctx.Notify(Ev.String, "append", key);
             ctx.Reply.Integer(suffix.Length);
             return;
@@ -547,13 +550,12 @@ internal static class StringCommands
         }
         if (!CheckStringLength(ref ctx, offset, patch.Length)) return;
         int needed = (int)(offset + patch.Length);
-        ref var e = ref db.Table.At(slot);
         // Within the string, the bytes are overwritten where they are; past its end it grows in
         // place as APPEND does (Redis's sdsgrowzero: zero padding, greedy room).
         Span<byte> target = needed > old.Length ? db.GrowString(slot, needed).Writable
-            : e.Value is GrowableString grown ? grown.Writable : (byte[])e.Value;
+            : StringValue.Writable(in db.Table.At(slot));
         patch.CopyTo(target.Slice((int)offset));
-        e.HashAndFlag |= KeyTable.RawFlag;
+        db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
         ctx.Reply.Integer(target.Length);
     }
 
@@ -575,10 +577,14 @@ internal static class StringCommands
     {
         var key1 = ctx.Arg(1);
         var key2 = ctx.Arg(2);
-        object? o1 = ctx.Db(key1).GetForRead(key1, ctx.NowMs);
-        object? o2 = ctx.Db(key2).GetForRead(key2, ctx.NowMs);
+        var db1 = ctx.Db(key1);
+        var db2 = ctx.Db(key2);
+        int slot1 = db1.FindForRead(key1, ctx.NowMs);
+        int slot2 = db2.FindForRead(key2, ctx.NowMs);
         // A missing key is an empty string.
-        if ((!StringValue.TryGet(o1, out var a) && o1 != null) || (!StringValue.TryGet(o2, out var b) && o2 != null))
+        ReadOnlySpan<byte> a = default, b = default;
+        if ((slot1 >= 0 && !StringValue.TryGet(in db1.Table.At(slot1), out a)) ||
+            (slot2 >= 0 && !StringValue.TryGet(in db2.Table.At(slot2), out b)))
         {
             ctx.Error(RespErrors.LcsNotStrings);
             return;
@@ -727,21 +733,20 @@ internal static class StringCommands
 
     /// <summary>
     /// Stores <paramref name="value"/> as the string at <paramref name="slot"/> (a live slot, or -1
-    /// to add the key), reusing the old array when the length matches. <paramref name="expireAt"/>
-    /// 0 clears the TTL unless <paramref name="keepTtl"/>.
+    /// to add the key): embedded with the key when small, in place when the length matches (see
+    /// <see cref="Database.ReplaceString"/>). <paramref name="expireAt"/> 0 clears the TTL unless
+    /// <paramref name="keepTtl"/>.
     /// </summary>
     private static void StoreString(Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
         long expireAt, bool keepTtl)
     {
         if (slot < 0)
         {
-            db.Add(key.ToArray(), value.ToArray(), expireAt);
+            db.AddString(key, value, expireAt);
             return;
         }
-        ref var e = ref db.Table.At(slot);
-        if (e.Value is byte[] old && old.Length == value.Length) value.CopyTo(old);
-        else db.ReplaceValue(slot, value.ToArray());
-        e.HashAndFlag &= int.MaxValue;
+        db.ReplaceString(slot, value);
+        db.Table.At(slot).HashAndFlag &= int.MaxValue;
         if (!keepTtl) db.SetExpire(slot, expireAt);
     }
 
@@ -753,7 +758,7 @@ internal static class StringCommands
             ctx.Reply.NullBulk();
             return true;
         }
-        if (StringValue.TryGet(db.Table.At(slot).Value, out var s))
+        if (StringValue.TryGet(in db.Table.At(slot), out var s))
         {
             ctx.Reply.Bulk(s);
             return true;

@@ -66,7 +66,8 @@ internal sealed class Database
         if (slot >= 0)
         {
             object value = _table.At(slot).Value;
-            if (value.GetType() != typeof(byte[]) && value is MeteredValue metered) Owner.MarkChanged(metered);
+            var type = value.GetType();
+            if (type != typeof(EmbeddedString) && type != typeof(byte[]) && value is MeteredValue metered) Owner.MarkChanged(metered);
         }
         return slot;
     }
@@ -99,16 +100,30 @@ internal sealed class Database
     /// The value of a live key or null; counts a keyspace hit or miss as Redis's lookupKeyRead. A
     /// read does not change the value, so a collection is not marked for re-measuring.
     /// </summary>
+    /// <remarks>
+    /// A small string is an <see cref="EmbeddedString"/> marker here, which says "string" and nothing
+    /// more: to read a string's bytes, use <see cref="FindForRead"/> and <see cref="StringValue.TryGet"/>.
+    /// </remarks>
     public object? GetForRead(ReadOnlySpan<byte> key, long nowMs)
+    {
+        int slot = FindForRead(key, nowMs);
+        return slot < 0 ? null : _table.At(slot).Value;
+    }
+
+    /// <summary>
+    /// <see cref="GetForRead"/> returning the key's slot (-1 when missing): the read lookup for
+    /// callers that read the entry itself (a string's bytes).
+    /// </summary>
+    public int FindForRead(ReadOnlySpan<byte> key, long nowMs)
     {
         int slot = FindLiveTouch(key, nowMs);
         if (slot < 0)
         {
             CountMiss(key);
-            return null;
+            return -1;
         }
         Owner.KeyspaceHits++;
-        return _table.At(slot).Value;
+        return slot;
     }
 
     /// <summary>A read lookup found nothing: keyspace_misses, and a "keymiss" event when enabled.</summary>
@@ -137,6 +152,7 @@ internal sealed class Database
     public void ReplaceValue(int slot, object value)
     {
         ref var e = ref _table.At(slot);
+        if (e.IsEmbedded) GiveKeyItsOwnArray(ref e);
         Release(e.Value);
         e.Value = value;
         Charge(value);
@@ -159,9 +175,73 @@ internal sealed class Database
             _meter.Bytes += s.AllocatedBytes - before;
             return s;
         }
-        s = new GrowableString((byte[])e.Value, length);
+        StringValue.TryGet(in e, out var current);
+        s = new GrowableString(current, length);
         ReplaceValue(slot, s);
         return s;
+    }
+
+    /// <summary>
+    /// Adds a string key known to be absent (after <see cref="FindLive"/> returned -1): embedded with
+    /// its key in one array when it fits (see <see cref="EmbeddedString"/>), else as its own array.
+    /// </summary>
+    public int AddString(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, long expireAt = 0)
+    {
+        if (!EmbeddedString.Fits(key.Length, value.Length)) return Add(key.ToArray(), value.ToArray(), expireAt);
+        int slot = _table.AddEmbedded(key, value);
+        _meter.Bytes += MemoryMeter.ArrayBytes(key.Length + value.Length);
+        Owner.KeyAdded?.Invoke(Index, key);
+        if (expireAt != 0) SetExpire(slot, expireAt);
+        return slot;
+    }
+
+    /// <summary>
+    /// Makes <paramref name="value"/> the string at live <paramref name="slot"/> (whatever it held),
+    /// keeping the key, its TTL and its flags. A value of the stored string's length is copied over
+    /// it in place (no allocation); otherwise a value that fits is embedded with the key (one new
+    /// array), and a larger one gets its own array.
+    /// </summary>
+    public void ReplaceString(int slot, ReadOnlySpan<byte> value)
+    {
+        ref var e = ref _table.At(slot);
+        object old = e.Value;
+        var type = old.GetType();
+        if (type == typeof(EmbeddedString))
+        {
+            int keyLength = Unsafe.As<EmbeddedString>(old).KeyLength;
+            if (e.Bytes.Length - keyLength == value.Length)
+            {
+                value.CopyTo(e.Bytes.AsSpan(keyLength));
+                return;
+            }
+        }
+        else if (type == typeof(byte[]) && Unsafe.As<byte[]>(old).Length == value.Length)
+        {
+            value.CopyTo(Unsafe.As<byte[]>(old));
+            return;
+        }
+        var key = e.Key;
+        if (!EmbeddedString.Fits(key.Length, value.Length))
+        {
+            ReplaceValue(slot, value.ToArray());
+            return;
+        }
+        byte[] bytes = EmbeddedString.Pack(key, value);
+        Release(old);
+        _meter.Bytes += MemoryMeter.ArrayBytes(bytes.Length) - MemoryMeter.ArrayBytes(e.Bytes.Length);
+        e.Bytes = bytes;
+        e.Value = EmbeddedString.For(key.Length);
+    }
+
+    /// <summary>
+    /// Before an embedded string gives way to another value: the key moves to an array of its own
+    /// (the entry's value is still the marker, which <see cref="Release"/> takes as costing nothing).
+    /// </summary>
+    private void GiveKeyItsOwnArray(ref KeyTable.Entry e)
+    {
+        byte[] key = e.Key.ToArray();
+        _meter.Bytes += MemoryMeter.ArrayBytes(key.Length) - MemoryMeter.ArrayBytes(e.Bytes.Length);
+        e.Bytes = key;
     }
 
     /// <summary>Adds a key known to be absent (after <see cref="FindLive"/> returned -1).</summary>
@@ -192,7 +272,7 @@ internal sealed class Database
     {
         ref var e = ref _table.At(slot);
         if (e.ExpireAt != 0) UnindexExpiring(slot);
-        _meter.Bytes -= MemoryMeter.ArrayBytes(e.Key.Length);
+        _meter.Bytes -= MemoryMeter.ArrayBytes(e.Bytes.Length); // with an embedded value's bytes
         Release(e.Value);
         _table.RemoveAt(slot);
     }
@@ -240,6 +320,7 @@ internal sealed class Database
             _meter.Bytes += MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
             return;
         }
+        if (value.GetType() == typeof(EmbeddedString)) return; // its bytes are charged with the key's
         if (value is GrowableString grown)
         {
             _meter.Bytes += grown.AllocatedBytes; // by capacity; GrowString charges any change
@@ -265,6 +346,7 @@ internal sealed class Database
             _meter.Bytes -= MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
             return;
         }
+        if (value.GetType() == typeof(EmbeddedString)) return; // its bytes go with the key's
         if (value is GrowableString grown)
         {
             _meter.Bytes -= grown.AllocatedBytes;
@@ -400,7 +482,7 @@ internal sealed class Database
     private void ExpireSlot(int slot)
     {
         if (HasWatchers) SignalModified(_table.At(slot).Key);
-        Owner.KeyExpired?.Invoke(Index, _table.At(slot).Key);
+        Owner.KeyExpired?.Invoke(Index, _table.At(slot).KeyArray());
         RemoveAt(slot);
         Owner.ExpiredKeys++;
     }

@@ -22,7 +22,12 @@ internal sealed class KeyTable
     /// <summary>One key. <see cref="Next"/> &gt;= -1 marks a used slot; free slots hold -3 - nextFree.</summary>
     internal struct Entry : IChainedSlot
     {
-        public byte[] Key;
+        /// <summary>
+        /// The key's bytes, followed by the value's when the value is embedded (<see cref="Value"/> is
+        /// an <see cref="EmbeddedString"/>). Read the key through <see cref="Key"/>.
+        /// </summary>
+        public byte[] Bytes;
+        /// <summary>The value; an <see cref="EmbeddedString"/> marker when its bytes follow the key's in <see cref="Bytes"/>.</summary>
         public object Value;
         /// <summary>Unix time in ms when the key expires; 0 when it does not.</summary>
         public long ExpireAt;
@@ -30,6 +35,25 @@ internal sealed class KeyTable
         public int HashAndFlag;
         public int Next { get; set; }
         public readonly int ChainHash => HashAndFlag & int.MaxValue;
+
+        /// <summary>The key (of a used slot), without an embedded value's bytes.</summary>
+        public readonly ReadOnlySpan<byte> Key
+        {
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            get
+            {
+                object value = Value;
+                return value.GetType() == typeof(EmbeddedString)
+                    ? new ReadOnlySpan<byte>(Bytes, 0, Unsafe.As<EmbeddedString>(value).KeyLength)
+                    : Bytes;
+            }
+        }
+
+        /// <summary>True when the value is a string embedded after the key in <see cref="Bytes"/>.</summary>
+        public readonly bool IsEmbedded => Value.GetType() == typeof(EmbeddedString);
+
+        /// <summary>The key as an array that may be kept: the entry's own, or a copy when a value is embedded after it.</summary>
+        public readonly byte[] KeyArray() => IsEmbedded ? Key.ToArray() : Bytes;
     }
 
     /// <summary>Marks a string written in place (APPEND, SETRANGE): OBJECT ENCODING says "raw".</summary>
@@ -147,13 +171,21 @@ internal sealed class KeyTable
     /// Adds a key known to be absent, without a TTL; returns its slot. A TTL is given afterwards by
     /// <see cref="Database.SetExpire"/>, which keeps the database's expiry index.
     /// </summary>
-    public int Add(byte[] key, object value)
+    public int Add(byte[] key, object value) => Add(key, value, HashOf(key));
+
+    /// <summary>
+    /// <see cref="Add(byte[], object)"/> for a key (known to be absent) with a small string value
+    /// embedded after it in one array (see <see cref="EmbeddedString"/>; the lengths must fit).
+    /// </summary>
+    public int AddEmbedded(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+        => Add(EmbeddedString.Pack(key, value), EmbeddedString.For(key.Length), HashOf(key));
+
+    private int Add(byte[] bytes, object value, int hash)
     {
-        int hash = HashOf(key);
         if (_chains.IsFull(_entries.Length)) Grow();
         int slot = _chains.Insert(_entries, hash);
         ref var e = ref _entries[slot];
-        e.Key = key;
+        e.Bytes = bytes;
         e.Value = value;
         e.ExpireAt = 0;
         e.HashAndFlag = hash;
@@ -166,7 +198,7 @@ internal sealed class KeyTable
     {
         _chains.Remove(_entries, slot);
         ref var e = ref _entries[slot];
-        e.Key = null!;
+        e.Bytes = null!;
         e.Value = null!;
         e.ExpireAt = 0;
         e.HashAndFlag = 0;

@@ -5,8 +5,8 @@ namespace RedisClone.Storage;
 /// Counters are written under the shard's gate and read without it by INFO (a momentarily stale
 /// figure is fine there).
 /// </summary>
-/// <summary>Receives a key that a read did not find (a span: no copy unless an event is published).</summary>
-internal delegate void KeyMissHandler(int db, ReadOnlySpan<byte> key);
+/// <summary>Receives a key a keyspace event is about (a span: no copy unless an event is published).</summary>
+internal delegate void KeyEventHandler(int db, ReadOnlySpan<byte> key);
 
 internal sealed class ShardStore
 {
@@ -26,10 +26,10 @@ internal sealed class ShardStore
     public Action<int, byte[]>? KeyExpired { get; set; }
 
     /// <summary>Called (under the shard's gate) for every key created: "new" events.</summary>
-    public Action<int, byte[]>? KeyAdded { get; set; }
+    public KeyEventHandler? KeyAdded { get; set; }
 
     /// <summary>Called for a read lookup that found no key: "keymiss" events (class m).</summary>
-    public KeyMissHandler? KeyMissed { get; set; }
+    public KeyEventHandler? KeyMissed { get; set; }
 
     public long KeyspaceHits;
     public long KeyspaceMisses;

@@ -55,14 +55,15 @@ internal static class ValueDigest
     /// Adds one value's digest to <paramref name="digest"/> (which it does not clear first): what
     /// DEBUG DIGEST-VALUE prints for a key, and what follows the key's name in DEBUG DIGEST.
     /// </summary>
-    public static void AddValue(Span<byte> digest, object value, bool hasExpire)
+    public static void AddValue(Span<byte> digest, in KeyTable.Entry entry)
     {
         Span<byte> scratch = stackalloc byte[32];
         Span<byte> element = stackalloc byte[Size];
+        object value = entry.Value;
         switch (value)
         {
-            case byte[] or GrowableString:
-                StringValue.TryGet(value, out var bytes);
+            case EmbeddedString or byte[] or GrowableString:
+                StringValue.TryGet(in entry, out var bytes);
                 MixNumber(digest, StringType);
                 Mix(digest, bytes);
                 break;
@@ -112,13 +113,13 @@ internal static class ValueDigest
             default:
                 throw new InvalidOperationException($"no digest for a value of type {value.GetType().Name}");
         }
-        if (hasExpire) Xor(digest, "!!expire!!"u8);
+        if (entry.ExpireAt != 0) Xor(digest, "!!expire!!"u8);
     }
 
     /// <summary>One key's share of the dataset digest: its name mixed, then its value.</summary>
-    public static void AddKey(Span<byte> digest, ReadOnlySpan<byte> key, object value, bool hasExpire)
+    public static void AddKey(Span<byte> digest, in KeyTable.Entry entry)
     {
-        Mix(digest, key);
-        AddValue(digest, value, hasExpire);
+        Mix(digest, entry.Key);
+        AddValue(digest, in entry);
     }
 }

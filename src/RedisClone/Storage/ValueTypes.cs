@@ -26,7 +26,7 @@ internal static class ValueTypes
     /// <summary>TYPE's answer: "string", what an <see cref="IRedisValue"/> says, or "none" for an unknown class.</summary>
     public static string TypeName(object? value) => value switch
     {
-        byte[] or GrowableString or long => "string",
+        EmbeddedString or byte[] or GrowableString or long => "string",
         IRedisValue v => v.TypeName,
         _ => "none",
     };
@@ -47,14 +47,37 @@ internal static class ValueTypes
             case GrowableString:
                 return "raw";
             case byte[] s:
-                if (raw) return "raw";
-                if (IsIntEncoded(s, out _)) return "int";
-                return s.Length <= EmbstrSizeLimit ? "embstr" : "raw";
+                return StringEncodingName(s, raw);
             case IRedisValue v:
                 return v.Encoding;
             default:
                 return "unknown";
         }
+    }
+
+    /// <summary><see cref="EncodingName(object, bool)"/> of a stored entry, whose string may be embedded in it.</summary>
+    public static string EncodingName(in KeyTable.Entry entry)
+    {
+        bool raw = (entry.HashAndFlag & KeyTable.RawFlag) != 0;
+        return entry.IsEmbedded && StringValue.TryGet(in entry, out var s)
+            ? StringEncodingName(s, raw)
+            : EncodingName(entry.Value, raw);
+    }
+
+    /// <summary><see cref="RefCount(object, bool)"/> of a stored entry, whose string may be embedded in it.</summary>
+    public static long RefCount(in KeyTable.Entry entry)
+    {
+        bool raw = (entry.HashAndFlag & KeyTable.RawFlag) != 0;
+        return entry.IsEmbedded && StringValue.TryGet(in entry, out var s)
+            ? SharedIntegerRefCount(!raw && IsIntEncoded(s, out long n) ? n : -1)
+            : RefCount(entry.Value, raw);
+    }
+
+    private static string StringEncodingName(ReadOnlySpan<byte> s, bool raw)
+    {
+        if (raw) return "raw";
+        if (IsIntEncoded(s, out _)) return "int";
+        return s.Length <= EmbstrSizeLimit ? "embstr" : "raw";
     }
 
     /// <summary>
@@ -66,8 +89,10 @@ internal static class ValueTypes
         long n = -1;
         if (value is long l) n = l;
         else if (value is byte[] s && !raw && IsIntEncoded(s, out long parsed)) n = parsed;
-        return n >= 0 && n < SharedIntegers ? SharedRefCount : 1;
+        return SharedIntegerRefCount(n);
     }
+
+    private static long SharedIntegerRefCount(long n) => n >= 0 && n < SharedIntegers ? SharedRefCount : 1;
 
     /// <summary>
     /// A copy that shares no mutable state with <paramref name="value"/> (byte arrays are cloned). A
@@ -84,7 +109,7 @@ internal static class ValueTypes
     };
 
     /// <summary>Redis stores a string as an integer when it is string2ll's canonical form (at most 20 chars).</summary>
-    private static bool IsIntEncoded(byte[] s, out long value)
+    private static bool IsIntEncoded(ReadOnlySpan<byte> s, out long value)
     {
         value = 0;
         return s.Length <= 20 && RedisNumbers.TryParseInt64(s, out value);

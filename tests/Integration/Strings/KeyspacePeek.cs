@@ -26,7 +26,15 @@ internal static class KeyspacePeek
         }
     }
 
-    public static object? Value(TestServer server, string key) => Read(server, key, e => e?.Value);
+    /// <summary>
+    /// The object holding the value: for a string embedded with its key (Storage/EmbeddedString), the
+    /// entry's array, which is what an in-place overwrite reuses; otherwise the value itself.
+    /// </summary>
+    public static object? Value(TestServer server, string key)
+        => Read(server, key, e => e is { } x ? (x.IsEmbedded ? x.Bytes : x.Value) : null);
+
+    /// <summary>True when the key's string value is embedded after the key in one array.</summary>
+    public static bool IsEmbedded(TestServer server, string key) => Read(server, key, e => e is { IsEmbedded: true });
 
     public static long ExpireAt(TestServer server, string key) => Read(server, key, e => e?.ExpireAt ?? -1);
 

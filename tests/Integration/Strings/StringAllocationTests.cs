@@ -78,6 +78,61 @@ public class StringAllocationTests
     }
 
     /// <summary>
+    /// SET of a new key with a small value allocates one object, the key's array with the value's
+    /// bytes embedded after it (Storage/EmbeddedString), not a key array and a value array. Slots
+    /// freed by DEL are reused, so no table growth is counted.
+    /// </summary>
+    [Fact]
+    public void Set_NewKeyWithSmallValue_AllocatesOneArrayForKeyAndValue()
+    {
+        const int Keys = 1000;
+        var server = new RedisServer(ServerOptions.Parse(["--port", "0", "--shards", "1"]));
+        try
+        {
+            string value = new('v', 32);
+            var sets = new CommandBuffer();
+            var dels = new CommandBuffer();
+            for (int i = 0; i < Keys; i++)
+            {
+                string key = $"key:{i:D12}"; // 16 bytes, as bench/memtier/memory.py loads
+                Add(sets, "SET", key, value);
+                if (i > 0) Add(dels, "DEL", key); // key 0 stays, so the table keeps its size
+            }
+            var replies = new ReplyBuffer(1 << 16);
+            var client = new ClientSession(1, null, null, () => { });
+            var set = server.Commands.Find("SET"u8)!.Handler;
+            var del = server.Commands.Find("DEL"u8)!.Handler;
+            long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+
+            void Run(CommandBuffer commands, CommandHandler handler, int from)
+            {
+                for (int i = from; i < commands.Count; i++)
+                {
+                    replies.Clear();
+                    var ctx = new CommandContext(commands, i, new RespWriter(replies, 2), client, server, now);
+                    handler(ref ctx);
+                    Assert.False(ctx.Failed);
+                }
+            }
+
+            Run(sets, set, 0);
+            Run(dels, del, 0);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            Run(sets, set, 1); // keys 1.. are new again
+            long perSet = (GC.GetAllocatedBytesForCurrentThread() - before) / (Keys - 1);
+
+            long oneArray = 24 + 16 + 32; // array header + key + value (48, a multiple of 8)
+            Assert.True(perSet == oneArray,
+                $"SET of a new 16-byte key with a 32-byte value allocated {perSet} bytes; one array of both is {oneArray} " +
+                $"(a key array and a value array: {24 + 16 + 24 + 32})");
+        }
+        finally
+        {
+            server.Shards.Dispose();
+        }
+    }
+
+    /// <summary>
     /// 10,000 APPENDs of 100 bytes to one key: with spare room grown by Redis's rule, the bytes
     /// allocated are a small multiple of the final 1,000,000-byte string (the buffers' geometric
     /// series); copying the whole string on every append would allocate about 5 GB.
