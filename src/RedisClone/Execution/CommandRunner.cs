@@ -31,36 +31,48 @@ internal static class CommandRunner
         long start = timed ? Stopwatch.GetTimestamp() : 0;
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
         var listener = server.PropagationListener;
-        PropagationLog? log = null;
-        PropagationLog.SavedCommand saved = default;
-        if (listener != null)
-        {
-            log = PropagationLog.Enter(listener);
-            if (log.Outermost && (def.Handler == KeyCommands.Scan || def.Handler == KeyCommands.RandomKey)) log.NoTransaction();
-            saved = log.BeginCommand();
-        }
-        try
-        {
-            try
-            {
-                def.Handler(ref ctx);
-            }
-            catch (Exception ex) when (ex is not OutOfMemoryException)
-            {
-                ctx.Error(RespErrors.Err(ex.Message));
-            }
-            if (log != null) LogPropagation(log, ref ctx, buffer, i, def, saved);
-        }
-        finally
-        {
-            log?.Exit();
-        }
+        if (listener == null) RunHandler(def, ref ctx);
+        else RunPropagating(listener, def, ref ctx, buffer, i);
         server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged && !ctx.SignalledItself
             && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0))
             SignalModifiedKeys(server, session, buffer, i, def, ctx.DbIndex, nowMs);
         if (monitor && server.Monitors.Active) FeedMonitors(server, session, buffer, i, def);
         return !ctx.Failed;
+    }
+
+    /// <summary>Runs the handler; an exception it throws becomes an error reply, as Redis's would be.</summary>
+    private static void RunHandler(CommandDef def, ref CommandContext ctx)
+    {
+        try
+        {
+            def.Handler(ref ctx);
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            ctx.Error(RespErrors.Err(ex.Message));
+        }
+    }
+
+    /// <summary>
+    /// <see cref="RunHandler"/> inside a propagation unit (its own, or the EXEC around it), when a
+    /// listener is attached: the command's writes are logged after it ran.
+    /// </summary>
+    private static void RunPropagating(IPropagationListener listener, CommandDef def, ref CommandContext ctx,
+        CommandBuffer buffer, int i)
+    {
+        var log = PropagationLog.Enter(listener);
+        try
+        {
+            if (log.Outermost && (def.Handler == KeyCommands.Scan || def.Handler == KeyCommands.RandomKey)) log.NoTransaction();
+            var saved = log.BeginCommand();
+            RunHandler(def, ref ctx);
+            LogPropagation(log, ref ctx, buffer, i, def, saved);
+        }
+        finally
+        {
+            log.Exit();
+        }
     }
 
     /// <summary>
