@@ -200,7 +200,8 @@ def main():
     ap.add_argument("--value-mb", type=int, default=10)
     ap.add_argument("--hold", type=float, default=3, help="seconds the non-reading clients of c) stay connected")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--settle", type=float, default=5, help="seconds to wait before reading RSS after a step")
+    ap.add_argument("--settle", type=float, default=10,
+                    help="seconds to wait before reading RSS after a step (default 10: jemalloc returns freed pages over about 10 s)")
     ap.add_argument("--step-timeout", type=float, default=180, help="bound on one round of b) or c)")
     ap.add_argument("--shards", type=int, default=os.cpu_count())
     ap.add_argument("--steps", default="abc", help="which workloads to run (default abc)")
