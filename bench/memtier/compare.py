@@ -58,9 +58,9 @@ def flush(port):
 
 
 class Server:
-    def __init__(self, name, argv, port):
+    def __init__(self, name, argv, port, env=None):
         self.name, self.port = name, port
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         wait_port(port)
 
     def stop(self):

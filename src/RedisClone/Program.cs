@@ -43,6 +43,14 @@ internal static class Program
             return 1; // the reason is logged
         }
 
+        // One per process: it may run a full collection, which would be wrong for a test process
+        // hosting many servers.
+        using var reclaimer = new MemoryReclaimer(() =>
+        {
+            var (dataset, tables) = InfoBuilder.DataMemory(server);
+            return dataset + tables;
+        });
+
         using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(
             System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; _ = server.StopAsync(); });
         Console.CancelKeyPress += (_, e) => { e.Cancel = true; _ = server.StopAsync(); };

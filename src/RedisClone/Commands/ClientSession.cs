@@ -129,9 +129,20 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     {
         InMulti = false;
         MultiDirty = false;
+        if (QueuedDefs is { Count: > QueueKeep })
+        {
+            // A long transaction's queue goes back to the GC rather than staying with the client.
+            Common.ReleasedMemory.Add(Queued!.AllocatedBytes + 8L * QueuedDefs.Capacity);
+            Queued = null;
+            QueuedDefs = null;
+            return;
+        }
         Queued?.Reset();
         QueuedDefs?.Clear();
     }
+
+    /// <summary>A queue that held more commands than this is dropped after EXEC/DISCARD, not reused.</summary>
+    private const int QueueKeep = 1024;
 
     public bool IsWatching(int db, ReadOnlySpan<byte> key)
     {

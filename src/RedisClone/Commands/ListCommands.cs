@@ -312,7 +312,7 @@ internal static class ListCommands
         byte[]? rented = null;
         Span<byte> copy = length <= StackCopyLimit
             ? stackalloc byte[StackCopyLimit]
-            : (rented = ArrayPool<byte>.Shared.Rent(length));
+            : (rented = BufferPool.Rent(length));
         cursor.Text(copy).CopyTo(copy);
         var value = copy.Slice(0, length);
         source.DeleteRange(at, 1);
@@ -323,7 +323,7 @@ internal static class ListCommands
         else dest.PushTail(value);
         ctx.Notify(Ev.List, toHead ? "lpush" : "rpush", destKey);
         ctx.Reply.Bulk(value);
-        if (rented != null) ArrayPool<byte>.Shared.Return(rented);
+        if (rented != null) BufferPool.Return(rented);
 
         // The source's slot is still valid: slots never move, even if creating the destination grew the table.
         ElementsRemoved(ref ctx, sourceDb, sourceSlot, sourceKey, source, fromHead);

@@ -38,19 +38,26 @@ internal sealed partial class BatchExecutor
         return Kind.Queue;
     }
 
-    /// <summary>Copies command <paramref name="i"/> into the transaction's queue and replies +QUEUED.</summary>
+    /// <summary>
+    /// Copies command <paramref name="i"/> into the transaction's queue and replies +QUEUED. As in
+    /// Redis, a transaction already bound to fail (EXECABORT, or a watched key changed) stores nothing
+    /// more: no sense holding memory for commands that will never run.
+    /// </summary>
     private void QueueCommand(int i)
     {
-        var queue = Session.Queued!;
-        queue.BeginCommand();
-        int argc = _commands.ArgCount(i);
-        for (int a = 0; a < argc; a++)
+        if (!Session.MultiDirty && !Session.WatchDirty)
         {
-            var arg = _commands.Arg(i, a);
-            arg.CopyTo(queue.AddArg(arg.Length));
+            var queue = Session.Queued!;
+            queue.BeginCommand();
+            int argc = _commands.ArgCount(i);
+            for (int a = 0; a < argc; a++)
+            {
+                var arg = _commands.Arg(i, a);
+                arg.CopyTo(queue.AddArg(arg.Length));
+            }
+            queue.EndCommand();
+            Session.QueuedDefs!.Add(_defs[i]!);
         }
-        queue.EndCommand();
-        Session.QueuedDefs!.Add(_defs[i]!);
         var mode = Session.ReplyMode;
         if (mode == ReplyMode.On) _output.Write(Resp.Queued);
         else if (mode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;

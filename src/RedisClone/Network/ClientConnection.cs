@@ -121,6 +121,9 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         PubSubCommands.UnsubscribeEverything(_server.PubSub, Session);
         ConnectionCommands.StopMonitoring(_server, Session);
         _server.Clients.TryRemove(Session.Id, out _);
+        // What the client held in parsed commands and a MULTI queue is garbage now (its socket
+        // buffers were counted as they went back, see Common/BufferPool).
+        Common.ReleasedMemory.Add(_commands.AllocatedBytes + (Session.Queued?.AllocatedBytes ?? 0) + 8L * (Session.QueuedDefs?.Capacity ?? 0));
     }
 
     /// <summary>Reads, parses and runs commands until the input ends, the client quits or is killed.</summary>
@@ -147,6 +150,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 if (Session.Killed) break;
 
                 var buffer = result.Buffer;
+                if (OverQueryBufferLimit(buffer.Length)) break;
                 var status = Parse(buffer, out var consumed);
                 if (status == ParseStatus.BatchFull) input.AdvanceTo(consumed);
                 else input.AdvanceTo(consumed, buffer.End);
@@ -204,6 +208,24 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
             input.AdvanceTo(result.Buffer.End);
             if (result.IsCompleted || result.IsCanceled) return;
         }
+    }
+
+    /// <summary>
+    /// client-query-buffer-limit, checked on every read as Redis does: what the client holds in
+    /// commands not yet run (input not yet parsed, a command still arriving, and its MULTI queue,
+    /// counted as Redis 7.4 counts it: the queued arguments' bytes plus a pointer each) over the limit
+    /// closes it, with nothing more written and a line in the log. Redis 7.2 checked the query buffer
+    /// only, so a MULTI queue could grow without bound (its OOM check applied only under maxmemory).
+    /// </summary>
+    private bool OverQueryBufferLimit(long unparsed)
+    {
+        long held = unparsed + _commands.ArenaBytes + Session.MultiMemoryBytes;
+        if (held <= _server.Config.QueryBufferLimit) return false;
+        _server.Log.Warning($"Closing client that reached max query buffer length: id={Session.Id} addr={Session.Address} " +
+                            $"laddr={Session.LocalAddress} name={Session.Name} multi={(Session.InMulti ? Session.QueuedDefs?.Count ?? 0 : -1)} " +
+                            $"qbuf={unparsed + _commands.ArenaBytes} multi-mem={Session.MultiMemoryBytes}");
+        Session.Kill();
+        return true;
     }
 
     private ParseStatus Parse(in ReadOnlySequence<byte> buffer, out SequencePosition consumed)

@@ -17,6 +17,9 @@ internal sealed class CommandBuffer
     /// <summary>An arena grown past this is given back after the batch that needed it.</summary>
     private const int ArenaKeep = 1 << 20;
 
+    /// <summary>Argument and command indexes grown past this many entries are given back likewise.</summary>
+    private const int IndexKeep = 4096;
+
     private byte[] _arena = new byte[4096];
     private int _used;
     private ArgSlice[] _args = new ArgSlice[64];
@@ -26,6 +29,9 @@ internal sealed class CommandBuffer
 
     /// <summary>Arguments of the command still being received (after the last complete one).</summary>
     private int _openFirstArg = -1;
+
+    /// <summary>Bytes still to come of the big argument being received (its room is reserved).</summary>
+    private long _growingRemaining;
 
     public int Count => _commandCount;
 
@@ -63,11 +69,17 @@ internal sealed class CommandBuffer
         return span;
     }
 
-    /// <summary>Starts a bulk argument whose bytes arrive in pieces through <see cref="AppendToLastArg"/>.</summary>
-    public void AddGrowingArg()
+    /// <summary>
+    /// Starts a bulk argument of <paramref name="length"/> bytes that arrive in pieces through
+    /// <see cref="AppendToLastArg"/>. Nothing is reserved for bytes that have not arrived (a client
+    /// may claim 512 MB and send nothing), but the arena grows no larger than the argument needs:
+    /// doubling alone took a 512 MB value's arena to 1 GB.
+    /// </summary>
+    public void AddGrowingArg(long length)
     {
         if (_argCount == _args.Length) Array.Resize(ref _args, _args.Length * 2);
         _args[_argCount++] = new ArgSlice(_used, 0);
+        _growingRemaining = length;
     }
 
     /// <summary>Appends bytes to the last argument (the bulk string being received).</summary>
@@ -76,6 +88,7 @@ internal sealed class CommandBuffer
         EnsureArena(bytes.Length);
         bytes.CopyTo(new Span<byte>(_arena, _used, bytes.Length));
         _used += bytes.Length;
+        _growingRemaining = Math.Max(0, _growingRemaining - bytes.Length);
         ref var last = ref _args[_argCount - 1];
         last = new ArgSlice(last.Offset, last.Length + bytes.Length);
     }
@@ -94,6 +107,7 @@ internal sealed class CommandBuffer
         if (_argCount > _openFirstArg) _used = _args[_openFirstArg].Offset;
         _argCount = _openFirstArg;
         _openFirstArg = -1;
+        _growingRemaining = 0;
     }
 
     /// <summary>Closes the open command: it becomes visible to the dispatcher.</summary>
@@ -102,6 +116,7 @@ internal sealed class CommandBuffer
         if (_commandCount == _commands.Length) Array.Resize(ref _commands, _commands.Length * 2);
         _commands[_commandCount++] = (_openFirstArg, _argCount - _openFirstArg);
         _openFirstArg = -1;
+        _growingRemaining = 0;
     }
 
     /// <summary>
@@ -131,13 +146,27 @@ internal sealed class CommandBuffer
             _used = keepBytes;
             _openFirstArg = 0;
         }
-        if (_arena.Length > ArenaKeep && _used < ArenaKeep / 2)
+        // An arena grown for a big argument still arriving is kept for the rest of it.
+        if (_openFirstArg < 0) _growingRemaining = 0;
+        if (_arena.Length > ArenaKeep && _used + _growingRemaining < ArenaKeep / 2)
         {
             var smaller = new byte[ArenaKeep / 2];
             Buffer.BlockCopy(_arena, 0, smaller, 0, _used);
+            Common.ReleasedMemory.Add(_arena.Length);
             _arena = smaller;
         }
+        if (_args.Length > IndexKeep && _argCount < IndexKeep / 2)
+        {
+            var smaller = new ArgSlice[IndexKeep / 2];
+            Array.Copy(_args, smaller, _argCount);
+            Common.ReleasedMemory.Add(_args.Length * 8L);
+            _args = smaller;
+        }
+        if (_commands.Length > IndexKeep) _commands = new (int, int)[16];
     }
+
+    /// <summary>Bytes of every array held (the arena and the indexes), for tests and accounting.</summary>
+    public long AllocatedBytes => _arena.Length + _args.Length * 8L + _commands.Length * 8L;
 
     /// <summary>Drops everything, including a partially received command.</summary>
     public void Reset()
@@ -155,9 +184,14 @@ internal sealed class CommandBuffer
     private void GrowArena(int extra)
     {
         long want = Math.Max((long)_arena.Length * 2, (long)_used + extra);
+        // A big argument arriving: no further than its end, plus room for a few small arguments
+        // after it (SET key value EX 10).
+        if (_growingRemaining > 0) want = Math.Max(_used + extra, Math.Min(want, _used + _growingRemaining + 4096));
         if (want > Array.MaxLength) want = Array.MaxLength;
-        var bigger = new byte[want];
+        // Uninitialized: the bytes past _used are always written before they are read.
+        var bigger = GC.AllocateUninitializedArray<byte>((int)want);
         Buffer.BlockCopy(_arena, 0, bigger, 0, _used);
+        if (_arena.Length > ArenaKeep) Common.ReleasedMemory.Add(_arena.Length);
         _arena = bigger;
         GrowthObserver?.Observe(want);
     }

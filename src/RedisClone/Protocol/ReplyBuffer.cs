@@ -20,7 +20,11 @@ internal sealed class ReplyBuffer : IBufferWriter<byte>
     public void Clear()
     {
         _written = 0;
-        if (_buffer.Length > 1 << 20) _buffer = new byte[1024];
+        if (_buffer.Length > 1 << 20)
+        {
+            Common.ReleasedMemory.Add(_buffer.Length);
+            _buffer = new byte[1024];
+        }
     }
 
     public void Advance(int count) => _written += count;

@@ -115,7 +115,7 @@ internal sealed class RespParser
                     return Fail(RespErrors.ProtocolInvalidBulkLength);
                 _bulkLength = len;
                 _bulkReceived = 0;
-                if (len <= 64 * 1024) commands.AddArg((int)len); else commands.AddGrowingArg();
+                if (len <= 64 * 1024) commands.AddArg((int)len); else commands.AddGrowingArg(len);
                 if (len <= 64 * 1024) _bulkReceived = -1; // marks a pre-sized argument
             }
 
@@ -235,7 +235,7 @@ internal sealed class RespParser
         {
             var copy = lineLength <= 512
                 ? stackalloc byte[(int)lineLength]
-                : (rented = ArrayPool<byte>.Shared.Rent((int)lineLength)).AsSpan(0, (int)lineLength);
+                : (rented = BufferPool.Rent((int)lineLength)).AsSpan(0, (int)lineLength);
             reader.TryCopyTo(copy);
             line = copy;
         }
@@ -259,7 +259,7 @@ internal sealed class RespParser
         }
         finally
         {
-            if (rented != null) ArrayPool<byte>.Shared.Return(rented);
+            if (rented != null) BufferPool.Return(rented);
         }
     }
 

@@ -110,7 +110,7 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
                 if (tail.Array.Length >= minimum) return tail.Array.AsMemory();
             }
             var segment = _spare.Count > 0 ? _spare.Pop() : new Segment();
-            segment.Start(ArrayPool<byte>.Shared.Rent(Math.Max(minimum, SegmentSize)), tail == null ? 0 : tail.RunningIndex + tail.End);
+            segment.Start(Common.BufferPool.Rent(Math.Max(minimum, SegmentSize)), tail == null ? 0 : tail.RunningIndex + tail.End);
             _allocated += segment.Array.Length;
             if (tail == null || _unconsumed == 0)
             {
@@ -355,7 +355,7 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
     private void Release(Segment segment)
     {
         _allocated -= segment.Array.Length;
-        ArrayPool<byte>.Shared.Return(segment.Array);
+        Common.BufferPool.Return(segment.Array);
         segment.Start(System.Array.Empty<byte>(), 0);
         if (_spare.Count < 8) _spare.Push(segment);
     }

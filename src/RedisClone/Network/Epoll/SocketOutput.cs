@@ -31,6 +31,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     private long _unflushed;
     private volatile bool _pending;
     private bool _failed, _ended, _cancelRequested; // _ended is also read without the lock
+    private bool _completed; // the writer is done: a pending flush that ends gives the blocks back
     private readonly Action _finishOnLoop;
     private readonly Common.RecentPeak? _recentMax;
     // For CLIENT LIST; changed only where blocks are rented or returned, never per reply.
@@ -96,7 +97,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     {
         int need = Math.Max(sizeHint, 1);
         if (_segments.Count > 0 && _segments[^1].Length - _lengths[^1] >= need) return _segments[^1];
-        var segment = ArrayPool<byte>.Shared.Rent(Math.Max(need, SegmentSize));
+        var segment = Common.BufferPool.Rent(Math.Max(need, SegmentSize));
         lock (_sync) // CLIENT LIST reads the lists from other threads
         {
             if (_segments.Count > 0 && IsReplyBuffer(0, _segments[0]) && _lengths[0] > _bufferPeak) _bufferPeak = _lengths[0];
@@ -144,6 +145,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
             else return;
             _pending = false;
             _cancelRequested = false; // a cancellation still queued must not hit a later flush
+            if (_completed) ReleaseBlocksLocked();
         }
         _flush.SetResult(result);
     }
@@ -179,6 +181,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
             result = _ended ? new FlushResult(false, true) : new FlushResult(_cancelRequested, false);
             _cancelRequested = false;
             _pending = false;
+            if (_completed) ReleaseBlocksLocked();
         }
         _flush.SetResult(result);
     }
@@ -189,7 +192,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         lock (_sync)
         {
             if (_pending || _unflushed != 0 || _segments.Count != 1 || _lengths[0] != 0) return;
-            ArrayPool<byte>.Shared.Return(_segments[0]);
+            Common.BufferPool.Return(_segments[0]);
             _segments.Clear();
             _lengths.Clear();
             _blockBytes = 0;
@@ -202,12 +205,19 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         lock (_sync)
         {
             _ended = true;
-            if (_pending) return; // the event loop's Abort finishes it
-            foreach (var segment in _segments) ArrayPool<byte>.Shared.Return(segment);
-            _segments.Clear();
-            _lengths.Clear();
-            _blockBytes = 0;
+            _completed = true;
+            if (_pending) return; // the event loop's Abort finishes it, and gives the blocks back then
+            ReleaseBlocksLocked();
         }
+    }
+
+    private void ReleaseBlocksLocked()
+    {
+        foreach (var segment in _segments) Common.BufferPool.Return(segment);
+        _segments.Clear();
+        _lengths.Clear();
+        _blockBytes = 0;
+        _sendSegment = _sendOffset = 0;
     }
 
     /// <summary>Sends everything written; false when the socket's buffer is full (EAGAIN). Under the lock.</summary>
@@ -278,7 +288,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         {
             lock (_sync)
             {
-                for (int i = 1; i < _segments.Count; i++) ArrayPool<byte>.Shared.Return(_segments[i]);
+                for (int i = 1; i < _segments.Count; i++) Common.BufferPool.Return(_segments[i]);
                 if (_segments.Count > 1)
                 {
                     _segments.RemoveRange(1, _segments.Count - 1);
@@ -286,7 +296,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
                 }
                 if (_segments[0].Length > SegmentSize * 4)
                 {
-                    ArrayPool<byte>.Shared.Return(_segments[0]);
+                    Common.BufferPool.Return(_segments[0]);
                     _segments.Clear();
                     _lengths.Clear();
                 }

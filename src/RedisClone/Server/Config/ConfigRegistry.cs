@@ -94,6 +94,7 @@ internal sealed class ConfigRegistry
     private static readonly int ProtoMaxBulkLenIndex = IndexOf("proto-max-bulk-len");
     private static readonly int HzIndex = IndexOf("hz");
     private static readonly int MaxMemoryIndex = IndexOf("maxmemory");
+    private static readonly int QueryBufferLimitIndex = IndexOf("client-query-buffer-limit");
     private static readonly int TimeoutIndex = IndexOf("timeout");
     private static readonly int NotifyIndex = IndexOf("notify-keyspace-events");
     private static readonly int DebugCommandIndex = IndexOf("enable-debug-command");
@@ -136,6 +137,12 @@ internal sealed class ConfigRegistry
 
     /// <summary>proto-max-bulk-len: the longest bulk string a client may send.</summary>
     public long ProtoMaxBulkLen => Volatile.Read(ref _numbers[ProtoMaxBulkLenIndex]);
+
+    /// <summary>
+    /// client-query-buffer-limit: the most a client may hold in commands not yet run (a command still
+    /// arriving, input not yet parsed, and its MULTI queue) before it is closed.
+    /// </summary>
+    public long QueryBufferLimit => Volatile.Read(ref _numbers[QueryBufferLimitIndex]);
 
     /// <summary>hz, clamped to 1..500 as Redis does.</summary>
     public int Hz => (int)Volatile.Read(ref _numbers[HzIndex]);

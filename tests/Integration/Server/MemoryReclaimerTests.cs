@@ -1,0 +1,37 @@
+using RedisClone.Server;
+
+namespace RedisClone.Tests.Server;
+
+/// <summary>When the server runs a full collection to give memory back (the rule, not the timing).</summary>
+public class MemoryReclaimerTests
+{
+    private const long MB = 1 << 20;
+
+    [Theory]
+    // After DEL of 1 GB: 2 GB resident, no data left.
+    [InlineData(2048, 0, 1024, 60_000, 10, true)]
+    // Too soon after the last collection.
+    [InlineData(2048, 0, 1024, 1_000, 10, false)]
+    // The last collection paused 500 ms: the next waits 10 s (pauses stay under 5% of the time).
+    [InlineData(2048, 0, 1024, 9_000, 500, false)]
+    [InlineData(2048, 0, 1024, 10_000, 500, true)]
+    // A 5 s pause (a loaded machine) asks for at most 30 s.
+    [InlineData(2048, 0, 1024, 29_000, 5_000, false)]
+    [InlineData(2048, 0, 1024, 30_000, 5_000, true)]
+    // Mostly data: a pause would buy little.
+    [InlineData(2048, 1100, 1024, 60_000, 10, false)]
+    // Loading data lets nothing go, nor does a server at rest after the last collection.
+    [InlineData(2048, 900, 0, 60_000, 10, false)]
+    // Too little to give back to be worth a pause.
+    [InlineData(70, 10, 1024, 60_000, 10, false)]
+    public void ShouldCollect_FollowsTheRule(long rssMb, long accountedMb, long letGoMb, long sinceMs, long lastPauseMs, bool expected)
+        => Assert.Equal(expected, MemoryReclaimer.ShouldCollect(rssMb * MB, rssMb * MB, accountedMb * MB, letGoMb * MB, sinceMs, lastPauseMs));
+
+    [Fact]
+    public void ShouldCollect_WhileResidentSizeGrows_Waits()
+    {
+        // Mid-upload of a second 512 MB value: 3 GB resident, 512 MB data, 600 MB more than a second ago.
+        Assert.False(MemoryReclaimer.ShouldCollect(3100 * MB, 2500 * MB, 512 * MB, 1024 * MB, 60_000, 10));
+        Assert.True(MemoryReclaimer.ShouldCollect(3100 * MB, 3100 * MB, 512 * MB, 1024 * MB, 60_000, 10));
+    }
+}
