@@ -45,6 +45,7 @@ internal sealed class RedisServer : IAsyncDisposable
             Shards[i].Store.KeyAdded = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
         for (int i = 0; i < Shards.Count; i++) StartupMemory += Shards[i].Store.OverheadBytes;
+        RedisClone.Execution.ScriptCalls.Install();
         RunId = Common.RandomHex.Next40();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastSaveUnix = StartedAtMs / 1000;
@@ -58,6 +59,11 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>The epoll loops that serve client sockets (Linux); null where .NET's socket engine does.</summary>
     public Network.Epoll.EventLoopGroup? EventLoops { get; private set; }
     public CommandTable Commands { get; } = CommandTable.Instance;
+
+    /// <summary>The Lua engine, created by the first script command (a state costs memory an idle server need not hold).</summary>
+    public Scripting.LuaEngine Scripts => LazyInitializer.EnsureInitialized(ref _scripts, ref _scriptsLock, () => new Scripting.LuaEngine(this))!;
+    private Scripting.LuaEngine? _scripts;
+    private object? _scriptsLock;
     public ServerStats Stats { get; } = new();
     public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();

@@ -1,0 +1,43 @@
+using System.Buffers;
+using RedisClone.Commands;
+using RedisClone.Protocol;
+using RedisClone.Scripting;
+using RedisClone.Server;
+
+namespace RedisClone.Execution;
+
+/// <summary>
+/// redis.call and redis.pcall: the command a script sends is checked as Redis's scriptCall checks it
+/// and then run by <see cref="CommandRunner.Run"/>, the call that runs every client's command. The
+/// script already holds every gate its command may need (scripts route to all shards).
+/// </summary>
+internal static class ScriptCalls
+{
+    /// <summary>Hands the runner to the scripting engine; called once at server start.</summary>
+    public static void Install() => LuaEngine.Runner = Run;
+
+    private static void Run(RedisServer server, ClientSession session, CommandBuffer command, IBufferWriter<byte> sink,
+        long nowMs, out string? error)
+    {
+        error = null;
+        int argc = command.ArgCount(0);
+        var def = server.Commands.Find(command.Arg(0, 0));
+        if (def != null && def.Subcommands != null && argc >= 2) def = def.FindSubcommand(command.Arg(0, 1));
+        if (def == null)
+        {
+            error = "Unknown Redis command called from script";
+            return;
+        }
+        if (!def.ArityOk(argc))
+        {
+            error = "Wrong number of args calling Redis command from script";
+            return;
+        }
+        if ((def.Flags & CommandFlags.NoScript) != 0)
+        {
+            error = "This Redis command is not allowed from script";
+            return;
+        }
+        CommandRunner.Run(server, session, command, 0, def, sink, nowMs);
+    }
+}

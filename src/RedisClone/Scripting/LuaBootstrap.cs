@@ -1,0 +1,124 @@
+namespace RedisClone.Scripting;
+
+/// <summary>
+/// The Lua source run once in every new state, before any script: the Lua 5.1 compatibility layer
+/// (Redis runs Lua 5.1, KeraLua ships 5.4), the sandbox, the <c>redis</c> library built on the C#
+/// primitives <see cref="LuaEngine"/> registers, and Redis's error handler.
+/// </summary>
+/// <remarks>
+/// C# callbacks never raise a Lua error (a longjmp over managed frames is unsupported in .NET): they
+/// return an error value, and the Lua wrappers here call error(). Functions defined here carry the
+/// chunk name "=redislib", so the error handler skips them when it looks for the script's line.
+/// </remarks>
+internal static class LuaBootstrap
+{
+    public const string ChunkName = "=redislib";
+
+    public const string Source = """
+        -- Lua 5.1 globals that 5.4 dropped (KeraLua's build has no LUA_COMPAT_5_1).
+        unpack = table.unpack
+        loadstring = function(s, chunkname) return load(s, chunkname) end
+        table.getn = function(t) return #t end
+        table.maxn = function(t)
+          local n = 0
+          for k in pairs(t) do if type(k) == 'number' and k > n then n = k end end
+          return n
+        end
+        math.pow = function(a, b) return a ^ b end
+        math.mod = math.fmod
+        math.log10 = function(x) return math.log(x, 10) end
+        math.ldexp = function(m, e) return m * 2.0 ^ e end
+        string.gfind = string.gmatch
+
+        -- The sandbox: what Redis leaves out of a script's reach.
+        do
+          local clock = os.clock
+          os = { clock = clock }
+        end
+        io = nil
+        loadfile = nil
+        dofile = nil
+        require = nil
+        package = nil
+
+        local call_, sha1hex_, log_ = __redis_call, __redis_sha1hex, __redis_log
+        __redis_call, __redis_sha1hex, __redis_log = nil, nil, nil
+
+        -- Redis's luaPushErrorBuff: "-CODE msg" keeps CODE, anything else gets ERR; newlines trimmed.
+        local function error_table(s)
+          local code, msg = 'ERR', s
+          if s:sub(1, 1) == '-' then
+            local space = s:find(' ', 1, true)
+            if space then code, msg = s:sub(2, space - 1), s:sub(space + 1) else msg = s:sub(2) end
+          end
+          msg = (msg:gsub('^[\r\n]+', ''):gsub('[\r\n]+$', ''))
+          return { err = code .. ' ' .. msg }
+        end
+
+        redis = {}
+        redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING = 0, 1, 2, 3
+
+        redis.call = function(...)
+          local reply, failed = call_(true, ...)
+          if failed then error(reply) end
+          return reply
+        end
+
+        redis.pcall = function(...)
+          local reply = call_(false, ...)
+          return reply
+        end
+
+        redis.error_reply = function(...)
+          local s = ...
+          if select('#', ...) ~= 1 or type(s) ~= 'string' then return error_table('wrong number or type of arguments') end
+          if s:sub(1, 1) ~= '-' then s = '-' .. s end
+          return error_table(s)
+        end
+
+        redis.status_reply = function(...)
+          local s = ...
+          if select('#', ...) ~= 1 or type(s) ~= 'string' then return error_table('wrong number or type of arguments') end
+          return { ok = s }
+        end
+
+        redis.sha1hex = function(...)
+          if select('#', ...) ~= 1 then error(error_table('wrong number of arguments')) end
+          return sha1hex_((...))
+        end
+
+        redis.log = function(...)
+          local n, level = select('#', ...), ...
+          if n < 2 then error(error_table('redis.log() requires two arguments or more.')) end
+          if type(level) ~= 'number' then error(error_table('First argument must be a number (log level).')) end
+          if level < 0 or level > 3 then error(error_table('Invalid debug level.')) end
+          local parts = {}
+          for i = 2, n do
+            local v = select(i, ...)
+            parts[#parts + 1] = (type(v) == 'string' or type(v) == 'number') and tostring(v) or ''
+          end
+          log_(level, table.concat(parts, ' '))
+        end
+
+        -- Redis's __redis__err__handler: an error becomes {err=..., source=..., line=...}, with the
+        -- line of the script that raised it (C functions and this library are skipped).
+        do
+          local dbg = debug
+          local chunk = '__CHUNK__'
+          __redis__err__handler = function(err)
+            local level = 2
+            local i = dbg.getinfo(level, 'nSl')
+            while i and (i.what == 'C' or i.source == chunk) do
+              level = level + 1
+              i = dbg.getinfo(level, 'nSl')
+            end
+            if type(err) ~= 'table' then err = { err = 'ERR ' .. tostring(err) } end
+            if i then
+              err['source'] = i.source
+              err['line'] = i.currentline
+            end
+            return err
+          end
+        end
+        """;
+}

@@ -1,0 +1,251 @@
+using System.Buffers;
+using System.Globalization;
+using System.Security.Cryptography;
+using KeraLua;
+using RedisClone.Commands;
+using RedisClone.Protocol;
+using RedisClone.Server;
+
+namespace RedisClone.Scripting;
+
+/// <summary>Runs one command a script sent through redis.call; sets <paramref name="error"/> when it cannot run from a script.</summary>
+/// <remarks>
+/// Execution supplies it (Scripting sits below Execution, which runs every command): the command is
+/// looked up, checked and run by the same call that runs a client's command.
+/// </remarks>
+internal delegate void ScriptCommandRunner(RedisServer server, ClientSession session, CommandBuffer command,
+    IBufferWriter<byte> sink, long nowMs, out string? error);
+
+/// <summary>
+/// One Lua state per server: the compatibility layer and the redis library loaded once, each script
+/// compiled once and kept by its SHA1 (SCRIPT FLUSH drops the state, as Redis does). Not thread-safe:
+/// callers hold <see cref="Sync"/>; EVAL also holds every shard's gate (see ScriptCommands).
+/// </summary>
+internal sealed class LuaEngine : IDisposable
+{
+    /// <summary>Set by Execution before any command runs.</summary>
+    public static ScriptCommandRunner? Runner;
+
+    private static readonly LuaFunction CallDelegate = Call;
+    private static readonly LuaFunction Sha1Delegate = Sha1Hex;
+    private static readonly LuaFunction LogDelegate = Log;
+
+    // The engine whose script is running on this thread (the callbacks are static: KeraLua needs
+    // delegates kept alive, and a static one needs no allocation per state).
+    [ThreadStatic] private static LuaEngine? _running;
+
+    private readonly RedisServer _server;
+    private readonly Dictionary<string, int> _scripts = new(StringComparer.Ordinal);
+    private readonly ClientSession _session;
+    private readonly CommandBuffer _command = new();
+    private readonly ArrayBufferWriter<byte> _reply = new();
+    private Lua _lua;
+    private long _nowMs;
+
+    public LuaEngine(RedisServer server)
+    {
+        _server = server;
+        _session = new ClientSession(-1, null, null, static () => { });
+        _lua = NewState();
+    }
+
+    public object Sync { get; } = new();
+
+    public int ScriptCount => _scripts.Count;
+
+    private static Lua NewState()
+    {
+        var lua = new Lua();
+        lua.Register("__redis_call", CallDelegate);
+        lua.Register("__redis_sha1hex", Sha1Delegate);
+        lua.Register("__redis_log", LogDelegate);
+        var source = LuaBootstrap.Source.Replace("__CHUNK__", LuaBootstrap.ChunkName);
+        if (lua.LoadString(source, LuaBootstrap.ChunkName) != LuaStatus.OK || lua.PCall(0, 0, 0) != LuaStatus.OK)
+            throw new InvalidOperationException("Lua bootstrap failed: " + lua.ToString(-1, false));
+        return lua;
+    }
+
+    public static string Sha1Hex(ReadOnlySpan<byte> body) => Convert.ToHexStringLower(SHA1.HashData(body));
+
+    public bool Exists(string sha) => _scripts.ContainsKey(sha);
+
+    /// <summary>Compiles <paramref name="body"/> unless its SHA1 is cached; null on success, else Redis's error text.</summary>
+    public string? Load(ReadOnlySpan<byte> body, out string sha)
+    {
+        sha = Sha1Hex(body);
+        if (_scripts.ContainsKey(sha)) return null;
+        var lua = _lua;
+        if (lua.LoadBuffer(body.ToArray(), "@user_script") != LuaStatus.OK)
+        {
+            string message = lua.ToString(-1, false);
+            lua.Pop(1);
+            return "Error compiling script (new function): " + message;
+        }
+        _scripts[sha] = lua.Ref(LuaRegistry.Index);
+        return null;
+    }
+
+    /// <summary>Drops every script: a new state, as Redis's SCRIPT FLUSH.</summary>
+    public void Flush()
+    {
+        _scripts.Clear();
+        var old = _lua;
+        _lua = NewState();
+        old.Dispose();
+    }
+
+    /// <summary>
+    /// Runs the cached script <paramref name="sha"/> with KEYS and ARGV from the command's arguments
+    /// and writes its converted reply (RESP2 rules) into <paramref name="ctx"/>. False when no such script.
+    /// </summary>
+    public bool Run(string sha, ref CommandContext ctx, int firstKey, int numKeys)
+    {
+        if (!_scripts.TryGetValue(sha, out int reference)) return false;
+        var lua = _lua;
+        int top = lua.GetTop();
+        SetArray(lua, "KEYS", ref ctx, firstKey, numKeys);
+        SetArray(lua, "ARGV", ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
+        lua.GetGlobal("__redis__err__handler");
+        lua.RawGetInteger(LuaRegistry.Index, reference);
+        _session.Db = ctx.DbIndex;
+        _nowMs = ctx.NowMs;
+        var previous = _running;
+        _running = this;
+        LuaStatus status;
+        try
+        {
+            status = lua.PCall(0, 1, top + 1);
+        }
+        finally
+        {
+            _running = previous;
+        }
+        if (status != LuaStatus.OK) ReplyError(lua, ref ctx, sha);
+        else LuaReply.Write(lua, ref ctx);
+        lua.SetTop(top);
+        return true;
+    }
+
+    private static void SetArray(Lua lua, string name, ref CommandContext ctx, int from, int count)
+    {
+        lua.CreateTable(count, 0);
+        for (int j = 0; j < count; j++)
+        {
+            lua.PushBuffer(ctx.Arg(from + j).ToArray());
+            lua.RawSetInteger(-2, j + 1);
+        }
+        lua.SetGlobal(name);
+    }
+
+    /// <summary>An error the script raised: "-msg script: sha, on @user_script:line." as Redis's luaCallFunction.</summary>
+    private static void ReplyError(Lua lua, ref CommandContext ctx, string sha)
+    {
+        if (!lua.IsTable(-1))
+        {
+            string msg = lua.IsString(-1) ? lua.ToString(-1, false) : "execution failure";
+            if (msg.Length > 100) msg = msg[..100];
+            ctx.Error(Sanitize($"ERR Error running script f_{sha}, {msg}"));
+            return;
+        }
+        string? text = GetStringField(lua, "err");
+        string? source = GetStringField(lua, "source");
+        string? line = GetStringField(lua, "line");
+        var message = text ?? "";
+        if (line != null && source != null) message += $" script: {sha}, on {source}:{line}.";
+        ctx.Error(Sanitize(message));
+    }
+
+    internal static string? GetStringField(Lua lua, string field)
+    {
+        lua.GetField(-1, field);
+        string? value = lua.IsString(-1) ? lua.ToString(-1, false) : null;
+        lua.Pop(1);
+        return value;
+    }
+
+    /// <summary>Error replies are one line: Redis turns CR and LF into spaces.</summary>
+    internal static string Sanitize(string error) => error.Replace('\r', ' ').Replace('\n', ' ');
+
+    /// <summary>redis.call / redis.pcall: (raise, command, args...) → reply, failed.</summary>
+    private static int Call(IntPtr state)
+    {
+        var lua = Lua.FromIntPtr(state);
+        var engine = _running;
+        bool raise = lua.ToBoolean(1);
+        int argc = lua.GetTop() - 1;
+        if (engine == null) return PushError(lua, "redis.call is only available while a script runs", raise);
+        if (argc == 0) return PushError(lua, "Please specify at least one argument for this redis lib call", raise);
+        var command = engine._command;
+        command.Clear();
+        command.BeginCommand();
+        for (int a = 2; a <= argc + 1; a++)
+        {
+            var type = lua.Type(a);
+            if (type == LuaType.Number)
+            {
+                var text = FormatNumber(lua, a);
+                System.Text.Encoding.ASCII.GetBytes(text, command.AddArg(text.Length));
+            }
+            else if (type == LuaType.String)
+            {
+                var bytes = lua.ToBuffer(a, false);
+                bytes.CopyTo(command.AddArg(bytes.Length));
+            }
+            else
+            {
+                command.DropOpenCommand();
+                return PushError(lua, "Lua redis lib command arguments must be strings or integers", raise);
+            }
+        }
+        command.EndCommand();
+        var sink = engine._reply;
+        sink.ResetWrittenCount();
+        Runner!(engine._server, engine._session, command, sink, engine._nowMs, out string? error);
+        if (error != null) return PushError(lua, error, raise);
+        var written = sink.WrittenSpan;
+        LuaReply.Push(lua, written);
+        lua.PushBoolean(raise && written.Length > 0 && written[0] == (byte)'-');
+        return 2;
+    }
+
+    /// <summary>
+    /// A number argument as Redis 7.2 formats it (fpconv_dtoa, the shortest round-trip form): 10/2
+    /// gives "5", 0.1 gives "0.1".
+    /// </summary>
+    private static string FormatNumber(Lua lua, int index)
+    {
+        if (lua.IsInteger(index)) return lua.ToInteger(index).ToString(CultureInfo.InvariantCulture);
+        double d = lua.ToNumber(index);
+        if (d == Math.Floor(d) && Math.Abs(d) < 1e17) return ((long)d).ToString(CultureInfo.InvariantCulture);
+        return d.ToString("R", CultureInfo.InvariantCulture).Replace("E", "e");
+    }
+
+    /// <summary>Pushes {err="ERR msg"} and whether the wrapper should raise it.</summary>
+    private static int PushError(Lua lua, string message, bool raise)
+    {
+        LuaReply.PushErrorTable(lua, message.StartsWith('-') ? message : "-ERR " + message);
+        lua.PushBoolean(raise);
+        return 2;
+    }
+
+    private static int Sha1Hex(IntPtr state)
+    {
+        var lua = Lua.FromIntPtr(state);
+        var type = lua.Type(1);
+        byte[] bytes = type is LuaType.String ? lua.ToBuffer(1, false)
+            : type is LuaType.Number ? System.Text.Encoding.ASCII.GetBytes(FormatNumber(lua, 1)) : [];
+        lua.PushString(Sha1Hex(bytes));
+        return 1;
+    }
+
+    private static int Log(IntPtr state)
+    {
+        var lua = Lua.FromIntPtr(state);
+        var engine = _running;
+        var level = (ServerLog.Level)(int)lua.ToInteger(1);
+        engine?._server.Log.Write(level, lua.ToString(2, false));
+        return 0;
+    }
+
+    public void Dispose() => _lua.Dispose();
+}

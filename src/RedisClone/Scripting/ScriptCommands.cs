@@ -1,0 +1,139 @@
+using RedisClone.Commands;
+using RedisClone.Common;
+using RedisClone.Protocol;
+
+namespace RedisClone.Scripting;
+
+/// <summary>
+/// EVAL, EVALSHA and SCRIPT. A script runs with every shard's gate held (the table routes these
+/// commands to all shards): simple and atomic whatever keys the script touches, declared or not.
+/// Later: take only the declared keys' shards and refuse undeclared keys as Redis's cluster rules do.
+/// </summary>
+internal static class ScriptCommands
+{
+    private const string NoScript = "NOSCRIPT No matching script. Please use EVAL.";
+
+    private static readonly string[] HelpLines =
+    [
+        "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "DEBUG (YES|SYNC|NO)",
+        "    Set the debug mode for subsequent scripts executed.",
+        "EXISTS <sha1> [<sha1> ...]",
+        "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Flush the Lua scripts cache. Very dangerous on replicas.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the scripts cache.",
+        "    * SYNC: Synchronously flush the scripts cache.",
+        "KILL",
+        "    Kill the currently executing Lua script.",
+        "LOAD <script>",
+        "    Load a script into the scripts cache without executing it.",
+        "HELP",
+        "    Print this help.",
+    ];
+
+    /// <summary>EVAL script numkeys [key ...] [arg ...] — compiles (once per SHA1) and runs the script.</summary>
+    public static void Eval(ref CommandContext ctx) => Run(ref ctx, evalSha: false);
+
+    /// <summary>EVALSHA sha1 numkeys [key ...] [arg ...] — runs a cached script, or NOSCRIPT.</summary>
+    public static void EvalSha(ref CommandContext ctx) => Run(ref ctx, evalSha: true);
+
+    private static void Run(ref CommandContext ctx, bool evalSha)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long numKeys))
+        {
+            ctx.Error(RespErrors.NotInteger);
+            return;
+        }
+        if (numKeys > ctx.ArgCount - 3)
+        {
+            ctx.Error("ERR Number of keys can't be greater than number of args");
+            return;
+        }
+        if (numKeys < 0)
+        {
+            ctx.Error("ERR Number of keys can't be negative");
+            return;
+        }
+        var engine = ctx.Server.Scripts;
+        lock (engine.Sync)
+        {
+            string sha;
+            if (evalSha)
+            {
+                var arg = ctx.Arg(1);
+                sha = arg.Length == 40 ? RespErrors.Latin(arg).ToLowerInvariant() : "";
+            }
+            else
+            {
+                string? error = engine.Load(ctx.Arg(1), out sha);
+                if (error != null)
+                {
+                    ctx.Error(LuaEngine.Sanitize("ERR " + error));
+                    return;
+                }
+            }
+            if (!engine.Run(sha, ref ctx, 3, (int)numKeys)) ctx.Error(NoScript);
+        }
+    }
+
+    /// <summary>The keys of EVAL/EVALSHA: numkeys (argument 2) names the arguments after it.</summary>
+    public static int EvalKeys(ref CommandContext ctx, scoped Span<int> keys)
+    {
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long numKeys) || numKeys < 0 || numKeys > ctx.ArgCount - 3) return 0;
+        for (int i = 0; i < numKeys && i < keys.Length; i++) keys[i] = 3 + i;
+        return (int)numKeys;
+    }
+
+    /// <summary>SCRIPT LOAD script — compiles and caches the script; its SHA1.</summary>
+    public static void Load(ref CommandContext ctx)
+    {
+        var engine = ctx.Server.Scripts;
+        lock (engine.Sync)
+        {
+            string? error = engine.Load(ctx.Arg(2), out string sha);
+            if (error != null) ctx.Error(LuaEngine.Sanitize("ERR " + error));
+            else ctx.Reply.Bulk(sha);
+        }
+    }
+
+    /// <summary>SCRIPT EXISTS sha1 [sha1 ...] — 1 or 0 for each.</summary>
+    public static void Exists(ref CommandContext ctx)
+    {
+        var engine = ctx.Server.Scripts;
+        lock (engine.Sync)
+        {
+            ctx.Reply.ArrayHeader(ctx.ArgCount - 2);
+            for (int i = 2; i < ctx.ArgCount; i++)
+            {
+                var arg = ctx.Arg(i);
+                ctx.Reply.Integer(arg.Length == 40 && engine.Exists(RespErrors.Latin(arg).ToLowerInvariant()) ? 1 : 0);
+            }
+        }
+    }
+
+    /// <summary>SCRIPT FLUSH [ASYNC|SYNC] — forgets every script (both modes flush at once: the cache is small).</summary>
+    public static void Flush(ref CommandContext ctx)
+    {
+        if (ctx.ArgCount > 3 || (ctx.ArgCount == 3 && !ctx.ArgIs(2, "SYNC") && !ctx.ArgIs(2, "ASYNC")))
+        {
+            ctx.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+            return;
+        }
+        var engine = ctx.Server.Scripts;
+        lock (engine.Sync) engine.Flush();
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>SCRIPT HELP.</summary>
+    public static void Help(ref CommandContext ctx)
+    {
+        ctx.Reply.ArrayHeader(HelpLines.Length);
+        foreach (var line in HelpLines) ctx.Reply.SimpleString(line);
+    }
+
+    /// <summary>SCRIPT alone: the container's handler is never reached with a valid subcommand.</summary>
+    public static void Container(ref CommandContext ctx) => Help(ref ctx);
+}
