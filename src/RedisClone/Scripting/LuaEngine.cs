@@ -77,7 +77,8 @@ internal sealed class LuaEngine : IDisposable
         var lua = _lua;
         if (lua.LoadBuffer(body.ToArray(), "@user_script") != LuaStatus.OK)
         {
-            string message = lua.ToString(-1, false);
+            // Lua 5.1 quotes the end-of-file token ("near '<eof>'"), 5.4 does not.
+            string message = lua.ToString(-1, false).Replace("near <eof>", "near '<eof>'");
             lua.Pop(1);
             return "Error compiling script (new function): " + message;
         }
@@ -158,7 +159,11 @@ internal sealed class LuaEngine : IDisposable
     internal static string? GetStringField(Lua lua, string field)
     {
         lua.GetField(-1, field);
-        string? value = lua.IsString(-1) ? lua.ToString(-1, false) : null;
+        // lua_isstring: strings and numbers (KeraLua's IsString checks for strings only).
+        var type = lua.Type(-1);
+        string? value = type == LuaType.String ? lua.ToString(-1, false)
+            : type == LuaType.Number ? (lua.IsInteger(-1) ? lua.ToInteger(-1).ToString(CultureInfo.InvariantCulture) : lua.ToString(-1, false))
+            : null;
         lua.Pop(1);
         return value;
     }

@@ -31,7 +31,7 @@ internal static class ScriptCommands
         "LOAD <script>",
         "    Load a script into the scripts cache without executing it.",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
     ];
 
     /// <summary>EVAL script numkeys [key ...] [arg ...] — compiles (once per SHA1) and runs the script.</summary>
