@@ -12,7 +12,9 @@ internal sealed partial class CommandTable
     /// </summary>
     private static IEnumerable<CommandDef> ScriptingRows()
     {
+        // Redis words a note on EVAL's key spec, and none on EVALSHA's.
         const string EvalKeys = "RW access update i=2 n=0,1,1 -- We cannot tell how the keys will be used so we assume the worst, RW and UPDATE";
+        const string EvalShaKeys = "RW access update i=2 n=0,1,1";
         const CommandFlags Eval = NoScript | SkipMonitor | MayReplicate | NoMandatoryKeys | Stale | MovableKeys;
         return
         [
@@ -23,7 +25,7 @@ internal sealed partial class CommandTable
                 Since = "2.6.0", Complexity = "Depends on the script that is executed.",
                 Args = "script:string numkeys:integer [key:key...] [arg:string...]",
             },
-            new("evalsha", -3, Eval, ScriptCommands.EvalSha, keys: EvalKeys, group: "scripting",
+            new("evalsha", -3, Eval, ScriptCommands.EvalSha, keys: EvalShaKeys, group: "scripting",
                 routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a cached Lua script by its SHA1 digest.",
@@ -45,7 +47,7 @@ internal sealed partial class CommandTable
                     new("flush", -2, NoScript, ScriptCommands.Flush)
                     {
                         Summary = "Removes every script from the script cache.",
-                        Since = "2.6.0", Complexity = "O(N), N = scripts in cache", Args = "[flush-type(ASYNC | SYNC)]",
+                        Since = "2.6.0", Complexity = "O(N), N = scripts in cache", Args = "[async(ASYNC | SYNC)@6.2.0]",
                         History = "6.2.0: Added the `ASYNC` and `SYNC` flushing mode modifiers.",
                         Tips = "request_policy:all_nodes response_policy:all_succeeded",
                     },

@@ -21,7 +21,9 @@ public class CommandDifferentialTests
     private static readonly HashSet<string> ChangedIn72 = ["zrank", "zrevrank"];
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
-    private static readonly HashSet<string> OnlyTheirs = ["client|caching", "client|tracking", "client|trackinginfo", "client|unblock"];
+    // script|debug and script|kill: not yet (scripting issue 13).
+    private static readonly HashSet<string> OnlyTheirs = ["client|caching", "client|tracking", "client|trackinginfo", "client|unblock",
+        "script|debug", "script|kill"];
 
     private static IEnumerable<CommandDef> AllDefs()
     {
