@@ -15,7 +15,10 @@ internal sealed partial class CommandTable
         // Redis words a note on EVAL's key spec, and none on EVALSHA's.
         const string EvalKeys = "RW access update i=2 n=0,1,1 -- We cannot tell how the keys will be used so we assume the worst, RW and UPDATE";
         const string EvalShaKeys = "RW access update i=2 n=0,1,1";
+        const string EvalRoKeys = "RO access i=2 n=0,1,1 -- We cannot tell how the keys will be used so we assume the worst, RO and ACCESS";
+        const string EvalShaRoKeys = "RO access i=2 n=0,1,1";
         const CommandFlags Eval = NoScript | SkipMonitor | MayReplicate | NoMandatoryKeys | Stale | MovableKeys;
+        const CommandFlags EvalRo = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys;
         return
         [
             new("eval", -3, Eval, ScriptCommands.Eval, keys: EvalKeys, group: "scripting",
@@ -30,6 +33,20 @@ internal sealed partial class CommandTable
             {
                 Summary = "Runs a cached Lua script by its SHA1 digest.",
                 Since = "2.6.0", Complexity = "Depends on the script that is executed.",
+                Args = "sha1:string numkeys:integer [key:key...] [arg:string...]",
+            },
+            new("eval_ro", -3, EvalRo, ScriptCommands.EvalRo, keys: EvalRoKeys, group: "scripting",
+                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+            {
+                Summary = "Runs a Lua script that may only read: its write commands are refused.",
+                Since = "7.0.0", Complexity = "Depends on the script that is executed.",
+                Args = "script:string numkeys:integer [key:key...] [arg:string...]",
+            },
+            new("evalsha_ro", -3, EvalRo, ScriptCommands.EvalShaRo, keys: EvalShaRoKeys, group: "scripting",
+                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+            {
+                Summary = "Runs a cached Lua script by its SHA1 digest; its write commands are refused.",
+                Since = "7.0.0", Complexity = "Depends on the script that is executed.",
                 Args = "sha1:string numkeys:integer [key:key...] [arg:string...]",
             },
             new("script", -2, None, ScriptCommands.Container, group: "scripting")

@@ -17,7 +17,7 @@ internal static class ScriptCalls
     public static void Install() => LuaEngine.Runner = Run;
 
     private static void Run(RedisServer server, ClientSession session, CommandBuffer command, IBufferWriter<byte> sink,
-        long nowMs, out string? error)
+        long nowMs, bool readOnly, out string? error)
     {
         error = null;
         int argc = command.ArgCount(0);
@@ -36,6 +36,12 @@ internal static class ScriptCalls
         if ((def.Flags & CommandFlags.NoScript) != 0)
         {
             error = "This Redis command is not allowed from script";
+            return;
+        }
+        // As Redis, a may-replicate command counts as a write here.
+        if (readOnly && (def.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0)
+        {
+            error = "Write commands are not allowed from read-only scripts.";
             return;
         }
         CommandRunner.Run(server, session, command, 0, def, sink, nowMs);

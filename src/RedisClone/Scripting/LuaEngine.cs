@@ -13,8 +13,9 @@ namespace RedisClone.Scripting;
 /// Execution supplies it (Scripting sits below Execution, which runs every command): the command is
 /// looked up, checked and run by the same call that runs a client's command.
 /// </remarks>
+/// <param name="readOnly">The script came from EVAL_RO/EVALSHA_RO: write commands are refused.</param>
 internal delegate void ScriptCommandRunner(RedisServer server, ClientSession session, CommandBuffer command,
-    IBufferWriter<byte> sink, long nowMs, out string? error);
+    IBufferWriter<byte> sink, long nowMs, bool readOnly, out string? error);
 
 /// <summary>
 /// One Lua state per server: the compatibility layer and the redis library loaded once, each script
@@ -41,6 +42,7 @@ internal sealed class LuaEngine : IDisposable
     private readonly ArrayBufferWriter<byte> _reply = new();
     private Lua _lua;
     private long _nowMs;
+    private bool _readOnly;
 
     public LuaEngine(RedisServer server)
     {
@@ -98,8 +100,9 @@ internal sealed class LuaEngine : IDisposable
     /// <summary>
     /// Runs the cached script <paramref name="sha"/> with KEYS and ARGV from the command's arguments
     /// and writes its converted reply (RESP2 rules) into <paramref name="ctx"/>. False when no such script.
+    /// <paramref name="readOnly"/>: EVAL_RO/EVALSHA_RO, whose redis.call refuses writes.
     /// </summary>
-    public bool Run(string sha, ref CommandContext ctx, int firstKey, int numKeys)
+    public bool Run(string sha, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly)
     {
         if (!_scripts.TryGetValue(sha, out int reference)) return false;
         var lua = _lua;
@@ -110,6 +113,7 @@ internal sealed class LuaEngine : IDisposable
         lua.RawGetInteger(LuaRegistry.Index, reference);
         _session.Db = ctx.DbIndex;
         _nowMs = ctx.NowMs;
+        _readOnly = readOnly;
         var previous = _running;
         _running = this;
         LuaStatus status;
@@ -205,7 +209,7 @@ internal sealed class LuaEngine : IDisposable
         command.EndCommand();
         var sink = engine._reply;
         sink.ResetWrittenCount();
-        Runner!(engine._server, engine._session, command, sink, engine._nowMs, out string? error);
+        Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, out string? error);
         if (error != null) return PushError(lua, error, raise);
         var written = sink.WrittenSpan;
         LuaReply.Push(lua, written);

@@ -5,7 +5,7 @@ using RedisClone.Protocol;
 namespace RedisClone.Scripting;
 
 /// <summary>
-/// EVAL, EVALSHA and SCRIPT. A script runs with every shard's gate held (the table routes these
+/// EVAL, EVALSHA, their read-only variants and SCRIPT. A script runs with every shard's gate held (the table routes these
 /// commands to all shards): simple and atomic whatever keys the script touches, declared or not.
 /// Later: take only the declared keys' shards and refuse undeclared keys as Redis's cluster rules do.
 /// </summary>
@@ -35,12 +35,18 @@ internal static class ScriptCommands
     ];
 
     /// <summary>EVAL script numkeys [key ...] [arg ...] — compiles (once per SHA1) and runs the script.</summary>
-    public static void Eval(ref CommandContext ctx) => Run(ref ctx, evalSha: false);
+    public static void Eval(ref CommandContext ctx) => Run(ref ctx, evalSha: false, readOnly: false);
 
     /// <summary>EVALSHA sha1 numkeys [key ...] [arg ...] — runs a cached script, or NOSCRIPT.</summary>
-    public static void EvalSha(ref CommandContext ctx) => Run(ref ctx, evalSha: true);
+    public static void EvalSha(ref CommandContext ctx) => Run(ref ctx, evalSha: true, readOnly: false);
 
-    private static void Run(ref CommandContext ctx, bool evalSha)
+    /// <summary>EVAL_RO script numkeys [key ...] [arg ...] — EVAL whose redis.call refuses write commands.</summary>
+    public static void EvalRo(ref CommandContext ctx) => Run(ref ctx, evalSha: false, readOnly: true);
+
+    /// <summary>EVALSHA_RO sha1 numkeys [key ...] [arg ...] — EVALSHA whose redis.call refuses write commands.</summary>
+    public static void EvalShaRo(ref CommandContext ctx) => Run(ref ctx, evalSha: true, readOnly: true);
+
+    private static void Run(ref CommandContext ctx, bool evalSha, bool readOnly)
     {
         if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long numKeys))
         {
@@ -75,7 +81,7 @@ internal static class ScriptCommands
                     return;
                 }
             }
-            if (!engine.Run(sha, ref ctx, 3, (int)numKeys)) ctx.Error(NoScript);
+            if (!engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly)) ctx.Error(NoScript);
         }
     }
 

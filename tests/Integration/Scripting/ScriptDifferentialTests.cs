@@ -131,6 +131,21 @@ public class ScriptDifferentialTests
             Eval("return loadstring('return 7')()", "0"),
             ["PING"]);
 
+    [Fact]
+    public void EvalRo_RefusesWrites_AllowsReads()
+        => Differential.AssertSame(
+            ["SET", "ro:k", "v"],
+            ["EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "ro:k"],
+            ["EVAL_RO", "redis.call('SET', KEYS[1], 'x') return 1", "1", "ro:k"],
+            ["EVAL_RO", "local r = redis.pcall('DEL', KEYS[1]) return r", "1", "ro:k"],
+            ["GET", "ro:k"],
+            ["SCRIPT", "LOAD", "return redis.call('GET', KEYS[1])"],
+            ["EVALSHA_RO", LuaSha("return redis.call('GET', KEYS[1])"), "1", "ro:k"],
+            ["EVALSHA_RO", "0000000000000000000000000000000000000000", "0"],
+            ["EVAL_RO", "return 1", "-1"],
+            ["EVAL_RO", "return 1"],
+            ["PING"]);
+
     private static string LuaSha(string body)
         => Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(System.Text.Encoding.UTF8.GetBytes(body)));
 }
