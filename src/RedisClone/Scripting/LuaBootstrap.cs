@@ -120,5 +120,22 @@ internal static class LuaBootstrap
             return err
           end
         end
+
+        -- The environment scripts run in (their _ENV): globals read through to _G, a missing one is
+        -- an error, and none can be set, as Redis's protected globals. Taken by C#, then removed.
+        do
+          local G, raise, rawget_, tostring_ = _G, error, rawget, tostring
+          __redis__env = setmetatable({}, {
+            __index = function(_, name)
+              local value = rawget_(G, name)
+              if value == nil then
+                raise("Script attempted to access nonexistent global variable '" .. tostring_(name) .. "'", 2)
+              end
+              return value
+            end,
+            __newindex = function() raise('Attempt to modify a readonly table', 2) end,
+            __metatable = false,
+          })
+        end
         """;
 }

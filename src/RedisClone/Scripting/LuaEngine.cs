@@ -41,6 +41,7 @@ internal sealed class LuaEngine : IDisposable
     private readonly CommandBuffer _command = new();
     private readonly ArrayBufferWriter<byte> _reply = new();
     private Lua _lua;
+    private int _env;
     private long _nowMs;
     private bool _readOnly;
 
@@ -48,14 +49,15 @@ internal sealed class LuaEngine : IDisposable
     {
         _server = server;
         _session = new ClientSession(-1, null, null, static () => { });
-        _lua = NewState();
+        (_lua, _env) = NewState();
     }
 
     public object Sync { get; } = new();
 
     public int ScriptCount => _scripts.Count;
 
-    private static Lua NewState()
+    /// <summary>A state with the bootstrap loaded, and the registry reference of the scripts' environment.</summary>
+    private static (Lua, int) NewState()
     {
         var lua = new Lua();
         lua.Register("__redis_call", CallDelegate);
@@ -64,7 +66,11 @@ internal sealed class LuaEngine : IDisposable
         var source = LuaBootstrap.Source.Replace("__CHUNK__", LuaBootstrap.ChunkName);
         if (lua.LoadString(source, LuaBootstrap.ChunkName) != LuaStatus.OK || lua.PCall(0, 0, 0) != LuaStatus.OK)
             throw new InvalidOperationException("Lua bootstrap failed: " + lua.ToString(-1, false));
-        return lua;
+        lua.GetGlobal("__redis__env");
+        int env = lua.Ref(LuaRegistry.Index);
+        lua.PushNil();
+        lua.SetGlobal("__redis__env");
+        return (lua, env);
     }
 
     public static string Sha1Hex(ReadOnlySpan<byte> body) => Convert.ToHexStringLower(SHA1.HashData(body));
@@ -84,6 +90,9 @@ internal sealed class LuaEngine : IDisposable
             lua.Pop(1);
             return "Error compiling script (new function): " + message;
         }
+        // The chunk's one upvalue is its _ENV: the protected environment instead of _G.
+        lua.RawGetInteger(LuaRegistry.Index, _env);
+        lua.SetUpValue(-2, 1);
         _scripts[sha] = lua.Ref(LuaRegistry.Index);
         return null;
     }
@@ -93,7 +102,7 @@ internal sealed class LuaEngine : IDisposable
     {
         _scripts.Clear();
         var old = _lua;
-        _lua = NewState();
+        (_lua, _env) = NewState();
         old.Dispose();
     }
 

@@ -132,6 +132,16 @@ public class ScriptDifferentialTests
             ["PING"]);
 
     [Fact]
+    public void Eval_Globals_AreProtected()
+        => Differential.AssertSame(
+            Eval("return nosuchglobal", "0"),
+            Eval("local x = nosuchglobal return 1", "0"),
+            Eval("newglobal = 1 return 1", "0"),
+            Eval("return type(redis) .. type(KEYS) .. type(string.format)", "0"),
+            Eval("local ok, e = pcall(function() return nosuchglobal end) return tostring(ok)", "0"),
+            ["PING"]);
+
+    [Fact]
     public void EvalRo_RefusesWrites_AllowsReads()
         => Differential.AssertSame(
             ["SET", "ro:k", "v"],
