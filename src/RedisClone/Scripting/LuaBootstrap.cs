@@ -29,6 +29,7 @@ internal static class LuaBootstrap
         math.log10 = function(x) return math.log(x, 10) end
         math.ldexp = function(m, e) return m * 2.0 ^ e end
         string.gfind = string.gmatch
+        gcinfo = function() return math.floor(collectgarbage('count')) end
 
         -- The sandbox: what Redis leaves out of a script's reach.
         do
@@ -40,6 +41,11 @@ internal static class LuaBootstrap
         dofile = nil
         require = nil
         package = nil
+        print = nil
+        -- Lua 5.4 globals that 5.1 does not have.
+        utf8 = nil
+        warn = nil
+        rawlen = nil
 
         local call_, sha1hex_, log_ = __redis_call, __redis_sha1hex, __redis_log
         __redis_call, __redis_sha1hex, __redis_log = nil, nil, nil
@@ -57,6 +63,14 @@ internal static class LuaBootstrap
 
         redis = {}
         redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING = 0, 1, 2, 3
+        redis.REDIS_VERSION = '__VERSION__'
+        redis.REDIS_VERSION_NUM = __VERSION_NUM__
+
+        -- Deprecated: scripts always replicate their effects (Redis 7).
+        redis.replicate_commands = function() return true end
+        -- The script debugger (SCRIPT DEBUG) is not there: no breakpoint is ever active.
+        redis.breakpoint = function() return false end
+        redis.debug = function() end
 
         redis.call = function(...)
           local reply, failed = call_(true, ...)
@@ -120,6 +134,7 @@ internal static class LuaBootstrap
             return err
           end
         end
+        debug = nil -- as Redis: only the error handler keeps it
 
         -- The environment scripts run in (their _ENV): globals read through to _G, a missing one is
         -- an error, and none can be set, as Redis's protected globals. Taken by C#, then removed.

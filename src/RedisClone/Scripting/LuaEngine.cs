@@ -63,7 +63,10 @@ internal sealed class LuaEngine : IDisposable
         lua.Register("__redis_call", CallDelegate);
         lua.Register("__redis_sha1hex", Sha1Delegate);
         lua.Register("__redis_log", LogDelegate);
-        var source = LuaBootstrap.Source.Replace("__CHUNK__", LuaBootstrap.ChunkName);
+        var version = Version.Parse(ServerInfo.Version);
+        var source = LuaBootstrap.Source.Replace("__CHUNK__", LuaBootstrap.ChunkName)
+            .Replace("__VERSION_NUM__", ((version.Major << 16) | (version.Minor << 8) | version.Build).ToString(CultureInfo.InvariantCulture))
+            .Replace("__VERSION__", ServerInfo.Version);
         if (lua.LoadString(source, LuaBootstrap.ChunkName) != LuaStatus.OK || lua.PCall(0, 0, 0) != LuaStatus.OK)
             throw new InvalidOperationException("Lua bootstrap failed: " + lua.ToString(-1, false));
         lua.GetGlobal("__redis__env");
