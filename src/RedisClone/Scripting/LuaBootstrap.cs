@@ -31,6 +31,27 @@ internal static class LuaBootstrap
         string.gfind = string.gmatch
         gcinfo = function() return math.floor(collectgarbage('count')) end
 
+        -- Numbers print as Lua 5.1 prints them (%.14g: 10/2 is "5", 1e14 is "1e+14"), where 5.4
+        -- writes "5.0" and every digit. The `..` operator formats inside the VM and stays 5.4's.
+        do
+          local format, tostring_, concat, type_ = string.format, tostring, table.concat, type
+          tostring = function(...)
+            local v = ...
+            if select('#', ...) == 0 then return tostring_() end
+            if type_(v) == 'number' then return format('%.14g', v) end
+            return tostring_(v)
+          end
+          table.concat = function(t, sep, i, j)
+            local n = j or #t
+            local copy, start = {}, i or 1
+            for k = start, n do
+              local v = t[k]
+              copy[k - start + 1] = type_(v) == 'number' and format('%.14g', v) or v
+            end
+            return concat(copy, sep or '')
+          end
+        end
+
         -- The sandbox: what Redis leaves out of a script's reach.
         do
           local clock = os.clock

@@ -134,6 +134,13 @@ public class ScriptDifferentialTests
                  "local out = {} for i, n in ipairs(names) do out[i] = n .. '=' .. type(rawget(_G, n)) end return out", "0"),
             Eval("return {type(redis.replicate_commands), redis.replicate_commands(), redis.breakpoint()}", "0"),
             Eval("return type(redis.REDIS_VERSION) .. type(redis.REDIS_VERSION_NUM)", "0"),
+            Eval("return {tostring(10/2), tostring(3/2), tostring(100000000000000), tostring(-0.0), tostring('s'), tostring(nil), tostring(true)}", "0"),
+            // Apart: Lua 5.1 shares one constant for 0 and -0.0 in a chunk, so 1/0 there gives -inf.
+            Eval("return {tostring(1/0), tostring(-1/0)}", "0"),
+            Eval("return table.concat({1, 2.5, 3.0, 'x', 10/2}, ',')", "0"),
+            Eval("return table.concat({1, 2, 3}, '-', 2, 3)", "0"),
+            Eval("return table.concat({})", "0"),
+            Eval("return tostring(redis.call('INCRBY', KEYS[1], 5))", "1", "num:k"),
             ["PING"]);
 
     [Fact]
