@@ -168,6 +168,22 @@ public class ScriptDifferentialTests
             ["EVAL_RO", "return 1"],
             ["PING"]);
 
+    [Fact]
+    public void Eval_InMultiAndCommandGetKeys_AsRedis()
+        => Differential.AssertSame(
+            ["MULTI"],
+            Eval("return redis.call('INCR', KEYS[1])", "1", "tx:n"),
+            Eval("return redis.call('INCR', KEYS[1])", "1", "tx:n"),
+            ["GET", "tx:n"],
+            ["EXEC"],
+            ["COMMAND", "GETKEYS", "EVAL", "return 1", "2", "k1", "k2", "a1"],
+            ["COMMAND", "GETKEYS", "EVALSHA", "abc", "1", "k1"],
+            ["COMMAND", "GETKEYS", "EVAL_RO", "return 1", "1", "k1", "a1"],
+            ["COMMAND", "GETKEYS", "EVAL", "return 1", "0"],
+            ["COMMAND", "GETKEYSANDFLAGS", "EVAL", "return 1", "1", "k1"],
+            ["COMMAND", "GETKEYS", "EVAL", "return 1", "5", "k1"],
+            ["PING"]);
+
     private static string LuaSha(string body)
         => Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(System.Text.Encoding.UTF8.GetBytes(body)));
 }
