@@ -34,21 +34,56 @@ internal static class LuaBootstrap
         -- Numbers print as Lua 5.1 prints them (%.14g: 10/2 is "5", 1e14 is "1e+14"), where 5.4
         -- writes "5.0" and every digit. The `..` operator formats inside the VM and stays 5.4's.
         do
-          local format, tostring_, concat, type_ = string.format, tostring, table.concat, type
+          local format, tostring_, concat, type_, pcall_, raise = string.format, tostring, table.concat, type, pcall, error
+          local modf, tointeger, unpack_, select_ = math.modf, math.tointeger, table.unpack, select
           tostring = function(...)
             local v = ...
-            if select('#', ...) == 0 then return tostring_() end
+            if select_('#', ...) == 0 then return tostring_() end
             if type_(v) == 'number' then return format('%.14g', v) end
             return tostring_(v)
           end
+          -- Errors of the wrapped C functions are raised again at the script's line (level 2), not
+          -- this library's.
+          -- (Called through pcall, a C function is named '?' in its argument errors: put its name back.)
+          local gsub_ = string.gsub
+          local function rethrow(name, ok, ...)
+            if ok then return ... end
+            local message = ...
+            if type_(message) == 'string' then message = gsub_(message, "to '%?'", "to '" .. name .. "'", 1) end
+            raise(message, 2) -- rethrow is tail-called: level 2 is the script
+          end
           table.concat = function(t, sep, i, j)
-            local n = j or #t
-            local copy, start = {}, i or 1
-            for k = start, n do
+            if type_(t) ~= 'table' then return rethrow('concat', pcall_(concat, t, sep, i, j)) end
+            local first, last = i or 1, j or #t
+            local copy = {}
+            for k = first, last do
               local v = t[k]
-              copy[k - start + 1] = type_(v) == 'number' and format('%.14g', v) or v
+              copy[k - first + 1] = type_(v) == 'number' and format('%.14g', v) or v
             end
-            return concat(copy, sep or '')
+            return rethrow('concat', pcall_(concat, copy, sep or '', 1, last - first + 1))
+          end
+          -- 5.1's string.format: %d and the other integer conversions truncate a float, %s prints a
+          -- number as tostring does.
+          local integer_conversions = { d = true, i = true, c = true, o = true, x = true, X = true }
+          string.format = function(fmt, ...)
+            local args = { n = select_('#', ...), ... }
+            if type_(fmt) == 'string' then
+              local n = 0
+              for conversion in fmt:gmatch('%%[-+ #0]*%d*%.?%d*(.)') do
+                if conversion ~= '%' then
+                  n = n + 1
+                  local v = args[n]
+                  if type_(v) == 'number' then
+                    if integer_conversions[conversion] then
+                      args[n] = tointeger((modf(v))) or v
+                    elseif conversion == 's' then
+                      args[n] = format('%.14g', v)
+                    end
+                  end
+                end
+              end
+            end
+            return rethrow('format', pcall_(format, fmt, unpack_(args, 1, args.n)))
           end
         end
 
