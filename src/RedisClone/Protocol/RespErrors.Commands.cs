@@ -50,8 +50,13 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> CountNegative => "-ERR COUNT can't be negative\r\n"u8;
     public static ReadOnlySpan<byte> MaxLenNegative => "-ERR MAXLEN can't be negative\r\n"u8;
 
-    // Sets.
+    // Sets (SINTERCARD) and scripts (EVAL's numkeys).
     public static ReadOnlySpan<byte> NumKeysTooMany => "-ERR Number of keys can't be greater than number of args\r\n"u8;
+
+    // Scripts.
+    public static ReadOnlySpan<byte> NumKeysNegative => "-ERR Number of keys can't be negative\r\n"u8;
+    public static ReadOnlySpan<byte> NoScript => "-NOSCRIPT No matching script. Please use EVAL.\r\n"u8;
+    public static ReadOnlySpan<byte> ScriptFlushOption => "-ERR SCRIPT FLUSH only support SYNC|ASYNC option\r\n"u8;
 
     // Sorted sets: ZADD's options, ranges, ZUNION/ZINTER/ZDIFF.
     public static ReadOnlySpan<byte> ZAddXxAndNx => "-ERR XX and NX options at the same time are not compatible\r\n"u8;

@@ -11,7 +11,6 @@ namespace RedisClone.Scripting;
 /// </summary>
 internal static class ScriptCommands
 {
-    private const string NoScript = "NOSCRIPT No matching script. Please use EVAL.";
 
     private static readonly string[] HelpLines =
     [
@@ -55,12 +54,12 @@ internal static class ScriptCommands
         }
         if (numKeys > ctx.ArgCount - 3)
         {
-            ctx.Error("ERR Number of keys can't be greater than number of args");
+            ctx.Error(RespErrors.NumKeysTooMany);
             return;
         }
         if (numKeys < 0)
         {
-            ctx.Error("ERR Number of keys can't be negative");
+            ctx.Error(RespErrors.NumKeysNegative);
             return;
         }
         var engine = ctx.Server.Scripts;
@@ -81,7 +80,7 @@ internal static class ScriptCommands
                     return;
                 }
             }
-            if (!engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly)) ctx.Error(NoScript);
+            if (!engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly)) ctx.Error(RespErrors.NoScript);
         }
     }
 
@@ -125,7 +124,7 @@ internal static class ScriptCommands
     {
         if (ctx.ArgCount > 3 || (ctx.ArgCount == 3 && !ctx.ArgIs(2, "SYNC") && !ctx.ArgIs(2, "ASYNC")))
         {
-            ctx.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+            ctx.Error(RespErrors.ScriptFlushOption);
             return;
         }
         var engine = ctx.Server.Scripts;
