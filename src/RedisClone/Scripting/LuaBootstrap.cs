@@ -17,7 +17,10 @@ internal static class LuaBootstrap
     public const string Source = """
         -- Lua 5.1 globals that 5.4 dropped (KeraLua's build has no LUA_COMPAT_5_1).
         unpack = table.unpack
-        loadstring = function(s, chunkname) return load(s, chunkname) end
+        -- Text only (Redis's Lua parses every chunk as source: bytecode could break the VM), and
+        -- the chunk sees the same protected globals as the script.
+        local script_env
+        loadstring = function(s, chunkname) return load(s, chunkname, 't', script_env) end
         table.getn = function(t) return #t end
         table.maxn = function(t)
           local n = 0
@@ -56,11 +59,14 @@ internal static class LuaBootstrap
             if type_(t) ~= 'table' then return rethrow('concat', pcall_(concat, t, sep, i, j)) end
             local first, last = i or 1, j or #t
             local copy = {}
-            for k = first, last do
-              local v = t[k]
-              copy[k - first + 1] = type_(v) == 'number' and format('%.14g', v) or v
+            if type_(first) == 'number' and type_(last) == 'number' then
+              for k = first, last do
+                local v = t[k]
+                copy[k] = type_(v) == 'number' and format('%.14g', v) or v
+              end
             end
-            return rethrow('concat', pcall_(concat, copy, sep or '', 1, last - first + 1))
+            -- The same indexes as the caller's table, so an error names the caller's index.
+            return rethrow('concat', pcall_(concat, copy, sep or '', first, last))
           end
           -- 5.1's string.format: %d and the other integer conversions truncate a float, %s prints a
           -- number as tostring does.
@@ -196,7 +202,7 @@ internal static class LuaBootstrap
         -- an error, and none can be set, as Redis's protected globals. Taken by C#, then removed.
         do
           local G, raise, rawget_, tostring_ = _G, error, rawget, tostring
-          __redis__env = setmetatable({}, {
+          script_env = setmetatable({}, {
             __index = function(_, name)
               local value = rawget_(G, name)
               if value == nil then
@@ -207,6 +213,7 @@ internal static class LuaBootstrap
             __newindex = function() raise('Attempt to modify a readonly table', 2) end,
             __metatable = false,
           })
+          __redis__env = script_env
         end
         """;
 }

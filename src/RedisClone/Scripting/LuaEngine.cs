@@ -93,6 +93,7 @@ internal sealed class LuaEngine : IDisposable
             lua.Pop(1);
             return "Error compiling script (new function): " + message;
         }
+        TailCalls.Rewrite(lua, "@user_script");
         // The chunk's one upvalue is its _ENV: the protected environment instead of _G.
         lua.RawGetInteger(LuaRegistry.Index, _env);
         lua.SetUpValue(-2, 1);

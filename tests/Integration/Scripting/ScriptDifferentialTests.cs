@@ -72,15 +72,36 @@ public class ScriptDifferentialTests
             ["PING"]);
 
     /// <summary>
-    /// Known difference: "return redis.call(...)" is a tail call into the Lua wrapper around the C#
-    /// primitive, so Lua 5.4 drops the script's frame and the error loses its " script: sha, on
-    /// @user_script:N." suffix (Redis's redis.call is a C function, which keeps the frame).
+    /// "return redis.call(...)" is a tail call; Redis's redis.call is a C function, which keeps the
+    /// script's frame, so the error names the script's line. Ours is a Lua wrapper: the compiled
+    /// script's library tail calls are rewritten into plain calls (TailCalls) to keep that line.
     /// </summary>
-    [Fact(Skip = "tail call to redis.call loses the script's line (see summary); next session")]
-    public void Eval_RedisCallErrorInTailPosition_CarriesScriptLine()
+    [Fact]
+    public void Eval_ErrorsInTailPosition_CarryScriptLine()
         => Differential.AssertSame(
             ["SET", "e:str", "abc"],
             Eval("return redis.call('INCR', KEYS[1])", "1", "e:str"),
+            Eval("local x = 1\nif x == 1 then\n  return redis.call('INCR', KEYS[1])\nend", "1", "e:str"),
+            Eval("local function f(k) return redis.call('INCR', k) end\nreturn f(KEYS[1])", "1", "e:str"),
+            Eval("return redis.call('NOSUCHCOMMAND')", "0"),
+            Eval("return redis.sha1hex()", "0"),
+            Eval("return redis.log()", "0"),
+            Eval("return string.format('%d', 'x')", "0"),
+            Eval("return table.concat({}, 1, 2, 3)", "0"),
+            Eval("return redis.pcall('INCR', KEYS[1])", "1", "e:str"),
+            Eval("return redis.call('GET', KEYS[1])", "1", "e:str"),
+            Eval("local t = {redis.call('GET', KEYS[1]), 'b'} return unpack(t)", "1", "e:str"),
+            Eval("local function count(n, acc) if n == 0 then return acc end return count(n - 1, acc + 1) end\nreturn count(300000, 0)", "0"),
+            ["PING"]);
+
+    [Fact]
+    public void Eval_Loadstring_SeesProtectedGlobals()
+        => Differential.AssertSame(
+            Eval("return loadstring('return 1 + 1')()", "0"),
+            Eval("local f = loadstring('x = 5') local ok, err = pcall(f) return {tostring(ok), err}", "0"),
+            Eval("local f = loadstring('return nosuchglobal') local ok, err = pcall(f) return {tostring(ok), err}", "0"),
+            Eval("return loadstring('return ...', 'named')(7)", "0"),
+            Eval("local f, err = loadstring('return +') return err", "0"),
             ["PING"]);
 
     [Fact]
