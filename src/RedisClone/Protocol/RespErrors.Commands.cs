@@ -57,6 +57,7 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NumKeysNegative => "-ERR Number of keys can't be negative\r\n"u8;
     public static ReadOnlySpan<byte> NoScript => "-NOSCRIPT No matching script. Please use EVAL.\r\n"u8;
     public static ReadOnlySpan<byte> ScriptFlushOption => "-ERR SCRIPT FLUSH only support SYNC|ASYNC option\r\n"u8;
+    public static ReadOnlySpan<byte> ScriptWriteFlagOnRo => "-ERR Can not execute a script with write flag using *_ro command.\r\n"u8;
 
     // Sorted sets: ZADD's options, ranges, ZUNION/ZINTER/ZDIFF.
     public static ReadOnlySpan<byte> ZAddXxAndNx => "-ERR XX and NX options at the same time are not compatible\r\n"u8;

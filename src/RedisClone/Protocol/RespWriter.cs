@@ -129,6 +129,9 @@ internal readonly struct RespWriter
         Raw(Resp.Crlf);
     }
 
+    /// <summary>The header of a RESP3 verbatim string (<c>=len</c>); the caller writes "fmt:", the text and CRLF.</summary>
+    public void VerbatimHeader(long length) => Prefixed((byte)'=', length);
+
     /// <summary>
     /// A number too big for an integer reply: <c>(digits</c> in RESP3, a bulk string in RESP2.
     /// <paramref name="digits"/> is the decimal text, optionally signed.

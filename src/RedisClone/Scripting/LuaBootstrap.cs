@@ -93,6 +93,48 @@ internal static class LuaBootstrap
           end
         end
 
+        -- Redis's math.random and math.randomseed: the rand48 generator (X = X * 0x5DEECE66D + 0xB
+        -- mod 2^48, 31 bits out), one sequence for the whole server from a fixed start, so the
+        -- same scripts draw the same numbers as on redis-server.
+        do
+          local floor, tonumber_, type_, select_, raise, format = math.floor, tonumber, type, select, error, string.format
+          local state = 0x1234ABCD330E
+          local function next31()
+            state = (state * 0x5DEECE66D + 0xB) & 0xFFFFFFFFFFFF
+            return state >> 17
+          end
+          -- luaL_checkint: a number or a numeric string, cut to a C int.
+          local function checkint(name, n, present, v)
+            local x = (type_(v) == 'number' or type_(v) == 'string') and tonumber_(v) or nil
+            if x == nil then
+              local got = present and type_(v) or 'no value'
+              raise(format("bad argument #%d to '%s' (number expected, got %s)", n, name, got), 3)
+            end
+            if x ~= x or x >= 2147483648 or x <= -2147483649 then return -2147483648 end
+            return x < 0 and -floor(-x) or floor(x)
+          end
+          math.random = function(...)
+            local n = select_('#', ...)
+            local r = (next31() % 0x7FFFFFFF) / 0x7FFFFFFF
+            if n == 0 then return r end
+            local a, b = ...
+            if n == 1 then
+              local u = checkint('random', 1, true, a)
+              if u < 1 then raise("bad argument #1 to 'random' (interval is empty)", 2) end
+              return floor(r * u) + 1
+            elseif n == 2 then
+              local l, u = checkint('random', 1, true, a), checkint('random', 2, true, b)
+              if l > u then raise("bad argument #2 to 'random' (interval is empty)", 2) end
+              return floor(r * (u - l + 1)) + l
+            end
+            raise('wrong number of arguments', 2)
+          end
+          math.randomseed = function(...)
+            local seed = checkint('randomseed', 1, select_('#', ...) > 0, (...))
+            state = ((seed & 0xFFFFFFFF) << 16) | 0x330E
+          end
+        end
+
         -- The sandbox: what Redis leaves out of a script's reach.
         do
           local clock = os.clock
@@ -110,7 +152,9 @@ internal static class LuaBootstrap
         rawlen = nil
 
         local call_, sha1hex_, log_ = __redis_call, __redis_sha1hex, __redis_log
+        local setresp_, set_repl_, acl_check_cmd_ = __redis_setresp, __redis_set_repl, __redis_acl_check_cmd
         __redis_call, __redis_sha1hex, __redis_log = nil, nil, nil
+        __redis_setresp, __redis_set_repl, __redis_acl_check_cmd = nil, nil, nil
 
         -- Redis's luaPushErrorBuff: "-CODE msg" keeps CODE, anything else gets ERR; newlines trimmed.
         local function error_table(s)
@@ -161,6 +205,25 @@ internal static class LuaBootstrap
         redis.sha1hex = function(...)
           if select('#', ...) ~= 1 then error(error_table('wrong number of arguments')) end
           return sha1hex_((...))
+        end
+
+        redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL = 0, 1, 2, 2, 3
+
+        -- The C# primitives return an error text when the call is refused: raised as {err='ERR ...'}.
+        redis.setresp = function(...)
+          local failure = setresp_(...)
+          if failure then error(error_table(failure)) end
+        end
+
+        redis.set_repl = function(...)
+          local failure = set_repl_(...)
+          if failure then error(error_table(failure)) end
+        end
+
+        redis.acl_check_cmd = function(...)
+          local failure, allowed = acl_check_cmd_(...)
+          if failure then error(error_table(failure)) end
+          return allowed
         end
 
         redis.log = function(...)

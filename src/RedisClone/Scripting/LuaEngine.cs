@@ -5,6 +5,7 @@ using KeraLua;
 using RedisClone.Commands;
 using RedisClone.Protocol;
 using RedisClone.Server;
+using RedisClone.Storage;
 
 namespace RedisClone.Scripting;
 
@@ -30,13 +31,16 @@ internal sealed class LuaEngine : IDisposable
     private static readonly LuaFunction CallDelegate = Call;
     private static readonly LuaFunction Sha1Delegate = Sha1Hex;
     private static readonly LuaFunction LogDelegate = Log;
+    private static readonly LuaFunction SetRespDelegate = SetResp;
+    private static readonly LuaFunction SetReplDelegate = SetRepl;
+    private static readonly LuaFunction AclCheckDelegate = AclCheckCmd;
 
     // The engine whose script is running on this thread (the callbacks are static: KeraLua needs
     // delegates kept alive, and a static one needs no allocation per state).
     [ThreadStatic] private static LuaEngine? _running;
 
     private readonly RedisServer _server;
-    private readonly Dictionary<string, int> _scripts = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, (int Reference, ScriptFlags Flags)> _scripts = new(StringComparer.Ordinal);
     private readonly ClientSession _session;
     private readonly CommandBuffer _command = new();
     private readonly ArrayBufferWriter<byte> _reply = new();
@@ -63,6 +67,9 @@ internal sealed class LuaEngine : IDisposable
         lua.Register("__redis_call", CallDelegate);
         lua.Register("__redis_sha1hex", Sha1Delegate);
         lua.Register("__redis_log", LogDelegate);
+        lua.Register("__redis_setresp", SetRespDelegate);
+        lua.Register("__redis_set_repl", SetReplDelegate);
+        lua.Register("__redis_acl_check_cmd", AclCheckDelegate);
         var version = Version.Parse(ServerInfo.Version);
         var source = LuaBootstrap.Source.Replace("__CHUNK__", LuaBootstrap.ChunkName)
             .Replace("__VERSION_NUM__", ((version.Major << 16) | (version.Minor << 8) | version.Build).ToString(CultureInfo.InvariantCulture))
@@ -85,8 +92,11 @@ internal sealed class LuaEngine : IDisposable
     {
         sha = Sha1Hex(body);
         if (_scripts.ContainsKey(sha)) return null;
+        string? shebangError = ScriptShebang.Parse(body, out var flags, out int shebangLength);
+        if (shebangError != null) return shebangError;
         var lua = _lua;
-        if (lua.LoadBuffer(body.ToArray(), "@user_script") != LuaStatus.OK)
+        // The shebang line is left out, its line feed kept: line numbers stay the user's.
+        if (lua.LoadBuffer(body[shebangLength..].ToArray(), "@user_script") != LuaStatus.OK)
         {
             // Lua 5.1 quotes the end-of-file token ("near '<eof>'"), 5.4 does not.
             string message = lua.ToString(-1, false).Replace("near <eof>", "near '<eof>'");
@@ -97,7 +107,7 @@ internal sealed class LuaEngine : IDisposable
         // The chunk's one upvalue is its _ENV: the protected environment instead of _G.
         lua.RawGetInteger(LuaRegistry.Index, _env);
         lua.SetUpValue(-2, 1);
-        _scripts[sha] = lua.Ref(LuaRegistry.Index);
+        _scripts[sha] = (lua.Ref(LuaRegistry.Index), flags);
         return null;
     }
 
@@ -117,7 +127,19 @@ internal sealed class LuaEngine : IDisposable
     /// </summary>
     public bool Run(string sha, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly)
     {
-        if (!_scripts.TryGetValue(sha, out int reference)) return false;
+        if (!_scripts.TryGetValue(sha, out var script)) return false;
+        var (reference, flags) = script;
+        if ((flags & ScriptFlags.EvalCompat) == 0)
+        {
+            // Redis's scriptPrepareForRun: a script that declared flags and may write cannot run from
+            // an _RO command; one that declared no-writes runs read-only.
+            if ((flags & ScriptFlags.NoWrites) == 0 && readOnly)
+            {
+                ctx.Error(RespErrors.ScriptWriteFlagOnRo);
+                return true;
+            }
+            if ((flags & ScriptFlags.NoWrites) != 0) readOnly = true;
+        }
         var lua = _lua;
         int top = lua.GetTop();
         SetArray(lua, "KEYS", ref ctx, firstKey, numKeys);
@@ -125,10 +147,13 @@ internal sealed class LuaEngine : IDisposable
         lua.GetGlobal("__redis__err__handler");
         lua.RawGetInteger(LuaRegistry.Index, reference);
         _session.Db = ctx.DbIndex;
+        _session.Protocol = 2; // redis.setresp(3) changes it for this run
         _nowMs = ctx.NowMs;
         _readOnly = readOnly;
         var previous = _running;
         _running = this;
+        var log = PropagationLog.Current;
+        log?.SetScriptTargets(PropagationTarget.Both);
         LuaStatus status;
         try
         {
@@ -137,9 +162,10 @@ internal sealed class LuaEngine : IDisposable
         finally
         {
             _running = previous;
+            log?.SetScriptTargets(PropagationTarget.Both);
         }
         if (status != LuaStatus.OK) ReplyError(lua, ref ctx, sha);
-        else LuaReply.Write(lua, ref ctx);
+        else LuaReply.Write(lua, ref ctx, _session.Protocol == 3);
         lua.SetTop(top);
         return true;
     }
@@ -222,12 +248,22 @@ internal sealed class LuaEngine : IDisposable
         command.EndCommand();
         var sink = engine._reply;
         sink.ResetWrittenCount();
-        Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, out string? error);
-        if (error != null) return PushError(lua, error, raise);
-        var written = sink.WrittenSpan;
-        LuaReply.Push(lua, written);
-        lua.PushBoolean(raise && written.Length > 0 && written[0] == (byte)'-');
-        return 2;
+        int top = lua.GetTop();
+        try
+        {
+            Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, out string? error);
+            if (error != null) return PushError(lua, error, raise);
+            var written = sink.WrittenSpan;
+            LuaReply.Push(lua, written);
+            lua.PushBoolean(raise && written.Length > 0 && written[0] == (byte)'-');
+            return 2;
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            // An exception must not cross the native Lua frames (it would end the process).
+            lua.SetTop(top);
+            return PushError(lua, ex.Message, raise);
+        }
     }
 
     /// <summary>
@@ -257,6 +293,66 @@ internal sealed class LuaEngine : IDisposable
         byte[] bytes = type is LuaType.String ? lua.ToBuffer(1, false)
             : type is LuaType.Number ? System.Text.Encoding.ASCII.GetBytes(FormatNumber(lua, 1)) : [];
         lua.PushString(Sha1Hex(bytes));
+        return 1;
+    }
+
+    /// <summary>redis.setresp(n): the protocol the script's redis.call replies come in; an error text when n is not 2 or 3.</summary>
+    private static int SetResp(IntPtr state)
+    {
+        var lua = Lua.FromIntPtr(state);
+        var engine = _running;
+        int argc = lua.GetTop();
+        if (argc != 1) return PushMessage(lua, "redis.setresp() requires one argument.");
+        // lua_tonumber then a C int cast: anything that is not a number counts as 0.
+        double resp = lua.ToNumber(1);
+        if (resp is not (>= 2 and < 3) and not (>= 3 and < 4)) return PushMessage(lua, "RESP version must be 2 or 3.");
+        if (engine != null) engine._session.Protocol = (int)resp;
+        return 0;
+    }
+
+    /// <summary>redis.set_repl(flags): where the script's following writes propagate (REPL_NONE keeps them off the AOF and replicas).</summary>
+    private static int SetRepl(IntPtr state)
+    {
+        var lua = Lua.FromIntPtr(state);
+        if (lua.GetTop() != 1) return PushMessage(lua, "redis.set_repl() requires one argument.");
+        double value = lua.ToNumber(-1);
+        int flags = double.IsFinite(value) && Math.Abs(value) < int.MaxValue ? (int)value : -1;
+        if ((flags & ~(int)PropagationTarget.Both) != 0)
+            return PushMessage(lua, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+        PropagationLog.Current?.SetScriptTargets((PropagationTarget)flags);
+        return 0;
+    }
+
+    /// <summary>
+    /// redis.acl_check_cmd(command, args...): whether the caller may run it. There are no ACL users
+    /// yet (every client is the default user, allowed everything): true for a known command.
+    /// </summary>
+    private static int AclCheckCmd(IntPtr state)
+    {
+        var lua = Lua.FromIntPtr(state);
+        var engine = _running;
+        int argc = lua.GetTop();
+        if (argc == 0) return PushMessage(lua, "Please specify at least one argument for this redis lib call");
+        for (int a = 1; a <= argc; a++)
+            if (lua.Type(a) is not (LuaType.Number or LuaType.String))
+                return PushMessage(lua, "Lua redis lib command arguments must be strings or integers");
+        var name = lua.Type(1) == LuaType.String ? lua.ToBuffer(1, false) : System.Text.Encoding.ASCII.GetBytes(FormatNumber(lua, 1));
+        var def = engine?._server.Commands.Find(name);
+        if (def != null && def.Subcommands != null && argc >= 2)
+        {
+            var sub = lua.Type(2) == LuaType.String ? lua.ToBuffer(2, false) : System.Text.Encoding.ASCII.GetBytes(FormatNumber(lua, 2));
+            def = def.FindSubcommand(sub);
+        }
+        if (def == null) return PushMessage(lua, "Invalid command passed to redis.acl_check_cmd()");
+        lua.PushNil();
+        lua.PushBoolean(true);
+        return 2;
+    }
+
+    /// <summary>An error the Lua wrapper raises: (message) — the wrapper turns it into {err="ERR message"}.</summary>
+    private static int PushMessage(Lua lua, string message)
+    {
+        lua.PushString(message);
         return 1;
     }
 

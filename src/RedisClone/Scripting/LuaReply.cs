@@ -14,18 +14,25 @@ namespace RedisClone.Scripting;
 /// </summary>
 internal static class LuaReply
 {
-    /// <summary>Pushes the Lua value of the one RESP2 reply in <paramref name="reply"/>.</summary>
+    /// <summary>Pushes the Lua value of the one reply (RESP2, or RESP3 after redis.setresp(3)) in <paramref name="reply"/>.</summary>
     public static void Push(Lua lua, ReadOnlySpan<byte> reply)
     {
         int consumed = PushOne(lua, reply);
         _ = consumed;
     }
 
+    /// <summary>
+    /// Pushes one reply's value and returns its length (RESP3 types as Redis 7.2's
+    /// redisProtocolToLuaType: map → {map={...}}, set → {set={member=true}}, null → nil, boolean →
+    /// boolean, double → {double=n}, big number → {big_number=s}, verbatim →
+    /// {verbatim_string={format=f, string=s}}; an attribute is skipped).
+    /// </summary>
     private static int PushOne(Lua lua, ReadOnlySpan<byte> reply)
     {
         int eol = reply.IndexOf("\r\n"u8);
         var line = reply[1..eol];
         int next = eol + 2;
+        lua.CheckStack(4);
         switch (reply[0])
         {
             case (byte)':':
@@ -67,9 +74,75 @@ internal static class LuaReply
                 }
                 return next;
             }
+            case (byte)'%':
+            case (byte)'~':
+            {
+                bool map = reply[0] == (byte)'%';
+                RedisNumbers.TryParseInt64(line, out long count);
+                lua.CreateTable(0, 1);
+                lua.CreateTable(0, (int)count);
+                for (long j = 0; j < count; j++)
+                {
+                    next += PushOne(lua, reply[next..]);
+                    if (map) next += PushOne(lua, reply[next..]);
+                    else lua.PushBoolean(true);
+                    lua.SetTable(-3);
+                }
+                lua.SetField(-2, map ? "map" : "set");
+                return next;
+            }
+            case (byte)'_':
+                lua.PushNil();
+                return next;
+            case (byte)'#':
+                lua.PushBoolean(line.Length == 1 && line[0] == (byte)'t');
+                return next;
+            case (byte)',':
+                lua.CreateTable(0, 1);
+                lua.PushNumber(ParseDouble(line));
+                lua.SetField(-2, "double");
+                return next;
+            case (byte)'(':
+                lua.CreateTable(0, 1);
+                lua.PushBuffer(line.ToArray());
+                lua.SetField(-2, "big_number");
+                return next;
+            case (byte)'=':
+            {
+                RedisNumbers.TryParseInt64(line, out long length);
+                var body = reply.Slice(next, (int)length);
+                lua.CreateTable(0, 1);
+                lua.CreateTable(0, 2);
+                lua.PushBuffer(body[4..].ToArray());
+                lua.SetField(-2, "string");
+                lua.PushBuffer(body[..3].ToArray());
+                lua.SetField(-2, "format");
+                lua.SetField(-2, "verbatim_string");
+                return next + (int)length + 2;
+            }
+            case (byte)'|':
+            {
+                // Attributes are not shown to scripts: skip the pairs, then push the reply they decorate.
+                RedisNumbers.TryParseInt64(line, out long pairs);
+                for (long j = 0; j < pairs * 2; j++)
+                {
+                    next += PushOne(lua, reply[next..]);
+                    lua.Pop(1);
+                }
+                return next + PushOne(lua, reply[next..]);
+            }
             default:
                 throw new InvalidOperationException("unexpected reply type in a script: " + (char)reply[0]);
         }
+    }
+
+    /// <summary>A RESP3 double's text ("1.5", "inf", "-inf", "nan").</summary>
+    private static double ParseDouble(ReadOnlySpan<byte> text)
+    {
+        if (text.SequenceEqual("inf"u8)) return double.PositiveInfinity;
+        if (text.SequenceEqual("-inf"u8)) return double.NegativeInfinity;
+        if (text.SequenceEqual("nan"u8) || text.SequenceEqual("-nan"u8)) return double.NaN;
+        return double.Parse(RespErrors.Latin(text), System.Globalization.CultureInfo.InvariantCulture);
     }
 
     /// <summary>
@@ -95,23 +168,30 @@ internal static class LuaReply
         lua.SetField(-2, "err");
     }
 
-    /// <summary>Writes the value on top of the stack as the script's reply (it stays on the stack).</summary>
-    public static void Write(Lua lua, ref CommandContext ctx)
+    /// <summary>
+    /// Writes the value on top of the stack as the script's reply (it stays on the stack), in the
+    /// caller's protocol. <paramref name="scriptResp3"/>: the script chose RESP3 with redis.setresp,
+    /// which makes a boolean a RESP3 boolean (Redis 7.2's luaReplyToRedisReply looks at the script's
+    /// protocol there, the caller's everywhere else).
+    /// </summary>
+    public static void Write(Lua lua, ref CommandContext ctx, bool scriptResp3)
     {
+        lua.CheckStack(4);
         switch (lua.Type(-1))
         {
             case LuaType.String:
                 ctx.Reply.Bulk(lua.ToBuffer(-1, false));
                 break;
             case LuaType.Boolean:
-                if (lua.ToBoolean(-1)) ctx.Reply.Integer(1);
+                if (scriptResp3) ctx.Reply.Boolean(lua.ToBoolean(-1));
+                else if (lua.ToBoolean(-1)) ctx.Reply.Integer(1);
                 else ctx.Reply.NullBulk();
                 break;
             case LuaType.Number:
                 ctx.Reply.Integer(lua.IsInteger(-1) ? lua.ToInteger(-1) : (long)lua.ToNumber(-1));
                 break;
             case LuaType.Table:
-                WriteTable(lua, ref ctx);
+                WriteTable(lua, ref ctx, scriptResp3);
                 break;
             default:
                 ctx.Reply.NullBulk();
@@ -119,27 +199,70 @@ internal static class LuaReply
         }
     }
 
-    private static void WriteTable(Lua lua, ref CommandContext ctx)
+    private static void WriteTable(Lua lua, ref CommandContext ctx, bool scriptResp3)
     {
-        lua.PushString("err");
-        lua.RawGet(-2);
-        bool isError = lua.Type(-1) == LuaType.String;
-        lua.Pop(1);
-        if (isError)
+        if (RawField(lua, "err") == LuaType.String)
         {
+            lua.Pop(1);
             string text = LuaEngine.GetStringField(lua, "err") ?? "";
             ctx.Error(LuaEngine.Sanitize(text));
             return;
         }
-        lua.PushString("ok");
-        lua.RawGet(-2);
-        if (lua.Type(-1) == LuaType.String)
+        lua.Pop(1);
+        if (RawField(lua, "ok") == LuaType.String)
         {
             var status = lua.ToBuffer(-1, false);
             lua.Pop(1);
-            for (int j = 0; j < status.Length; j++)
-                if (status[j] is (byte)'\r' or (byte)'\n') status[j] = (byte)' ';
+            SpacesForLineBreaks(status);
             ctx.Reply.SimpleString(status);
+            return;
+        }
+        lua.Pop(1);
+        if (RawField(lua, "double") == LuaType.Number)
+        {
+            ctx.Reply.Double(lua.ToNumber(-1));
+            lua.Pop(1);
+            return;
+        }
+        lua.Pop(1);
+        if (RawField(lua, "big_number") == LuaType.String)
+        {
+            var digits = lua.ToBuffer(-1, false);
+            lua.Pop(1);
+            SpacesForLineBreaks(digits);
+            ctx.Reply.BigNumber(digits);
+            return;
+        }
+        lua.Pop(1);
+        if (RawField(lua, "verbatim_string") == LuaType.Table)
+        {
+            if (RawField(lua, "format") == LuaType.String)
+            {
+                lua.PushString("string");
+                if (lua.RawGet(-3) == LuaType.String) // the verbatim table, under its format
+                {
+                    var text = lua.ToBuffer(-1, false);
+                    var format = lua.ToBuffer(-2, false);
+                    lua.Pop(3);
+                    WriteVerbatim(ref ctx, format, text);
+                    return;
+                }
+                lua.Pop(1);
+            }
+            lua.Pop(1);
+        }
+        lua.Pop(1);
+        if (RawField(lua, "map") == LuaType.Table)
+        {
+            WriteMapOrSet(lua, ref ctx, scriptResp3, map: true);
+            lua.Pop(1);
+            return;
+        }
+        lua.Pop(1);
+        if (RawField(lua, "set") == LuaType.Table)
+        {
+            WriteMapOrSet(lua, ref ctx, scriptResp3, map: false);
+            lua.Pop(1);
             return;
         }
         lua.Pop(1);
@@ -154,8 +277,63 @@ internal static class LuaReply
         for (int j = 1; j <= count; j++)
         {
             lua.RawGetInteger(-1, j);
-            Write(lua, ref ctx);
+            Write(lua, ref ctx, scriptResp3);
             lua.Pop(1);
         }
+    }
+
+    /// <summary>Pushes t[name] (raw) of the table on top; returns its type.</summary>
+    private static LuaType RawField(Lua lua, string name)
+    {
+        lua.PushString(name);
+        return lua.RawGet(-2);
+    }
+
+    /// <summary>The pairs of {map=t} (each key, then its value) or the keys of {set=t}, in the table's order.</summary>
+    private static void WriteMapOrSet(Lua lua, ref CommandContext ctx, bool scriptResp3, bool map)
+    {
+        int count = 0;
+        lua.PushNil();
+        while (lua.Next(-2))
+        {
+            lua.Pop(1);
+            count++;
+        }
+        if (map) ctx.Reply.MapHeader(count);
+        else ctx.Reply.SetHeader(count);
+        lua.PushNil();
+        while (lua.Next(-2))
+        {
+            // Stack: table, key, value.
+            lua.PushCopy(-2);
+            Write(lua, ref ctx, scriptResp3);
+            lua.Pop(1);
+            if (map) Write(lua, ref ctx, scriptResp3);
+            lua.Pop(1);
+        }
+    }
+
+    /// <summary>Redis's addReplyVerbatim: "=len\r\nfmt:text" in RESP3 (the format padded or cut to 3 bytes), the text as a bulk in RESP2.</summary>
+    private static void WriteVerbatim(ref CommandContext ctx, ReadOnlySpan<byte> format, ReadOnlySpan<byte> text)
+    {
+        if (!ctx.Reply.IsResp3)
+        {
+            ctx.Reply.Bulk(text);
+            return;
+        }
+        Span<byte> head = stackalloc byte[4];
+        head.Fill((byte)' ');
+        format[..Math.Min(3, format.Length)].CopyTo(head);
+        head[3] = (byte)':';
+        ctx.Reply.VerbatimHeader(text.Length + 4);
+        ctx.Reply.Raw(head);
+        ctx.Reply.Raw(text);
+        ctx.Reply.Raw("\r\n"u8);
+    }
+
+    private static void SpacesForLineBreaks(byte[] text)
+    {
+        for (int j = 0; j < text.Length; j++)
+            if (text[j] is (byte)'\r' or (byte)'\n') text[j] = (byte)' ';
     }
 }

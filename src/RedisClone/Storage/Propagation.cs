@@ -83,6 +83,7 @@ internal sealed class PropagationLog
     private bool _rewritten;
     private bool _prevented;
     private PropagationTarget _forced;
+    private PropagationTarget _scriptTargets = PropagationTarget.Both;
 
     // The op being built by Also or Rewrite: arguments from _openFirst on.
     private int _openFirst = -1;
@@ -136,6 +137,7 @@ internal sealed class PropagationLog
             _opCount = 0;
             _argCount = 0;
             _used = 0;
+            _scriptTargets = PropagationTarget.Both;
         }
     }
 
@@ -165,7 +167,7 @@ internal sealed class PropagationLog
     public bool EndCommand(bool changed, SavedCommand saved, out PropagationTarget target)
     {
         CloseOpen();
-        target = (changed ? PropagationTarget.Both : PropagationTarget.None) | _forced;
+        target = ((changed ? PropagationTarget.Both : PropagationTarget.None) | _forced) & _scriptTargets;
         bool asSent = false;
         if (_prevented || target == PropagationTarget.None)
         {
@@ -187,6 +189,12 @@ internal sealed class PropagationLog
 
     /// <summary>What <see cref="BeginCommand"/> saved of the command it interrupted.</summary>
     internal readonly record struct SavedCommand(Op Rewrite, bool Rewritten, bool Prevented, PropagationTarget Forced);
+
+    /// <summary>
+    /// redis.set_repl: where the commands a script runs from now on propagate (their own
+    /// propagation only: keys found expired still go everywhere, as in Redis). Reset when the unit closes.
+    /// </summary>
+    public void SetScriptTargets(PropagationTarget targets) => _scriptTargets = targets;
 
     /// <summary>Logs nothing for the running command itself (its handler logged what it did with <see cref="Also"/>).</summary>
     public void Prevent() => _prevented = true;

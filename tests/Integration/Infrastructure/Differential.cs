@@ -16,7 +16,12 @@ public static class Differential
     public static void AssertSame(params string[] script)
         => AssertSame(script.Select(line => SplitLine(line)).ToArray());
 
-    public static void AssertSame(params string[][] script)
+    public static void AssertSame(params string[][] script) => AssertSame(2, script);
+
+    /// <summary>The same, with both connections switched to RESP3 (HELLO 3) first.</summary>
+    public static void AssertSameResp3(params string[][] script) => AssertSame(3, script);
+
+    private static void AssertSame(int protocol, string[][] script)
     {
         var reference = ReferenceRedis.Shared ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
         Gate.Wait();
@@ -26,6 +31,7 @@ public static class Differential
             using var ours = Server.Value.Connect();
             foreach (var c in new[] { theirs, ours })
             {
+                if (protocol == 3) c.Call("HELLO", "3");
                 c.Call("SELECT", "9");
                 c.Call("FLUSHDB");
             }
