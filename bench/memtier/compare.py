@@ -11,9 +11,10 @@ bench/memtier/results/ as CSV and markdown, plus an SVG bar chart.
 
 Loads: memtier_benchmark (1 thread, 50 clients, --ratio=1:10, -d 32, --key-maximum=100000,
 --test-time) at pipeline 1 and 16 when memtier_benchmark is on PATH; otherwise redis-benchmark
-(-t set,get with and without -P 16).
+(-t set,get with and without -P 16). With --evalsha: redis-benchmark sending EVALSHA of a
+one-command script (INCR of a random key), with and without -P 16.
 """
-import argparse, csv, json, os, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import argparse, csv, hashlib, json, os, resource, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -103,6 +104,34 @@ def run_redis_benchmark(port, pipeline, seconds):
     return {"ops": ops, "count": n * len(data), "p50": p50, "p99": p99, "p999": float("nan")}
 
 
+# EVALSHA of a one-command script (the issue's per-call figure): the script is loaded on each
+# server once after it starts; keys spread over 100,000 as in the other loads.
+EVAL_SCRIPT = "return redis.call('INCR', KEYS[1])"
+
+
+def load_script(port):
+    body = EVAL_SCRIPT.encode()
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(b"*3\r\n$6\r\nSCRIPT\r\n$4\r\nLOAD\r\n$%d\r\n%s\r\n" % (len(body), body))
+        reply = s.recv(200)
+    return reply.split(b"\r\n")[1].decode()
+
+
+def run_redis_benchmark_evalsha(port, pipeline, seconds):
+    sha = hashlib.sha1(EVAL_SCRIPT.encode()).hexdigest()
+    n = 100_000 * max(1, seconds // 5) * (4 if pipeline > 1 else 1)
+    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(n), "-c", "50", "-r", "100000",
+           "-P", str(pipeline), "--csv", "EVALSHA", sha, "1", "key:__rand_int__"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=seconds * 20 + 120).stdout
+    rows = list(csv.reader(out.strip().splitlines()))
+    header, data = rows[0], rows[1:]
+    idx = {h: i for i, h in enumerate(header)}
+    ops = sum(float(r[idx["rps"]]) for r in data) / len(data)
+    p50 = statistics.mean(float(r[idx["p50_latency_ms"]]) for r in data)
+    p99 = statistics.mean(float(r[idx["p99_latency_ms"]]) for r in data)
+    return {"ops": ops, "count": n * len(data), "p50": p50, "p99": p99, "p999": float("nan")}
+
+
 def machine_ticks():
     """(steal, total) jiffies of the whole machine, from /proc/stat."""
     with open("/proc/stat") as f:
@@ -171,6 +200,8 @@ def main():
                     help="RedisClone --io-threads, its event loops (default: cores / 2)")
     ap.add_argument("--tool", choices=["auto", "memtier", "redis-benchmark"], default="auto")
     ap.add_argument("--skip-build", action="store_true", help="reuse the last Release build")
+    ap.add_argument("--evalsha", action="store_true",
+                    help="load: EVALSHA of a one-command script (redis-benchmark), instead of SET/GET")
     args = ap.parse_args()
 
     tool = args.tool
@@ -179,6 +210,8 @@ def main():
     if not shutil.which("redis-server"):
         sys.exit("redis-server is not installed (apt-get install -y redis-server redis-tools)")
     load = run_memtier if tool == "memtier" else run_redis_benchmark
+    if args.evalsha:
+        tool, load = "redis-benchmark EVALSHA", run_redis_benchmark_evalsha
 
     build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
     if not args.skip_build:
@@ -191,6 +224,9 @@ def main():
     redis = Server("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no"], redis_port)
     rows = []
+    if args.evalsha:
+        for server in (clone, redis):
+            load_script(server.port)
     try:
         for pipeline in (1, 16):
             name = f"{tool} pipeline {pipeline}"
