@@ -136,10 +136,8 @@ internal static class LuaBootstrap
         end
 
         -- The sandbox: what Redis leaves out of a script's reach.
-        do
-          local clock = os.clock
-          os = { clock = clock }
-        end
+        -- No os library at all: Redis 7.2 does not load it (7.4 adds one with os.clock only).
+        os = nil
         io = nil
         loadfile = nil
         dofile = nil
@@ -261,21 +259,53 @@ internal static class LuaBootstrap
         end
         debug = nil -- as Redis: only the error handler keeps it
 
-        -- The environment scripts run in (their _ENV): globals read through to _G, a missing one is
-        -- an error, and none can be set, as Redis's protected globals. Taken by C#, then removed.
+        -- Redis 7 makes the globals and every library table read-only (a flag in its patched VM).
+        -- Here each library table is replaced by a proxy that reads through to it and refuses
+        -- writes; pairs walks the library, and rawset refuses the proxies too.
         do
-          local G, raise, rawget_, tostring_ = _G, error, rawget, tostring
-          script_env = setmetatable({}, {
+          local G, raise, rawget_, rawset_, next_, setmetatable_, tostring_ = _G, error, rawget, rawset, next, setmetatable, tostring
+          local readonly = setmetatable_({}, { __mode = 'k' }) -- proxy -> the table it guards
+          local function refuse() raise('Attempt to modify a readonly table', 2) end
+          local function protect(t)
+            local proxy = setmetatable_({}, {
+              __index = t,
+              __newindex = refuse,
+              __pairs = function() return next_, t, nil end,
+              __len = function() return #t end,
+              __metatable = false,
+            })
+            readonly[proxy] = t
+            return proxy
+          end
+          for _, name in ipairs({ 'string', 'table', 'math', 'coroutine', 'redis', 'bit', 'cjson', 'cmsgpack', 'struct' }) do
+            local lib = rawget_(G, name)
+            if type(lib) == 'table' then rawset_(G, name, protect(lib)) end
+          end
+          rawset = function(t, k, v)
+            if readonly[t] then raise('Attempt to modify a readonly table', 2) end
+            return rawset_(t, k, v)
+          end
+          -- rawget and next on a proxy see the table behind it.
+          rawget = function(t, k) return rawget_(readonly[t] or t, k) end
+          next = function(t, k) return next_(readonly[t] or t, k) end
+
+          -- The environment scripts run in (their _ENV): globals read through to _G, a missing one
+          -- is an error, and none can be set, as Redis's protected globals; _G is this view too.
+          -- Taken by C#, then removed.
+          script_env = setmetatable_({}, {
             __index = function(_, name)
+              if name == '_G' then return script_env end
               local value = rawget_(G, name)
               if value == nil then
                 raise("Script attempted to access nonexistent global variable '" .. tostring_(name) .. "'", 2)
               end
               return value
             end,
-            __newindex = function() raise('Attempt to modify a readonly table', 2) end,
+            __newindex = refuse,
+            __pairs = function() return next_, G, nil end,
             __metatable = false,
           })
+          readonly[script_env] = G
           __redis__env = script_env
         end
         """;

@@ -105,6 +105,27 @@ public class ScriptDifferentialTests
             ["PING"]);
 
     [Fact]
+    public void Eval_LibrariesAndGlobals_AreReadOnly()
+        => Differential.AssertSame(
+            Eval("string.foo = 1 return 1", "0"),
+            Eval("redis.call = nil return 1", "0"),
+            Eval("math.pi = 3 return 1", "0"),
+            Eval("table.insert = nil return 1", "0"),
+            Eval("os.clock = nil return 1", "0"),
+            Eval("return rawget(_G, 'nosuch')", "0"),
+            Eval("local n = 0 for k in next, string do n = n + 1 end return n > 5", "0"),
+            Eval("coroutine.x = 1 return 1", "0"),
+            Eval("_G.x = 1 return 1", "0"),
+            Eval("_G['redis'].x = 1 return 1", "0"),
+            Eval("local ok, err = pcall(function() string.x = 1 end) return err", "0"),
+            Eval("return type(_G.string.format)", "0"),
+            Eval("local n = 0 for k, v in pairs(math) do n = n + 1 end return n > 10", "0"),
+            Eval("local n = 0 for k, v in pairs(redis) do n = n + 1 end return n > 10", "0"),
+            Eval("return string.format('%s-%s', 'a', 'b') .. ('x'):upper() .. #'abc'", "0"),
+            Eval("local t = {} table.insert(t, 'v') rawset(t, 'k', 1) return {t[1], t.k}", "0"),
+            ["PING"]);
+
+    [Fact]
     public void Eval_NumKeys_Errors()
         => Differential.AssertSame(
             Eval("return 1", "2", "a"),
@@ -150,8 +171,8 @@ public class ScriptDifferentialTests
             Eval("return table.getn({1, 2, 3})", "0"),
             Eval("return math.pow(2, 10)", "0"),
             Eval("return loadstring('return 7')()", "0"),
-            // 'os' is left out: Redis 7.2 gives scripts os.clock, the reference 7.0 has no os at all.
-            Eval("local names = {'print', 'debug', 'io', 'require', 'loadfile', 'dofile', 'utf8', 'rawlen', 'string', 'math', 'table', 'coroutine', 'pcall', 'gcinfo', 'tostring', 'select'} " +
+            // Redis 7.2 has no os library either (7.4 adds os.clock).
+            Eval("local names = {'print', 'debug', 'io', 'os', 'require', 'loadfile', 'dofile', 'utf8', 'rawlen', 'string', 'math', 'table', 'coroutine', 'pcall', 'gcinfo', 'tostring', 'select'} " +
                  "local out = {} for i, n in ipairs(names) do out[i] = n .. '=' .. type(rawget(_G, n)) end return out", "0"),
             Eval("return {type(redis.replicate_commands), redis.replicate_commands(), redis.breakpoint()}", "0"),
             Eval("return type(redis.REDIS_VERSION) .. type(redis.REDIS_VERSION_NUM)", "0"),
