@@ -281,13 +281,30 @@ internal static class LuaBootstrap
             local lib = rawget_(G, name)
             if type(lib) == 'table' then rawset_(G, name, protect(lib)) end
           end
+          -- Refused by a C function in Redis: the message carries no script position.
           rawset = function(t, k, v)
-            if readonly[t] then raise('Attempt to modify a readonly table', 2) end
+            if readonly[t] then raise('Attempt to modify a readonly table', 0) end
             return rawset_(t, k, v)
           end
-          -- rawget and next on a proxy see the table behind it.
+          setmetatable = function(t, mt)
+            if readonly[t] then raise('Attempt to modify a readonly table', 0) end
+            return setmetatable_(t, mt)
+          end
+          -- rawget and next on a proxy see the table behind it; a library has no metatable.
           rawget = function(t, k) return rawget_(readonly[t] or t, k) end
           next = function(t, k) return next_(readonly[t] or t, k) end
+          local getmetatable_ = getmetatable
+          getmetatable = function(v)
+            if readonly[v] and v ~= script_env then return nil end
+            return getmetatable_(v)
+          end
+          -- The strings' metatable is read-only too (as Redis after CVE-2025-46818): scripts see a
+          -- guarded view of it, whose __index is the (guarded) string library.
+          do
+            local strings = getmetatable_('')
+            strings.__index = rawget_(G, 'string')
+            strings.__metatable = protect({ __index = strings.__index })
+          end
 
           -- The environment scripts run in (their _ENV): globals read through to _G, a missing one
           -- is an error, and none can be set, as Redis's protected globals; _G is this view too.
@@ -303,7 +320,7 @@ internal static class LuaBootstrap
             end,
             __newindex = refuse,
             __pairs = function() return next_, G, nil end,
-            __metatable = false,
+            __metatable = protect({}),
           })
           readonly[script_env] = G
           __redis__env = script_env

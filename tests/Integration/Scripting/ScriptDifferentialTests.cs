@@ -125,6 +125,35 @@ public class ScriptDifferentialTests
             Eval("local t = {} table.insert(t, 'v') rawset(t, 'k', 1) return {t[1], t.k}", "0"),
             ["PING"]);
 
+    /// <summary>
+    /// Redis's fix for CVE-2025-46818 (in the 7.0 and 7.2 security releases) took getfenv, setfenv
+    /// and newproxy away from scripts and made the strings' metatable read-only.
+    /// </summary>
+    [Fact]
+    public void Eval_MetatablesAndEnvironments_AreGuarded()
+        => Differential.AssertSame(
+            Eval("return getfenv()", "0"),
+            Eval("local function f() end setfenv(f, {}) return 1", "0"),
+            Eval("return newproxy()", "0"),
+            Eval("return getmetatable('').__index == string", "0"),
+            Eval("return getmetatable('') == getmetatable('x')", "0"),
+            Eval("local m = getmetatable('') return rawget(m, '__index') == string", "0"),
+            Eval("return type(getmetatable(''))", "0"),
+            Eval("return getmetatable('').__metatable", "0"),
+            Eval("setmetatable(getmetatable(''), nil) return 1", "0"),
+            Eval("getmetatable('').__add = 1 return 1", "0"),
+            Eval("getmetatable('').__index = {} return 1", "0"),
+            Eval("rawset(string, 'x', 1) return 1", "0"),
+            Eval("rawset(_G, 'x', 1) return 1", "0"),
+            Eval("setmetatable(string, {}) return 1", "0"),
+            Eval("setmetatable(_G, {}) return 1", "0"),
+            Eval("return getmetatable(_G) == nil", "0"),
+            Eval("return getmetatable(string) == nil", "0"),
+            Eval("table.insert(string, 1) return 1", "0"),
+            Eval("local t = setmetatable({}, {__index = function(_, k) return k .. '!' end}) return t.x", "0"),
+            Eval("return ('abc'):upper() .. string.rep('x', 2)", "0"),
+            ["PING"]);
+
     [Fact]
     public void Eval_NumKeys_Errors()
         => Differential.AssertSame(
