@@ -32,7 +32,8 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     }
 
     public long Id { get; }
-    public string Address { get; }
+    /// <summary>ip:port of the peer ("" for none); "lua" for the client scripts run their commands as (MONITOR shows it).</summary>
+    public string Address { get; init; }
     public string LocalAddress { get; }
     public long CreatedAtMs { get; }
     public long LastInteractionMs { get; set; }

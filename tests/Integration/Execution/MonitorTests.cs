@@ -6,15 +6,19 @@ namespace RedisClone.Tests.Execution;
 /// <summary>MONITOR: Redis's line format, what is shown and in which order, and leaving the mode.</summary>
 public sealed class MonitorTests
 {
-    private static readonly Regex Stamp = new(@"^\+\d+\.\d{6} \[(\d+) [^\]]+\] ");
+    private static readonly Regex Stamp = new(@"^\+\d+\.\d{6} \[(\d+) ([^\]]+)\] ");
 
-    /// <summary>The line without its time and client address: "[0] \"set\" \"k\" \"v\"".</summary>
+    /// <summary>
+    /// The line without its time and client address: "[0] \"set\" \"k\" \"v\"" (a script's
+    /// commands keep their origin: "[0 lua] ...").
+    /// </summary>
     private static string Normalize(string line)
     {
         var m = Stamp.Match(line);
         Assert.True(m.Success, $"not a monitor line: {Differential.Show(line)}");
         Assert.EndsWith("\r\n", line);
-        return $"[{m.Groups[1].Value}] " + line[m.Length..^2];
+        string origin = m.Groups[2].Value == "lua" ? " lua" : "";
+        return $"[{m.Groups[1].Value}{origin}] " + line[m.Length..^2];
     }
 
     /// <summary>Runs the script and returns the monitor lines it produced, up to the closing ECHO.</summary>
@@ -68,6 +72,32 @@ public sealed class MonitorTests
         await using var server = TestServer.Start(4); // private: other tests' commands would show up
         var actual = Observe(server.Connect, Script);
         Assert.Equal(expected, actual);
+    }
+
+    /// <summary>EVAL and EVALSHA are shown before their script's commands, which come from "lua".</summary>
+    [RedisFact]
+    public async Task Monitor_ScriptCommands_SameLinesAsRedis()
+    {
+        static void Scripts(RespClient c, RespClient other)
+        {
+            c.Call("EVAL", "redis.call('SET', KEYS[1], 'v') return redis.call('GET', KEYS[1])", "1", "mon:s");
+            c.Call("EVALSHA", "1234567890123456789012345678901234567890", "0");
+            c.Call("EVALSHA", "short", "0");
+            c.Call("EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "mon:s");
+            c.Call("EVAL", "return redis.pcall('NOSUCHCOMMAND')", "0");
+            c.Call("EVAL", "return redis.call('CONFIG', 'GET', 'maxmemory')", "0");
+            c.Call("EVAL", "return 1", "x");
+            c.Call("SELECT", "2");
+            c.Call("EVAL", "return redis.call('DEL', KEYS[1])", "1", "mon:s");
+            c.Call("SELECT", "0");
+            c.Call("DEL", "mon:s");
+        }
+        using var reference = ReferenceRedis.StartOrNull()!;
+        var expected = Observe(reference.Connect, Scripts);
+        await using var server = TestServer.Start(4);
+        var actual = Observe(server.Connect, Scripts);
+        Assert.Equal(expected, actual);
+        Assert.Contains("[0 lua] \"SET\" \"mon:s\" \"v\"", actual);
     }
 
     [Fact]
