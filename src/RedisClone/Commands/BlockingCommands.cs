@@ -173,7 +173,7 @@ internal static class BlockingCommands
     private static void BlockOrNil(ref CommandContext ctx, int first, int last, long timeoutMs, bool sortedSets = false)
     {
         ctx.Unchanged = true;
-        if (ctx.Client.InExec)
+        if (ctx.Client.DenyBlocking)
         {
             ctx.Reply.NullArray(); // Redis replies a null array for every blocking command here
             return;

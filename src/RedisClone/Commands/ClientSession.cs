@@ -80,6 +80,12 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>True while EXEC runs the queued commands: blocking commands then reply nil at once.</summary>
     public bool InExec { get; set; }
 
+    /// <summary>The client a script's commands run as (Redis's CLIENT_SCRIPT): it never blocks.</summary>
+    public bool IsScriptClient { get; init; }
+
+    /// <summary>Redis's CLIENT_DENY_BLOCKING: inside EXEC or a script, a blocking command answers at once.</summary>
+    public bool DenyBlocking => InExec || IsScriptClient;
+
     // --- Pub/sub
 
     private HashSet<byte[]>?[] _subscriptions = new HashSet<byte[]>?[3];

@@ -158,7 +158,7 @@ internal static class ConnectionCommands
     public static void Monitor(ref CommandContext ctx)
     {
         var client = ctx.Client;
-        if (client.InExec)
+        if (client.DenyBlocking)
         {
             ctx.Error(RespErrors.MonitorDenied);
             return;

@@ -52,7 +52,7 @@ internal sealed class LuaEngine : IDisposable
     public LuaEngine(RedisServer server)
     {
         _server = server;
-        _session = new ClientSession(-1, null, null, static () => { }) { Address = "lua" };
+        _session = new ClientSession(-1, null, null, static () => { }) { Address = "lua", IsScriptClient = true };
         (_lua, _env) = NewState();
     }
 

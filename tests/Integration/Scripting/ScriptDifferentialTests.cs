@@ -154,6 +154,27 @@ public class ScriptDifferentialTests
             Eval("return ('abc'):upper() .. string.rep('x', 2)", "0"),
             ["PING"]);
 
+    /// <summary>A script never blocks: blocking commands answer at once (nil when there is nothing), and leave no waiter behind.</summary>
+    [Fact]
+    public void Eval_BlockingCommands_AnswerAtOnce()
+        => Differential.AssertSame(
+            Eval("return redis.call('BLPOP', KEYS[1], 0)", "1", "bl"),
+            Eval("return redis.call('BRPOP', KEYS[1], 0)", "1", "bl"),
+            Eval("return redis.call('BLMPOP', 0, 1, KEYS[1], 'LEFT')", "1", "bl"),
+            Eval("return redis.call('BRPOPLPUSH', KEYS[1], 'other', 0)", "1", "bl"),
+            Eval("return redis.call('BLMOVE', KEYS[1], 'other', 'LEFT', 'RIGHT', 0)", "1", "bl"),
+            Eval("return redis.call('BZPOPMIN', KEYS[1], 0)", "1", "bz"),
+            Eval("return redis.call('BZMPOP', 0, 1, KEYS[1], 'MIN')", "1", "bz"),
+            ["LPUSH", "bl", "a", "b"],
+            ["ZADD", "bz", "1", "m"],
+            ["LLEN", "bl"],
+            ["ZCARD", "bz"],
+            Eval("return redis.call('BLMPOP', 0, 1, KEYS[1], 'LEFT')", "1", "bl"),
+            Eval("return redis.call('BLPOP', KEYS[1], 0)", "1", "bl"),
+            Eval("return redis.call('BZPOPMIN', KEYS[1], 0)", "1", "bz"),
+            ["EXISTS", "bl", "bz"],
+            ["PING"]);
+
     [Fact]
     public void Eval_NumKeys_Errors()
         => Differential.AssertSame(
