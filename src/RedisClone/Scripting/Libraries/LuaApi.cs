@@ -20,6 +20,8 @@ internal static unsafe partial class LuaApi
     [LibraryImport(Lib)] public static partial int lua_type(IntPtr l, int index);
     [LibraryImport(Lib)] public static partial int lua_checkstack(IntPtr l, int n);
     [LibraryImport(Lib)] public static partial void lua_rotate(IntPtr l, int index, int n);
+    [LibraryImport(Lib)] public static partial void lua_pushvalue(IntPtr l, int index);
+    [LibraryImport(Lib)] public static partial void lua_copy(IntPtr l, int from, int to);
     [LibraryImport(Lib)] public static partial double lua_tonumberx(IntPtr l, int index, int* isNumber);
     [LibraryImport(Lib)] public static partial int lua_isinteger(IntPtr l, int index);
     [LibraryImport(Lib)] public static partial long lua_tointegerx(IntPtr l, int index, int* isNumber);
@@ -64,4 +66,6 @@ internal static unsafe partial class LuaApi
     }
 
     public static double NumberAt(IntPtr l, int index) => lua_tonumberx(l, index, null);
+
+    public static long IntegerAt(IntPtr l, int index) => lua_tointegerx(l, index, null);
 }

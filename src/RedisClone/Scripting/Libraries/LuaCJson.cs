@@ -94,7 +94,7 @@ internal static unsafe class LuaCJson
         catch (LuaLibraryException e)
         {
             lua_settop(l, 2);
-            return Fail(l, e.Message);
+            return Fail(l, e);
         }
         finally
         {
@@ -302,7 +302,7 @@ internal static unsafe class LuaCJson
         catch (LuaLibraryException e)
         {
             lua_settop(l, 2);
-            return Fail(l, e.Message);
+            return Fail(l, e);
         }
         finally
         {
@@ -653,7 +653,7 @@ internal static unsafe class LuaCJson
     private static int Configure(IntPtr l)
     {
         var cfg = (Config*)lua_touserdata(l, 1);
-        int option = (int)lua_tointegerx(l, 2, null);
+        int option = (int)IntegerAt(l, 2);
         string name = OptionNames[option];
         const int first = 3; // the script's argument #1
         try
@@ -692,7 +692,7 @@ internal static unsafe class LuaCJson
         }
         catch (LuaLibraryException e)
         {
-            return Fail(l, e.Message);
+            return Fail(l, e);
         }
     }
 

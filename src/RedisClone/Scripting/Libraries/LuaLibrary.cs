@@ -4,7 +4,11 @@ using static RedisClone.Scripting.Libraries.LuaApi;
 namespace RedisClone.Scripting.Libraries;
 
 /// <summary>An error one of the script libraries reports: its text is what the script's error() shows.</summary>
-internal sealed class LuaLibraryException(string message) : Exception(message);
+internal sealed class LuaLibraryException(string message) : Exception(message)
+{
+    /// <summary>An error Lua itself raises in Redis (not luaL_error): its text has no "user_script:N: ".</summary>
+    public bool Positionless { get; init; }
+}
 
 /// <summary>
 /// What the C# halves of cjson, cmsgpack, bit and struct share: the calling convention with their
@@ -25,13 +29,24 @@ internal static unsafe class LuaLibrary
     private static readonly string[] ExponentFormats =
         Enumerable.Range(0, 17).Select(p => "E" + p.ToString(CultureInfo.InvariantCulture)).ToArray();
 
-    /// <summary>Returns <c>false, message</c> to the wrapper.</summary>
+    /// <summary>Returns <c>false, message</c> to the wrapper, which raises it at the script's line.</summary>
     public static int Fail(IntPtr l, string message)
     {
         lua_checkstack(l, 2);
         lua_pushboolean(l, 0);
         PushString(l, message);
         return 2;
+    }
+
+    /// <summary>Returns <c>false, message[, true]</c> to the wrapper; the third value asks for no position.</summary>
+    public static int Fail(IntPtr l, LuaLibraryException e)
+    {
+        if (!e.Positionless) return Fail(l, e.Message);
+        lua_checkstack(l, 3);
+        lua_pushboolean(l, 0);
+        PushString(l, e.Message);
+        lua_pushboolean(l, 1);
+        return 3;
     }
 
     /// <summary>luaL_argerror's text: "bad argument #n to 'name' (extra)".</summary>

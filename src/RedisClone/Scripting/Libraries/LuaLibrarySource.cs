@@ -24,6 +24,10 @@ internal static class LuaLibrarySource
         lua.Register("__cjson_encode", LuaCJson.EncodeFunction);
         lua.Register("__cjson_decode", LuaCJson.DecodeFunction);
         lua.Register("__cjson_configure", LuaCJson.ConfigureFunction);
+        lua.Register("__cmsgpack_pack", LuaCMsgPack.PackFunction);
+        lua.Register("__cmsgpack_unpack", LuaCMsgPack.UnpackFunction);
+        lua.Register("__bit", LuaBit.Function);
+        lua.Register("__struct", LuaStruct.Function);
         if (lua.LoadString(Source, LuaBootstrap.ChunkName) != LuaStatus.OK || lua.PCall(0, 0, 0) != LuaStatus.OK)
             throw new InvalidOperationException("Lua libraries failed to load: " + lua.ToString(-1, false));
     }
@@ -34,9 +38,11 @@ internal static class LuaLibrarySource
         -- A C# function answers true, results... or false, message. finish is tail-called by the
         -- wrappers, so it takes the wrapper's frame and level 2 is the script: the message gets the
         -- script's "user_script:N: " as luaL_error gives it in Redis.
+        -- A third value asks for no position (errors Lua itself raises in Redis).
         local function finish(ok, ...)
           if ok then return ... end
-          error_((...), 2)
+          local message, positionless = ...
+          error_(message, positionless and 0 or 2)
         end
 
         local function readonly(t)
@@ -71,6 +77,44 @@ internal static class LuaLibrarySource
             return m
           end
           cjson = readonly(new())
+        end
+
+        -- cmsgpack
+        do
+          local pack_, unpack_ = __cmsgpack_pack, __cmsgpack_unpack
+          __cmsgpack_pack, __cmsgpack_unpack = nil, nil
+          local m = {}
+          m.pack = function(...) return finish(pack_(...)) end
+          m.unpack = function(...) return finish(unpack_(0, ...)) end
+          m.unpack_one = function(...) return finish(unpack_(1, ...)) end
+          m.unpack_limit = function(...) return finish(unpack_(2, ...)) end
+          m._NAME = 'cmsgpack'
+          m._VERSION = 'lua-cmsgpack 0.4.0'
+          m._COPYRIGHT = 'Copyright (C) 2012, Salvatore Sanfilippo'
+          m._DESCRIPTION = 'MessagePack C implementation for Lua'
+          cmsgpack = readonly(m)
+        end
+
+        -- bit (LuaBitOp): one C# function, the operation by number.
+        do
+          local bit_ = __bit
+          __bit = nil
+          local m = {}
+          for op, name in ipairs({ 'tobit', 'bnot', 'band', 'bor', 'bxor', 'lshift', 'rshift', 'arshift', 'rol', 'ror', 'bswap', 'tohex' }) do
+            m[name] = function(...) return finish(bit_(op, ...)) end
+          end
+          bit = readonly(m)
+        end
+
+        -- struct
+        do
+          local struct_ = __struct
+          __struct = nil
+          local m = {}
+          m.pack = function(...) return finish(struct_(1, ...)) end
+          m.unpack = function(...) return finish(struct_(2, ...)) end
+          m.size = function(...) return finish(struct_(3, ...)) end
+          struct = readonly(m)
         end
         """;
 }
