@@ -94,6 +94,7 @@ internal sealed class LuaEngine : IDisposable
             lua.Pop(1);
             return "Error compiling script (new function): " + message;
         }
+        LuaTailCalls.Rewrite(lua); // "return cjson.encode(x)" keeps the script's line in errors, as in Redis
         // The chunk's one upvalue is its _ENV: the protected environment instead of _G.
         lua.RawGetInteger(LuaRegistry.Index, _env);
         lua.SetUpValue(-2, 1);

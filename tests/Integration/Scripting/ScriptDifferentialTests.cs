@@ -72,15 +72,18 @@ public class ScriptDifferentialTests
             ["PING"]);
 
     /// <summary>
-    /// Known difference: "return redis.call(...)" is a tail call into the Lua wrapper around the C#
-    /// primitive, so Lua 5.4 drops the script's frame and the error loses its " script: sha, on
-    /// @user_script:N." suffix (Redis's redis.call is a C function, which keeps the frame).
+    /// "return redis.call(...)" is a tail call into the Lua wrapper around the C# primitive; the
+    /// script's chunk is compiled without tail calls (LuaTailCalls) so its frame, and the error's
+    /// " script: sha, on @user_script:N." suffix, stay as with Redis's C function.
     /// </summary>
-    [Fact(Skip = "tail call to redis.call loses the script's line (see summary); next session")]
+    [Fact]
     public void Eval_RedisCallErrorInTailPosition_CarriesScriptLine()
         => Differential.AssertSame(
             ["SET", "e:str", "abc"],
             Eval("return redis.call('INCR', KEYS[1])", "1", "e:str"),
+            Eval("return table.concat({1, {}, 3})", "0"),
+            Eval("local function f() return redis.call('INCR', KEYS[1]) end return f()", "1", "e:str"),
+            Eval("local function f(n) if n == 0 then return 'done' end return f(n - 1) end return f(100000)", "0"),
             ["PING"]);
 
     [Fact]

@@ -7,9 +7,9 @@ namespace RedisClone.Tests.Scripting;
 /// byte for byte: results, the bytes they produce, and their error replies.
 /// </summary>
 /// <remarks>
-/// Calls that fail are made as "local r = f(...) return r", not "return f(...)": a tail call into
-/// a library's Lua wrapper loses the script's line (see LuaLibrarySource). Scripts that change a
-/// configuration use cjson.new(), since the global cjson's settings outlive the script (in Redis too).
+/// Calls that fail are mostly made as "local r = f(...) return r"; <see cref="Libraries_ErrorsInTailCalls_KeepTheScriptLine"/>
+/// covers "return f(...)". Scripts that change a configuration use cjson.new(), since the global
+/// cjson's settings outlive the script (in Redis too).
 /// </remarks>
 public class ScriptLibraryDifferentialTests
 {
@@ -27,6 +27,21 @@ public class ScriptLibraryDifferentialTests
             Eval("return {cjson._NAME, cjson._VERSION, type(cjson.null), cmsgpack._NAME, cmsgpack._VERSION, cmsgpack._COPYRIGHT, cmsgpack._DESCRIPTION}"),
             Eval("local names = {} for k in pairs(bit) do names[#names + 1] = k end table.sort(names) return names"),
             Eval("local c = cjson.new() c.extra = 5 return {c.extra, c.encode({1})}"),
+            ["PING"]);
+
+    [Fact]
+    public void Libraries_ErrorsInTailCalls_KeepTheScriptLine()
+        => Differential.AssertSame(
+            Eval("return cjson.encode(function() end)"),
+            Eval("return cjson.decode('[1,2')"),
+            Eval("return cjson.encode_max_depth(0)"),
+            Eval("return cmsgpack.unpack('\\205')"),
+            Eval("return cmsgpack.pack()"),
+            Eval("return bit.band(1, 'x')"),
+            Eval("return struct.pack(12, 1)"),
+            Eval("return struct.unpack('s', 'abc')"),
+            Eval("local function decode(s) return cjson.decode(s) end\nreturn decode('[')"),
+            Eval("return cjson.decode('[1,2]')"),
             ["PING"]);
 
     [Fact]

@@ -11,9 +11,8 @@ namespace RedisClone.Scripting.Libraries;
 /// Redis 7 makes its library tables read only ("Attempt to modify a readonly table"); Lua 5.4 has
 /// no such flag, so each global here is an empty proxy whose __index is the library and whose
 /// __newindex raises that error (pairs() still walks the library through __pairs).
-/// Known difference: when a script tail-calls a library function (<c>return cjson.encode(x)</c>),
-/// Lua 5.4 replaces the script's frame by the Lua wrapper's, so an error there has no
-/// "user_script:N:" prefix and no script line; Redis's C functions keep the frame.
+/// A script that tail-calls a library function (<c>return cjson.encode(x)</c>) keeps its frame, and
+/// so its line in errors, because scripts are compiled without tail calls (<see cref="LuaTailCalls"/>).
 /// </remarks>
 internal static class LuaLibrarySource
 {
