@@ -42,7 +42,7 @@ internal static class LuaTailCalls
             changed = reader.Function();
             if (reader.Pos != chunk.Length) return false;
         }
-        catch (Exception e) when (e is IndexOutOfRangeException or ArgumentOutOfRangeException or InvalidDataException)
+        catch (Exception e) when (e is IndexOutOfRangeException or ArgumentOutOfRangeException or InvalidDataException or OverflowException)
         {
             return false;
         }

@@ -255,7 +255,7 @@ internal static unsafe class LuaCJson
 
     // ===== decode =====
 
-    /// <summary>The parse state: the text (a C string: a NUL byte ends it as the end of the data does), position, depth.</summary>
+    /// <summary>The parse state: the text (up to its first NUL byte), position, depth; past the end reads as NUL.</summary>
     private ref struct Parser
     {
         public ReadOnlySpan<byte> Data;
@@ -289,6 +289,9 @@ internal static unsafe class LuaCJson
             var data = CheckString(l, 2, 1, "decode", lua_type(l, 2) == TNumber ? new byte[32] : default);
             if (data.Length >= 2 && (data[0] == 0 || data[1] == 0))
                 throw new LuaLibraryException("JSON parser does not support UTF-16 or UTF-32");
+            // The parser reads a C string: a NUL byte ends the text as its end does.
+            int nul = data.IndexOf((byte)0);
+            if (nul >= 0) data = data[..nul];
             rented = Common.BufferPool.Rent(Math.Max(data.Length, 16));
             var json = new Parser { Data = data, Cfg = cfg, Tmp = rented };
             lua_pushboolean(l, 1);
@@ -625,9 +628,7 @@ internal static unsafe class LuaCJson
 
     private static void NextNumber(ref Parser json, ref TokenValue token)
     {
-        int end = json.Data.IndexOf((byte)0);
-        var text = json.Data[json.Pos..(end < 0 ? json.Data.Length : end)];
-        int consumed = Strtod.Parse(text, out double value);
+        int consumed = Strtod.Parse(json.Data[json.Pos..], out double value);
         token.Type = Token.Number;
         if (consumed == 0)
         {

@@ -11,8 +11,6 @@ internal struct LuaSink : IDisposable
     private byte[]? _buffer;
     private int _length;
 
-    public readonly int Length => _length;
-
     public readonly ReadOnlySpan<byte> Written => _buffer.AsSpan(0, _length);
 
     /// <summary>Room for <paramref name="count"/> more bytes; advance with <see cref="Advance"/>.</summary>
@@ -35,9 +33,6 @@ internal struct LuaSink : IDisposable
         bytes.CopyTo(Reserve(bytes.Length));
         _length += bytes.Length;
     }
-
-    /// <summary>Drops the last <paramref name="count"/> bytes.</summary>
-    public void Truncate(int length) => _length = length;
 
     private void Grow(int count)
     {
