@@ -61,6 +61,8 @@ public class ScriptLibraryDifferentialTests
             Eval("return cjson.encode(true)"),
             Eval("return cjson.encode(nil)"),
             Eval("local t = {} for i = 1, 200 do t[i] = (i * 7919.123457) ^ (i % 7 - 3) end return cjson.encode(t)"),
+            Eval("local t = {} for i = 1, 300 do t[i] = (i % 2 == 0 and -1 or 1) * 1.1 ^ (i * 3 - 450) / 3 end return cjson.encode(t)"),
+            Eval("local t = {} for i = 1, 60 do t[i] = 10 ^ (i - 30) end return cjson.encode(t)"),
             Eval("local r = cjson.encode({[1]=1, [20]=2}) return r"),
             Eval("local r = cjson.encode({0/0}) return r"),
             Eval("local r = cjson.encode({1/0}) return r"),

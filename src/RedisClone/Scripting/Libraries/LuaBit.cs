@@ -60,7 +60,7 @@ internal static class LuaBit
             lua_pushinteger(l, (int)b);
             return 2;
         }
-        catch (LuaLibraryException e)
+        catch (Exception e)
         {
             return Fail(l, e);
         }

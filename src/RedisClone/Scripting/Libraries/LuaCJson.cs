@@ -91,7 +91,7 @@ internal static unsafe class LuaCJson
             PushBytes(l, json.Written);
             return 2;
         }
-        catch (LuaLibraryException e)
+        catch (Exception e)
         {
             lua_settop(l, 2);
             return Fail(l, e);
@@ -302,7 +302,7 @@ internal static unsafe class LuaCJson
             if (token.Type != Token.End) throw ParseError(ref json, "the end", ref token);
             return 2;
         }
-        catch (LuaLibraryException e)
+        catch (Exception e)
         {
             lua_settop(l, 2);
             return Fail(l, e);
@@ -691,7 +691,7 @@ internal static unsafe class LuaCJson
             }
             return 2;
         }
-        catch (LuaLibraryException e)
+        catch (Exception e)
         {
             return Fail(l, e);
         }
@@ -724,7 +724,7 @@ internal static unsafe class LuaCJson
             var text = CheckString(l, index, arg, name, scratch);
             int found = -1;
             for (int i = 0; i < options.Length && found < 0; i++)
-                if (text.SequenceEqual(System.Text.Encoding.ASCII.GetBytes(options[i]))) found = i;
+                if (System.Text.Ascii.Equals(text, options[i])) found = i;
             if (found < 0)
                 throw ArgError(arg, name, $"invalid option '{System.Text.Encoding.Latin1.GetString(text)}'");
             setting = found;

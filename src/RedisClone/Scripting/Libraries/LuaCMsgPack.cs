@@ -42,6 +42,10 @@ internal static unsafe class LuaCMsgPack
             PushBytes(l, buffer.Written);
             return 2;
         }
+        catch (Exception e)
+        {
+            return Fail(l, e);
+        }
         finally
         {
             buffer.Dispose();
@@ -303,7 +307,7 @@ internal static unsafe class LuaCMsgPack
             Pop(l, 1);
             return count + 2;
         }
-        catch (LuaLibraryException e)
+        catch (Exception e)
         {
             return Fail(l, e);
         }

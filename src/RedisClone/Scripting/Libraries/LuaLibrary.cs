@@ -38,9 +38,14 @@ internal static unsafe class LuaLibrary
         return 2;
     }
 
-    /// <summary>Returns <c>false, message[, true]</c> to the wrapper; the third value asks for no position.</summary>
-    public static int Fail(IntPtr l, LuaLibraryException e)
+    /// <summary>
+    /// Returns <c>false, message[, true]</c> to the wrapper; the third value asks for no position.
+    /// Any other exception (a bug) becomes a script error too: nothing managed may unwind into Lua's
+    /// native frames, which would end the process.
+    /// </summary>
+    public static int Fail(IntPtr l, Exception exception)
     {
+        if (exception is not LuaLibraryException e) return Fail(l, "internal error: " + exception.Message);
         if (!e.Positionless) return Fail(l, e.Message);
         lua_checkstack(l, 3);
         lua_pushboolean(l, 0);

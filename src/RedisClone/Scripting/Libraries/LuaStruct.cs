@@ -31,7 +31,7 @@ internal static class LuaStruct
         {
             return op switch { 1 => Pack(l), 2 => Unpack(l), _ => Size(l) };
         }
-        catch (LuaLibraryException e)
+        catch (Exception e)
         {
             return Fail(l, e);
         }
