@@ -42,6 +42,15 @@ public class ScriptLibraryDifferentialTests
             Eval("return struct.unpack('s', 'abc')"),
             Eval("local function decode(s) return cjson.decode(s) end\nreturn decode('[')"),
             Eval("return cjson.decode('[1,2]')"),
+            // Argument errors name the function as the caller wrote it: '?' through pcall, a local alias, a method call's self is #0.
+            Eval("return {pcall(struct.pack, 'q', 1)}"),
+            Eval("return {pcall(cjson.decode)}"),
+            Eval("return {pcall(cmsgpack.pack)}"),
+            Eval("local d = cjson.decode local r = d() return r"),
+            Eval("local t = {f = bit.tobit} local r = t.f('x') return r"),
+            Eval("local r = cjson:decode() return r"),
+            Eval("local r = bit:band() return r"),
+            Eval("return select('#', cjson.encode_max_depth()) .. ' ' .. select('#', cjson.new().encode_sparse_array())"),
             ["PING"]);
 
     [Fact]
@@ -280,4 +289,41 @@ public class ScriptLibraryDifferentialTests
             Eval("local r = struct.unpack('i') return r"),
             Eval("local r = struct.unpack('z', 'abc') return r"),
             ["PING"]);
+
+    /// <summary>
+    /// Seeded random inputs for the parsers: JSON-like texts for cjson.decode, byte strings for
+    /// cmsgpack.unpack, and formats with data for struct; each result (or error text) is compared.
+    /// </summary>
+    [Fact]
+    public void Libraries_RandomInputs_MatchRedis()
+    {
+        var random = new Random(20261125);
+        var script = new List<string[]>();
+        const string json = "[]{}\",:0123456789.eE+-truefalsnul \\uxX/abInfiNaN\t\n";
+        for (int i = 0; i < 400; i++)
+        {
+            var text = new string(Enumerable.Range(0, random.Next(13)).Select(_ => json[random.Next(json.Length)]).ToArray());
+            script.Add(["EVAL", "local ok, r = pcall(cjson.decode, ARGV[1]) if ok then return cjson.encode(r) else return 'E:' .. r end", "0", text]);
+        }
+        byte[] interesting = [0x90, 0x91, 0x81, 0xa1, 0xc0, 0xcc, 0xcd, 0xd0, 0xd9, 0xdc, 0xde, 0xca, 0xcb, 1, 2];
+        for (int i = 0; i < 400; i++)
+        {
+            var bytes = Enumerable.Range(0, random.Next(13))
+                .Select(_ => random.Next(2) == 0 ? (byte)random.Next(256) : interesting[random.Next(interesting.Length)]).ToArray();
+            // Sent UTF-8 encoded: bytes from 0x80 arrive as two, the same to both servers.
+            string data = System.Text.Encoding.Latin1.GetString(bytes);
+            script.Add(["EVAL", "local ok, r = pcall(function() return {cmsgpack.unpack_limit(ARGV[1], 3, ARGV[2] + 0)} end) if ok then return cmsgpack.pack(r) else return 'E:' .. r end",
+                "0", data, (random.Next(3)).ToString()]);
+        }
+        const string formats = "<>!x bBhHlLTiIfdcs0123489 q";
+        for (int i = 0; i < 400; i++)
+        {
+            var fmt = new string(Enumerable.Range(0, random.Next(7)).Select(_ => formats[random.Next(formats.Length)]).ToArray());
+            var data = new string(Enumerable.Range(0, random.Next(25)).Select(_ => (char)random.Next(128)).ToArray());
+            script.Add(["EVAL", "local ok, r = pcall(function() return {struct.unpack(ARGV[1], ARGV[2])} end) if ok then return cmsgpack.pack(r) else return 'E:' .. r end", "0", fmt, data]);
+            script.Add(["EVAL", "local ok, r = pcall(struct.pack, ARGV[1], 1, -2, 'abc', 3.5, 'xy') local ok2, n = pcall(struct.size, ARGV[1]) return {tostring(ok), r, tostring(ok2), tostring(n)}", "0", fmt]);
+        }
+        script.Add(["PING"]);
+        Differential.AssertSame(script.ToArray());
+    }
 }

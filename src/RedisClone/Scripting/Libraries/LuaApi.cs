@@ -19,6 +19,7 @@ internal static unsafe partial class LuaApi
     [LibraryImport(Lib)] public static partial void lua_settop(IntPtr l, int index);
     [LibraryImport(Lib)] public static partial int lua_type(IntPtr l, int index);
     [LibraryImport(Lib)] public static partial int lua_checkstack(IntPtr l, int n);
+    [LibraryImport(Lib)] public static partial void lua_rotate(IntPtr l, int index, int n);
     [LibraryImport(Lib)] public static partial void lua_pushvalue(IntPtr l, int index);
     [LibraryImport(Lib)] public static partial void lua_copy(IntPtr l, int from, int to);
     [LibraryImport(Lib)] public static partial double lua_tonumberx(IntPtr l, int index, int* isNumber);

@@ -27,7 +27,7 @@ internal static unsafe class LuaCMsgPack
     private static int Pack(IntPtr l)
     {
         int count = lua_gettop(l);
-        if (count == 0) return Fail(l, ArgError(0, "pack", "MessagePack pack needs input.").Message);
+        if (count == 0) return Fail(l, ArgError(0, "pack", "MessagePack pack needs input."));
         var buffer = new LuaSink();
         try
         {
@@ -261,7 +261,7 @@ internal static unsafe class LuaCMsgPack
 
     /// <summary>
     /// __cmsgpack_unpack(mode, s, ...): mode 0 is unpack(s), 1 unpack_one(s [, offset]), 2
-    /// unpack_limit(s, limit [, offset]) → true, [next offset,] values... | false, message.
+    /// unpack_limit(s, limit [, offset]) → true, n, {[next offset,] values...} | false, message....
     /// </summary>
     private static int Unpack(IntPtr l)
     {
@@ -290,7 +290,6 @@ internal static unsafe class LuaCMsgPack
             if (all) limit = int.MaxValue;
             int top = lua_gettop(l);
             lua_checkstack(l, 3);
-            lua_pushboolean(l, 1);
             if (!all) lua_pushnil(l); // the next offset's slot
             var cursor = new Cursor { Data = data, Pos = (int)offset };
             int count = 0;
@@ -301,11 +300,13 @@ internal static unsafe class LuaCMsgPack
                 if (cursor.Error == CursorError.Eof) throw new LuaLibraryException("Missing bytes in input.");
                 if (cursor.Error == CursorError.BadFormat) throw new LuaLibraryException("Bad data format in input.");
             }
-            if (all) return count + 1;
-            lua_pushinteger(l, cursor.Left == 0 ? -1 : cursor.Pos);
-            lua_copy(l, -1, top + 2);
-            Pop(l, 1);
-            return count + 2;
+            if (!all)
+            {
+                lua_pushinteger(l, cursor.Left == 0 ? -1 : cursor.Pos);
+                lua_copy(l, -1, top + 1);
+                Pop(l, 1);
+            }
+            return ReturnPacked(l, top + 1);
         }
         catch (Exception e)
         {

@@ -8,6 +8,9 @@ internal sealed class LuaLibraryException(string message) : Exception(message)
 {
     /// <summary>An error Lua itself raises in Redis (not luaL_error): its text has no "user_script:N: ".</summary>
     public bool Positionless { get; init; }
+
+    /// <summary>For an argument error (luaL_argerror): the argument's number; the message is then only the parenthesised part.</summary>
+    public int? Argument { get; init; }
 }
 
 /// <summary>
@@ -29,34 +32,52 @@ internal static unsafe class LuaLibrary
     private static readonly string[] ExponentFormats =
         Enumerable.Range(0, 17).Select(p => "E" + p.ToString(CultureInfo.InvariantCulture)).ToArray();
 
-    /// <summary>Returns <c>false, message</c> to the wrapper, which raises it at the script's line.</summary>
-    public static int Fail(IntPtr l, string message)
-    {
-        lua_checkstack(l, 2);
-        lua_pushboolean(l, 0);
-        PushString(l, message);
-        return 2;
-    }
-
     /// <summary>
-    /// Returns <c>false, message[, true]</c> to the wrapper; the third value asks for no position.
-    /// Any other exception (a bug) becomes a script error too: nothing managed may unwind into Lua's
-    /// native frames, which would end the process.
+    /// Returns <c>false, message, positionless, argument</c> to the wrapper, which raises the error
+    /// at the script's line (no position when <c>positionless</c>). For an argument error the
+    /// wrapper writes "bad argument #n to 'name' (message)" itself: the name is the one the caller
+    /// used (as Lua 5.1 finds it), '?' when called through pcall. Any other exception (a bug)
+    /// becomes a script error too: nothing managed may unwind into Lua's native frames.
     /// </summary>
     public static int Fail(IntPtr l, Exception exception)
     {
-        if (exception is not LuaLibraryException e) return Fail(l, "internal error: " + exception.Message);
-        if (!e.Positionless) return Fail(l, e.Message);
-        lua_checkstack(l, 3);
+        lua_checkstack(l, 4);
         lua_pushboolean(l, 0);
+        if (exception is not LuaLibraryException e)
+        {
+            PushString(l, "internal error: " + exception.Message);
+            return 2;
+        }
         PushString(l, e.Message);
+        lua_pushboolean(l, e.Positionless ? 1 : 0);
+        if (e.Argument is not int argument) return 3;
+        lua_pushinteger(l, argument);
+        return 4;
+    }
+
+    /// <summary>
+    /// Returns <c>true, n, results</c>: the values from <paramref name="first"/> to the top moved
+    /// into a table, for the wrappers of functions with a variable number of results.
+    /// </summary>
+    public static int ReturnPacked(IntPtr l, int first)
+    {
+        int count = lua_gettop(l) - first + 1;
+        lua_checkstack(l, 4);
+        lua_createtable(l, count, 0);
+        lua_rotate(l, first, 1);
+        for (int k = count; k >= 1; k--) lua_rawseti(l, first, k);
         lua_pushboolean(l, 1);
+        lua_pushinteger(l, count);
+        lua_pushvalue(l, first);
         return 3;
     }
 
-    /// <summary>luaL_argerror's text: "bad argument #n to 'name' (extra)".</summary>
+    /// <summary>luaL_argerror: "bad argument #n to 'name' (extra)", the name filled in by the wrapper.</summary>
     public static LuaLibraryException ArgError(int arg, string function, string extra)
-        => new($"bad argument #{arg} to '{function}' ({extra})");
+    {
+        _ = function; // the wrapper knows the name the script used
+        return new LuaLibraryException(extra) { Argument = arg };
+    }
 
     /// <summary>luaL_typerror's text: "bad argument #n to 'name' (number expected, got string)".</summary>
     public static LuaLibraryException TypeError(IntPtr l, int index, int arg, string function, string expected)

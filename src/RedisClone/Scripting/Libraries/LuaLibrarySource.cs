@@ -33,15 +33,44 @@ internal static class LuaLibrarySource
 
     private const string Source = """
         local error_, setmetatable_, next_, select_ = error, setmetatable, next, select
+        local getinfo, tunpack = debug.getinfo, table.unpack
 
-        -- A C# function answers true, results... or false, message. finish is tail-called by the
-        -- wrappers, so it takes the wrapper's frame and level 2 is the script: the message gets the
-        -- script's "user_script:N: " as luaL_error gives it in Redis.
-        -- A third value asks for no position (errors Lua itself raises in Redis).
-        local function finish(ok, ...)
-          if ok then return ... end
-          local message, positionless = ...
-          error_(message, positionless and 0 or 2)
+        -- A C# function answers true, result (or true, n, {results} for several) on success, and
+        -- false, message, positionless, argument on failure. raise is called by the wrapper as a
+        -- statement, never in tail position, so the wrapper's frame is there to name: an argument
+        -- error names the function as the caller wrote it, as luaL_argerror does ('?' when
+        -- pcall calls it, the local's name for an alias; a method call counts self as #0).
+        -- Level 3 is the wrapper's caller, so the message gets the script's "user_script:N: " as
+        -- luaL_error gives it in Redis; positionless errors are the ones Lua raises itself.
+        local function raise(message, positionless, argument)
+          if argument then
+            local info = getinfo(2, 'n')
+            local name = info and info.name or '?'
+            if info and info.namewhat == 'method' then
+              argument = argument - 1
+              if argument == 0 then error_("calling '" .. name .. "' on bad self (" .. message .. ')', 3) end
+            end
+            message = 'bad argument #' .. argument .. " to '" .. name .. "' (" .. message .. ')'
+          end
+          error_(message, positionless and 0 or 3)
+        end
+
+        -- A wrapper for a one-result function that takes x (a configuration or an operation) first.
+        local function one(f, x)
+          return function(...)
+            local ok, r, positionless, argument = f(x, ...)
+            if ok then return r end
+            raise(r, positionless, argument)
+          end
+        end
+
+        -- The same for a function with any number of results.
+        local function many(f, x)
+          return function(...)
+            local ok, n, results, argument = f(x, ...)
+            if ok then return tunpack(results, 1, n) end
+            raise(n, results, argument)
+          end
         end
 
         local function readonly(t)
@@ -57,18 +86,33 @@ internal static class LuaLibrarySource
         do
           local config_, encode_, decode_, configure_ = __cjson_config, __cjson_encode, __cjson_decode, __cjson_configure
           __cjson_config, __cjson_encode, __cjson_decode, __cjson_configure = nil, nil, nil, nil
+          local function option(cfg, number)
+            return function(...)
+              local ok, r, positionless, argument = configure_(cfg, number, ...)
+              if ok then return r end
+              raise(r, positionless, argument)
+            end
+          end
+          -- encode_sparse_array answers three settings.
+          local function sparse(cfg)
+            return function(...)
+              local ok, a, b, c = configure_(cfg, 1, ...)
+              if ok then return a, b, c end
+              raise(a, b, c)
+            end
+          end
           local function new()
             local cfg = config_()
             local m = {}
-            m.encode = function(...) return finish(encode_(cfg, ...)) end
-            m.decode = function(...) return finish(decode_(cfg, ...)) end
-            m.encode_sparse_array = function(...) return finish(configure_(cfg, 1, ...)) end
-            m.encode_max_depth = function(...) return finish(configure_(cfg, 2, ...)) end
-            m.decode_max_depth = function(...) return finish(configure_(cfg, 3, ...)) end
-            m.encode_number_precision = function(...) return finish(configure_(cfg, 4, ...)) end
-            m.encode_keep_buffer = function(...) return finish(configure_(cfg, 5, ...)) end
-            m.encode_invalid_numbers = function(...) return finish(configure_(cfg, 6, ...)) end
-            m.decode_invalid_numbers = function(...) return finish(configure_(cfg, 7, ...)) end
+            m.encode = one(encode_, cfg)
+            m.decode = one(decode_, cfg)
+            m.encode_sparse_array = sparse(cfg)
+            m.encode_max_depth = option(cfg, 2)
+            m.decode_max_depth = option(cfg, 3)
+            m.encode_number_precision = option(cfg, 4)
+            m.encode_keep_buffer = option(cfg, 5)
+            m.encode_invalid_numbers = option(cfg, 6)
+            m.decode_invalid_numbers = option(cfg, 7)
             m.new = new
             m.null = select_(2, decode_(cfg, 'null')) -- the NULL light userdata
             m._NAME = 'cjson'
@@ -83,10 +127,14 @@ internal static class LuaLibrarySource
           local pack_, unpack_ = __cmsgpack_pack, __cmsgpack_unpack
           __cmsgpack_pack, __cmsgpack_unpack = nil, nil
           local m = {}
-          m.pack = function(...) return finish(pack_(...)) end
-          m.unpack = function(...) return finish(unpack_(0, ...)) end
-          m.unpack_one = function(...) return finish(unpack_(1, ...)) end
-          m.unpack_limit = function(...) return finish(unpack_(2, ...)) end
+          m.pack = function(...)
+            local ok, r, positionless, argument = pack_(...)
+            if ok then return r end
+            raise(r, positionless, argument)
+          end
+          m.unpack = many(unpack_, 0)
+          m.unpack_one = many(unpack_, 1)
+          m.unpack_limit = many(unpack_, 2)
           m._NAME = 'cmsgpack'
           m._VERSION = 'lua-cmsgpack 0.4.0'
           m._COPYRIGHT = 'Copyright (C) 2012, Salvatore Sanfilippo'
@@ -100,7 +148,7 @@ internal static class LuaLibrarySource
           __bit = nil
           local m = {}
           for op, name in ipairs({ 'tobit', 'bnot', 'band', 'bor', 'bxor', 'lshift', 'rshift', 'arshift', 'rol', 'ror', 'bswap', 'tohex' }) do
-            m[name] = function(...) return finish(bit_(op, ...)) end
+            m[name] = one(bit_, op)
           end
           bit = readonly(m)
         end
@@ -110,9 +158,9 @@ internal static class LuaLibrarySource
           local struct_ = __struct
           __struct = nil
           local m = {}
-          m.pack = function(...) return finish(struct_(1, ...)) end
-          m.unpack = function(...) return finish(struct_(2, ...)) end
-          m.size = function(...) return finish(struct_(3, ...)) end
+          m.pack = one(struct_, 1)
+          m.unpack = many(struct_, 2)
+          m.size = one(struct_, 3)
           struct = readonly(m)
         end
         """;

@@ -23,7 +23,10 @@ internal static class LuaStruct
         public int Align;
     }
 
-    /// <summary>__struct(op, ...): op 1 pack, 2 unpack, 3 size → true, results... | false, message. Argument #n is at index n + 1.</summary>
+    /// <summary>
+    /// __struct(op, ...): op 1 pack, 2 unpack, 3 size → true, result (unpack: true, n, {results})
+    /// | false, message.... Argument #n is at index n + 1.
+    /// </summary>
     private static int Run(IntPtr l)
     {
         int op = (int)IntegerAt(l, 1);
@@ -215,7 +218,7 @@ internal static class LuaStruct
         ulong ld = (ulong)data.Length;
         var h = new Header { Little = true, Align = 1 };
         int n = 0;
-        lua_pushboolean(l, 1);
+        int first = lua_gettop(l) + 1;
         for (int i = 0; i < fmt.Length;)
         {
             byte opt = fmt[i++];
@@ -274,7 +277,7 @@ internal static class LuaStruct
             pos += size;
         }
         lua_pushinteger(l, (long)pos + 1);
-        return n + 2;
+        return ReturnPacked(l, first);
     }
 
     /// <summary>getinteger: the bytes as an unsigned 64-bit value (the first ones shifted out past 8), sign-extended when signed.</summary>
