@@ -64,6 +64,7 @@ internal sealed class LuaEngine : IDisposable
     private static (Lua, int) NewState()
     {
         var lua = new Lua();
+        Libraries.LuaLibrarySource.Open(lua);
         lua.Register("__redis_call", CallDelegate);
         lua.Register("__redis_sha1hex", Sha1Delegate);
         lua.Register("__redis_log", LogDelegate);

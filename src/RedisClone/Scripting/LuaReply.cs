@@ -188,7 +188,8 @@ internal static class LuaReply
                 else ctx.Reply.NullBulk();
                 break;
             case LuaType.Number:
-                ctx.Reply.Integer(lua.IsInteger(-1) ? lua.ToInteger(-1) : (long)lua.ToNumber(-1));
+                // C's (long long) cast, as Redis: out of range (inf, 2^64) is INT64_MIN on x86-64, where .NET saturates.
+                ctx.Reply.Integer(lua.IsInteger(-1) ? lua.ToInteger(-1) : Libraries.LuaLibrary.ToInteger(lua.ToNumber(-1)));
                 break;
             case LuaType.Table:
                 WriteTable(lua, ref ctx, scriptResp3);
