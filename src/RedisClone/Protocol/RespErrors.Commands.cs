@@ -58,6 +58,17 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NoScript => "-NOSCRIPT No matching script. Please use EVAL.\r\n"u8;
     public static ReadOnlySpan<byte> ScriptFlushOption => "-ERR SCRIPT FLUSH only support SYNC|ASYNC option\r\n"u8;
 
+    // Functions (FCALL, FUNCTION).
+    public static ReadOnlySpan<byte> FunctionNotFound => "-ERR Function not found\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionBadNumKeys => "-ERR Bad number of keys provided\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionWriteFlagReadOnly => "-ERR Can not execute a script with write flag using *_ro command.\r\n"u8;
+    public static ReadOnlySpan<byte> LibraryNotFound => "-ERR Library not found\r\n"u8;
+    public static ReadOnlySpan<byte> LibraryNameMissing => "-ERR library name argument was not given\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionFlushOption => "-ERR FUNCTION FLUSH only supports SYNC|ASYNC option\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionRestorePolicy => "-ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.\r\n"u8;
+    public static string FunctionLoadOption(string option) => "ERR Unknown option given: " + option;
+    public static string FunctionListArgument(string argument) => "ERR Unknown argument " + argument;
+
     // Sorted sets: ZADD's options, ranges, ZUNION/ZINTER/ZDIFF.
     public static ReadOnlySpan<byte> ZAddXxAndNx => "-ERR XX and NX options at the same time are not compatible\r\n"u8;
     public static ReadOnlySpan<byte> ZAddGtLtNx => "-ERR GT, LT, and/or NX options at the same time are not compatible\r\n"u8;
