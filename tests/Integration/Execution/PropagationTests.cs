@@ -17,6 +17,30 @@ public sealed class PropagationTests
         => PropagationDifferential.AssertSame("SET k v", "SETNX k w", "DEL missing", "SADD s x", "SADD s x",
             "EXPIRE missing 10", "SET k2 v NX", "SET k v XX GET", "SREM s nope", "LPUSHX nolist a", "HDEL h nope", "PERSIST k");
 
+    /// <summary>
+    /// FUNCTION LOAD, DELETE and FLUSH propagate as sent (failed ones not at all); FCALL propagates
+    /// the writes its function made, in MULTI/EXEC when more than one, as EVAL.
+    /// </summary>
+    [RedisFact]
+    public void Functions_ManagementAsSent_FCallAsItsWrites()
+        => PropagationDifferential.AssertSame(
+            ["FUNCTION", "FLUSH"],
+            ["FUNCTION", "LOAD", "#!lua name=plib\n" +
+                "redis.register_function('pset', function(keys, args) redis.call('SET', keys[1], args[1]) redis.call('INCR', 'pcount') return 1 end)\n" +
+                "redis.register_function('pone', function(keys) redis.call('DEL', keys[1]) return 1 end)\n" +
+                "redis.register_function{function_name='pget', callback=function(keys) return redis.call('GET', keys[1]) end, flags={'no-writes'}}"],
+            ["FUNCTION", "LOAD", "#!lua name=plib\nredis.register_function('x', function() end)"],
+            ["FUNCTION", "LOAD", "REPLACE", "#!lua name=other\nredis.register_function('y', function() end)"],
+            ["FCALL", "pset", "1", "pk", "v"],
+            ["FCALL", "pone", "1", "pk"],
+            ["FCALL_RO", "pget", "1", "pk"],
+            ["FCALL", "pget", "1", "pk"],
+            ["FCALL", "nosuch", "0"],
+            ["FUNCTION", "DELETE", "plib"],
+            ["FUNCTION", "DELETE", "plib"],
+            ["FUNCTION", "FLUSH", "ASYNC"],
+            ["FUNCTION", "FLUSH", "bad"]);
+
     [RedisFact]
     public void ReadCommand_PropagatesNothing()
         => PropagationDifferential.AssertSame("SET k v", "GET k", "EXISTS k", "TTL k", "LRANGE l 0 -1");
