@@ -55,8 +55,6 @@ internal sealed class FunctionStore : IDisposable
     /// <summary>Redis's RDB_OPCODE_FUNCTION_PRE_GA: 7.0's release candidates' format, refused.</summary>
     private const byte OpcodeFunctionPreGa = 246;
 
-    private const string BadName = "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long";
-
     private readonly LuaEngine _lua;
     private Libraries _current = new();
 
@@ -124,7 +122,7 @@ internal sealed class FunctionStore : IDisposable
     /// <summary>FUNCTION RESTORE: null when restored, else Redis's error text (without "ERR ").</summary>
     public string? Restore(ReadOnlySpan<byte> payload, RestorePolicy policy)
     {
-        if (!VerifyPayload(payload)) return "DUMP payload version or checksum are wrong";
+        if (!VerifyPayload(payload)) return RespErrors.FunctionPayloadInvalid;
         var restored = new Libraries();
         string? error = null;
         int position = 0;
@@ -132,9 +130,9 @@ internal sealed class FunctionStore : IDisposable
         while (error == null && payload.Length - position > 10)
         {
             byte type = payload[position++];
-            if (type == OpcodeFunctionPreGa) error = "Pre-GA function format not supported";
-            else if (type != OpcodeFunction) error = "given type is not a function";
-            else if (!RdbString.TryRead(payload, ref position, out byte[] code)) error = "Failed loading library payload";
+            if (type == OpcodeFunctionPreGa) error = RespErrors.FunctionPayloadPreGa;
+            else if (type != OpcodeFunction) error = RespErrors.FunctionPayloadNotFunction;
+            else if (!RdbString.TryRead(payload, ref position, out byte[] code)) error = RespErrors.FunctionPayloadLibrary;
             else error = Create(restored, code, replace: false, out _);
         }
         if (error == null)
@@ -175,7 +173,7 @@ internal sealed class FunctionStore : IDisposable
             if (!_current.ByName.TryGetValue(library.Name, out var old)) continue;
             if (!replace)
             {
-                error = $"Library {library.Name} already exists";
+                error = RespErrors.LibraryExistsOnRestore(library.Name);
                 break;
             }
             _current.Unlink(old);
@@ -186,7 +184,7 @@ internal sealed class FunctionStore : IDisposable
             foreach (var name in restored.Functions.Keys)
                 if (_current.Functions.ContainsKey(name))
                 {
-                    error = $"Function {name} already exists";
+                    error = RespErrors.FunctionExists(name);
                     break;
                 }
         }
@@ -208,20 +206,20 @@ internal sealed class FunctionStore : IDisposable
     {
         var error = ParseMetadata(code, out name, out string engine, out int body);
         if (error != null) return error;
-        if (!IsValidName(name)) return BadName;
-        if (!engine.Equals(EngineName, StringComparison.OrdinalIgnoreCase)) return $"Engine '{engine}' not found";
+        if (!IsValidName(name)) return RespErrors.LibraryNameInvalid;
+        if (!engine.Equals(EngineName, StringComparison.OrdinalIgnoreCase)) return RespErrors.EngineNotFound(engine);
         set.ByName.TryGetValue(name, out var old);
-        if (old != null && !replace) return $"Library '{name}' already exists";
+        if (old != null && !replace) return RespErrors.LibraryExists(name);
         if (old != null) set.Unlink(old);
 
         var registered = new List<RegisteredFunction>();
         error = _lua.LoadLibrary(code[body..], registered);
-        if (error == null && registered.Count == 0) error = "No functions registered";
+        if (error == null && registered.Count == 0) error = RespErrors.LibraryNoFunctions;
         if (error == null)
             foreach (var function in registered)
                 if (set.Functions.ContainsKey(function.Name))
                 {
-                    error = $"Function {function.Name} already exists";
+                    error = RespErrors.FunctionExists(function.Name);
                     break;
                 }
         if (error != null)
@@ -247,13 +245,13 @@ internal sealed class FunctionStore : IDisposable
     {
         name = engine = "";
         body = 0;
-        if (!code.StartsWith("#!"u8)) return "Missing library metadata";
+        if (!code.StartsWith("#!"u8)) return RespErrors.LibraryMetadataMissing;
         int newline = code.IndexOf((byte)'\n');
-        if (newline < 0) return "Invalid library metadata";
+        if (newline < 0) return RespErrors.LibraryMetadataInvalid;
         var parts = new CommandBuffer();
         parts.BeginCommand();
         int count = InlineSplitter.Split(code[..newline], parts);
-        if (count <= 0) return "Invalid library metadata";
+        if (count <= 0) return RespErrors.LibraryMetadataInvalid;
         parts.EndCommand();
         engine = RespErrors.Latin(parts.Arg(0, 0)[2..]);
         string? found = null;
@@ -262,13 +260,13 @@ internal sealed class FunctionStore : IDisposable
             var part = parts.Arg(0, i);
             if (part.Length >= 5 && System.Text.Ascii.EqualsIgnoreCase(part[..5], "name="u8))
             {
-                if (found != null) return "Invalid metadata value, name argument was given multiple times";
+                if (found != null) return RespErrors.LibraryNameTwice;
                 found = RespErrors.Latin(part[5..]);
                 continue;
             }
-            return "Invalid metadata value given: " + RespErrors.Latin(part);
+            return RespErrors.LibraryMetadataValue + RespErrors.Latin(part);
         }
-        if (found == null) return "Library name was not given";
+        if (found == null) return RespErrors.LibraryNameNotGiven;
         name = found;
         body = newline;
         return null;
