@@ -21,10 +21,11 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 {
     private readonly Action _kill;
 
-    public ClientSession(long id, EndPoint? remote, EndPoint? local, Action kill)
+    /// <param name="address">The address to show instead of <paramref name="remote"/>'s ("lua" for scripts' commands in MONITOR).</param>
+    public ClientSession(long id, EndPoint? remote, EndPoint? local, Action kill, string? address = null)
     {
         Id = id;
-        Address = Format(remote);
+        Address = address ?? Format(remote);
         LocalAddress = Format(local);
         CreatedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastInteractionMs = CreatedAtMs;

@@ -56,7 +56,8 @@ internal sealed partial class LuaEngine : IDisposable
     private LuaEngine(RedisServer server, string? extraSource)
     {
         _server = server;
-        _session = new ClientSession(-1, null, null, static () => { });
+        // MONITOR shows the commands a script runs as coming from "lua", as Redis does.
+        _session = new ClientSession(-1, null, null, static () => { }, address: "lua");
         (_lua, _env) = NewState(extraSource);
     }
 
