@@ -117,6 +117,7 @@ internal sealed partial class LuaEngine : IDisposable
     /// <summary>Drops every script: a new state, as Redis's SCRIPT FLUSH.</summary>
     public void Flush()
     {
+        System.Diagnostics.Debug.Assert(_loadLibrary == 0, "the functions' state is never flushed: FunctionStore releases libraries");
         _scripts.Clear();
         var old = _lua;
         (_lua, _env) = NewState();
@@ -183,20 +184,20 @@ internal sealed partial class LuaEngine : IDisposable
     /// An error the script raised: "-msg script: name, on @user_script:line." as Redis's luaCallFunction
     /// (a function's name, or an EVAL script's SHA1).
     /// </summary>
-    private static void ReplyError(Lua lua, ref CommandContext ctx, string sha, bool isFunction)
+    private static void ReplyError(Lua lua, ref CommandContext ctx, string name, bool isFunction)
     {
         if (!lua.IsTable(-1))
         {
             string msg = lua.IsString(-1) ? lua.ToString(-1, false) : "execution failure";
             if (msg.Length > 100) msg = msg[..100];
-            ctx.Error(Sanitize($"ERR Error running script {(isFunction ? "" : "f_")}{sha}, {msg}"));
+            ctx.Error(Sanitize($"ERR Error running script {(isFunction ? "" : "f_")}{name}, {msg}"));
             return;
         }
         string? text = GetStringField(lua, "err");
         string? source = GetStringField(lua, "source");
         string? line = GetStringField(lua, "line");
         var message = text ?? "";
-        if (line != null && source != null) message += $" script: {sha}, on {source}:{line}.";
+        if (line != null && source != null) message += $" script: {name}, on {source}:{line}.";
         ctx.Error(Sanitize(message));
     }
 

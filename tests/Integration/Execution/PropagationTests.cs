@@ -1,3 +1,4 @@
+using System.Text;
 using RedisClone.Tests.Infrastructure;
 
 namespace RedisClone.Tests.Execution;
@@ -40,6 +41,27 @@ public sealed class PropagationTests
             ["FUNCTION", "DELETE", "plib"],
             ["FUNCTION", "FLUSH", "ASYNC"],
             ["FUNCTION", "FLUSH", "bad"]);
+
+    /// <summary>FUNCTION RESTORE propagates as sent, its payload byte for byte; a refused one not at all.</summary>
+    [Fact]
+    public async Task FunctionRestore_PropagatesAsSent()
+    {
+        await using var server = TestServer.Start(2);
+        var recorder = new PropagationRecorder();
+        server.Server.PropagationListener = recorder;
+        using var c = server.Connect();
+        c.Call("FUNCTION", "LOAD", "#!lua name=rlib\nredis.register_function('rf', function() return 1 end)");
+        string dump = c.Call("FUNCTION", "DUMP");
+        var payload = Encoding.Latin1.GetBytes(dump[(dump.IndexOf("\r\n", StringComparison.Ordinal) + 2)..^2]);
+        c.Call("FUNCTION", "FLUSH");
+        recorder.Take();
+        byte[] Bytes(string s) => Encoding.ASCII.GetBytes(s);
+        Assert.Equal("+OK\r\n", c.Call(Bytes("FUNCTION"), Bytes("RESTORE"), payload));
+        Assert.StartsWith("-ERR Library rlib already exists", c.Call(Bytes("FUNCTION"), Bytes("RESTORE"), payload, Bytes("APPEND")));
+        Assert.Equal("+OK\r\n", c.Call(Bytes("FUNCTION"), Bytes("RESTORE"), payload, Bytes("REPLACE")));
+        Assert.Equal(["0 FUNCTION RESTORE " + Encoding.Latin1.GetString(payload), "0 FUNCTION RESTORE " + Encoding.Latin1.GetString(payload) + " REPLACE"],
+            recorder.Take());
+    }
 
     [RedisFact]
     public void ReadCommand_PropagatesNothing()
