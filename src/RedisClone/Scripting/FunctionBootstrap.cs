@@ -9,8 +9,8 @@ namespace RedisClone.Scripting;
 /// A library's code and every function it defines share one environment whose reads go to a
 /// switchable table: while the library loads, only the load-time API (a <c>redis</c> holding
 /// register_function, log, the LOG_ levels and the version); when its functions run later, the
-/// state's globals. In both, a missing name is an error and nothing can be assigned, as Redis's
-/// protected globals. register_function checks its arguments in Lua and raises error tables, so no
+/// state's globals, their tables seen through read-only views. In both, a missing name is an error
+/// and nothing can be assigned, as Redis's protected globals. register_function checks its arguments in Lua and raises error tables, so no
 /// C# callback raises a Lua error; the registered functions go back to C# as a list.
 /// </remarks>
 internal static class FunctionBootstrap
@@ -128,14 +128,37 @@ internal static class FunctionBootstrap
             }),
           }
 
-          local current = G -- what the libraries' names resolve in: library_api while one loads
+          -- Read-only views of the state's tables (string, math, redis, _G...), made on first use:
+          -- a function cannot change what another library's functions see, as Redis protects its
+          -- globals recursively. Reads (pairs and # too) go through to the table itself.
+          local views = setmetatable_({}, { __mode = 'k' })
+          local function view(t)
+            local v = views[t]
+            if v then return v end
+            v = setmetatable_({}, {
+              __index = function(_, key)
+                local value = t[key]
+                if type_(value) == 'table' then return view(value) end
+                return value
+              end,
+              __newindex = readonly,
+              __pairs = function() return next_, t, nil end,
+              __len = function() return #t end,
+              __metatable = false,
+            })
+            views[t] = v
+            return v
+          end
+
+          local loading = false -- while a library loads, its names resolve in library_api only
 
           __redis__env = setmetatable_({}, {
             __index = function(_, name)
-              local value = rawget_(current, name)
+              local value = rawget_(loading and library_api or G, name)
               if value == nil then
                 raise("Script attempted to access nonexistent global variable '" .. tostring_(name) .. "'", 2)
               end
+              if not loading and type_(value) == 'table' then return view(value) end
               return value
             end,
             __newindex = readonly,
@@ -146,9 +169,9 @@ internal static class FunctionBootstrap
           -- false and the error as Redis's luaExtractErrorInformation words it.
           __redis__load_library = function(chunk)
             registered, registered_names = {}, {}
-            current = library_api
+            loading = true
             local ok, err = pcall_(chunk)
-            current = G
+            loading = false
             local list = registered
             registered, registered_names = nil, nil
             if ok then return true, list end

@@ -180,6 +180,29 @@ public class FunctionDifferentialTests
         ["FCALL_RO", "nosuch", "0"],
         ["PING"]);
 
+    /// <summary>A running function sees the state's tables read-only (string, redis, _G and what they hold), as Redis.</summary>
+    [RedisFact]
+    public void FCall_GlobalTables_ReadOnlyAsRedis() => AssertSame(
+        Load("ro", "redis.register_function('a', function() string.foo = 1 return 1 end)\n" +
+                   "redis.register_function('b', function() redis.call = nil return 1 end)\n" +
+                   "redis.register_function('c', function() _G.x = 1 return 1 end)\n" +
+                   "redis.register_function('d', function() local n = 0 for k, v in pairs(redis) do n = n + 1 end return n > 5 end)\n" +
+                   "redis.register_function('e', function() return {type(string), string.len('abc'), math.floor(2.5), table.concat({1, 2}, '-'), ('x'):rep(3)} end)\n" +
+                   "redis.register_function('f', function() local t = {} t.x = 1 table.insert(t, 2) return {t.x, t[1]} end)\n" +
+                   "redis.register_function('g', function() _G.string.x = 1 return 1 end)\n" +
+                   "redis.register_function('h', function() return redis.nosuch == nil end)\n" +
+                   "redis.register_function('i', function() local ok = pcall(function() math.pi = 3 end) return tostring(ok) end)"),
+        ["FCALL", "a", "0"],
+        ["FCALL", "b", "0"],
+        ["FCALL", "c", "0"],
+        ["FCALL", "d", "0"],
+        ["FCALL", "e", "0"],
+        ["FCALL", "f", "0"],
+        ["FCALL", "g", "0"],
+        ["FCALL", "h", "0"],
+        ["FCALL", "i", "0"],
+        ["PING"]);
+
     [RedisFact]
     public void FCallRo_AndNoWritesFlag_AsRedis() => AssertSame(
         Load("ro", "redis.register_function('w', function(keys) local r = redis.call('SET', keys[1], 'v') return r end)\n" +
