@@ -189,7 +189,7 @@ internal static class FunctionCommands
                     reply.Bulk("name"u8);
                     reply.Bulk(function.Name);
                     reply.Bulk("description"u8);
-                    if (function.Description != null) reply.Bulk(System.Text.Encoding.Latin1.GetBytes(function.Description));
+                    if (function.Description != null) reply.Bulk(function.Description);
                     else reply.NullBulk();
                     reply.Bulk("flags"u8);
                     int flags = (int)function.Flags;

@@ -5,7 +5,7 @@ using RedisClone.Server;
 namespace RedisClone.Scripting;
 
 /// <summary>A function a library registered while it loaded: its callback is kept in the state's registry.</summary>
-internal readonly record struct RegisteredFunction(string Name, string? Description, ScriptFlags Flags, int Reference);
+internal readonly record struct RegisteredFunction(string Name, byte[]? Description, ScriptFlags Flags, int Reference);
 
 /// <summary>The flags a function can carry (redis.register_function's flags), in Redis's order.</summary>
 [Flags]
@@ -84,7 +84,9 @@ internal sealed partial class LuaEngine
         for (int i = 1; lua.RawGetInteger(-1, i) == LuaType.Table; i++)
         {
             string name = GetStringField(lua, "name")!;
-            string? description = GetStringField(lua, "description");
+            lua.GetField(-1, "description"); // a string or nil: the Lua side converted numbers
+            byte[]? description = lua.Type(-1) == LuaType.String ? lua.ToBuffer(-1, false) : null;
+            lua.Pop(1);
             lua.GetField(-1, "flags");
             var flags = (ScriptFlags)lua.ToInteger(-1);
             lua.Pop(1);

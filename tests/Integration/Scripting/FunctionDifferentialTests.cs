@@ -99,6 +99,8 @@ public class FunctionDifferentialTests
         ["FUNCTION", "LIST"],
         LoadReplace("a", "redis.register_function{function_name='f', callback=function() return 2 end, flags={'allow-stale', 'no-writes'}, description='two'}"),
         ["FUNCTION", "LIST", "WITHCODE"],
+        LoadReplace("a", "redis.register_function{function_name='u', callback=function() return 3 end, description='caf\u00e9 \u2713', flags={}}"),
+        ["FUNCTION", "LIST"],
         LoadReplace("a", "redis.register_function{function_name=12, callback=function() return 3 end, description=4.5, flags={}}"),
         ["FUNCTION", "LIST"],
         ["FCALL", "12", "0"],
