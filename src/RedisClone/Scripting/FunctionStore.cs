@@ -6,36 +6,6 @@ using RedisClone.Server;
 
 namespace RedisClone.Scripting;
 
-/// <summary>A loaded library: its name, its code as loaded (shebang line included) and its functions in registration order.</summary>
-internal sealed class FunctionLibrary(string name, byte[] code)
-{
-    public string Name { get; } = name;
-    public byte[] Code { get; } = code;
-    public List<FunctionInfo> Functions { get; } = [];
-}
-
-/// <summary>A function a library registered, with the registry reference of its Lua callback.</summary>
-internal sealed class FunctionInfo(string name, byte[]? description, ScriptFlags flags, int reference, FunctionLibrary library)
-{
-    public string Name { get; } = name;
-    /// <summary>Its description's bytes as given (any encoding), or null.</summary>
-    public byte[]? Description { get; } = description;
-    public ScriptFlags Flags { get; } = flags;
-    public int Reference { get; } = reference;
-    public FunctionLibrary Library { get; } = library;
-}
-
-/// <summary>How FUNCTION RESTORE treats the libraries already there.</summary>
-internal enum RestorePolicy
-{
-    /// <summary>Add the payload's libraries; a library or function name already in use aborts.</summary>
-    Append,
-    /// <summary>Add them, replacing libraries of the same name; a function name used by another library aborts.</summary>
-    Replace,
-    /// <summary>Drop every library first.</summary>
-    Flush,
-}
-
 /// <summary>
 /// The server's function libraries (Redis's functionsLibCtx) and the Lua state they run in: load,
 /// delete, flush, DUMP and RESTORE as Redis 7.2's functions.c does them. Not thread-safe: callers

@@ -4,21 +4,6 @@ using RedisClone.Server;
 
 namespace RedisClone.Scripting;
 
-/// <summary>A function a library registered while it loaded: its callback is kept in the state's registry.</summary>
-internal readonly record struct RegisteredFunction(string Name, byte[]? Description, ScriptFlags Flags, int Reference);
-
-/// <summary>The flags a function can carry (redis.register_function's flags), in Redis's order.</summary>
-[Flags]
-internal enum ScriptFlags
-{
-    None = 0,
-    NoWrites = 1,
-    AllowOom = 2,
-    AllowStale = 4,
-    NoCluster = 8,
-    AllowCrossSlotKeys = 16,
-}
-
 internal sealed partial class LuaEngine
 {
     private int _loadLibrary;
