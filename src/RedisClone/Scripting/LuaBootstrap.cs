@@ -31,6 +31,18 @@ internal static class LuaBootstrap
         string.gfind = string.gmatch
         gcinfo = function() return math.floor(collectgarbage('count')) end
 
+        -- 5.1's error() adds the position to a number too ("user_script:1: 12"); 5.4's to strings only.
+        -- Not a tail call, so the level still counts from the caller.
+        do
+          local raise, type_, format = error, type, string.format
+          error = function(message, level)
+            if type_(message) == 'number' then message = format('%.14g', message) end
+            level = level or 1
+            if level > 0 then level = level + 1 end
+            raise(message, level)
+          end
+        end
+
         -- Numbers print as Lua 5.1 prints them (%.14g: 10/2 is "5", 1e14 is "1e+14"), where 5.4
         -- writes "5.0" and every digit. The `..` operator formats inside the VM and stays 5.4's.
         do

@@ -205,6 +205,25 @@ public class FunctionDifferentialTests
         ["FCALL", "i", "0"],
         ["PING"]);
 
+    /// <summary>error() with a number or a level, in a function and in an EVAL script (the compatibility layer both share).</summary>
+    [RedisFact]
+    public void Error_NumbersAndLevels_AsRedis() => AssertSame(
+        Load("errs", "redis.register_function('e1', function() error(12) end)\n" +
+                     "redis.register_function('e2', function() error(1.5, 0) end)\n" +
+                     "redis.register_function('e3', function() local function inner() error('deep', 2) end inner() end)\n" +
+                     "redis.register_function('e4', function() error('plain', 0) end)\n" +
+                     "redis.register_function('e5', function() local ok, e = pcall(error, 7) return e end)"),
+        ["FCALL", "e1", "0"],
+        ["FCALL", "e2", "0"],
+        ["FCALL", "e3", "0"],
+        ["FCALL", "e4", "0"],
+        ["FCALL", "e5", "0"],
+        ["EVAL", "error(12)", "0"],
+        ["EVAL", "error(12, 0)", "0"],
+        ["EVAL", "local function f() error('up', 2) end\nf()", "0"],
+        ["EVAL", "local ok, e = pcall(error, 'x') return e", "0"],
+        ["PING"]);
+
     [RedisFact]
     public void FCallRo_AndNoWritesFlag_AsRedis() => AssertSame(
         Load("ro", "redis.register_function('w', function(keys) local r = redis.call('SET', keys[1], 'v') return r end)\n" +
