@@ -21,10 +21,11 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 {
     private readonly Action _kill;
 
-    public ClientSession(long id, EndPoint? remote, EndPoint? local, Action kill)
+    /// <param name="address">The address to show instead of <paramref name="remote"/>'s ("lua" for scripts' commands in MONITOR).</param>
+    public ClientSession(long id, EndPoint? remote, EndPoint? local, Action kill, string? address = null)
     {
         Id = id;
-        Address = Format(remote);
+        Address = address ?? Format(remote);
         LocalAddress = Format(local);
         CreatedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastInteractionMs = CreatedAtMs;
@@ -32,8 +33,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     }
 
     public long Id { get; }
-    /// <summary>ip:port of the peer ("" for none); "lua" for the client scripts run their commands as (MONITOR shows it).</summary>
-    public string Address { get; init; }
+    public string Address { get; }
     public string LocalAddress { get; }
     public long CreatedAtMs { get; }
     public long LastInteractionMs { get; set; }

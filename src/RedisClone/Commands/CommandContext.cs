@@ -76,12 +76,6 @@ internal ref struct CommandContext
     public readonly CommandContext WithoutArgument1(System.Buffers.IBufferWriter<byte> sink)
         => new(_buffer, _command, new RespWriter(sink, Reply.Protocol), Client, Server, NowMs, _shard, _skip + 1);
 
-    /// <summary>
-    /// Shows this command to MONITOR clients now: EVAL and FCALL do it before their scripts run, so
-    /// the script's commands follow it (they skip the monitor feed after running, as Redis's do).
-    /// </summary>
-    public readonly void FeedMonitors() => Server.Monitors.Feed(DbIndex, Client.Address, _buffer, _command);
-
     /// <summary>True when argument <paramref name="index"/> equals <paramref name="upper"/> ignoring ASCII case.</summary>
     public readonly bool ArgIs(int index, string upper) => System.Text.Ascii.EqualsIgnoreCase(Arg(index), upper);
 

@@ -19,6 +19,11 @@ internal sealed partial class CommandTable
         const string EvalShaRoKeys = "RO access i=2 n=0,1,1";
         const CommandFlags Eval = NoScript | SkipMonitor | MayReplicate | NoMandatoryKeys | Stale | MovableKeys;
         const CommandFlags EvalRo = NoScript | SkipMonitor | NoMandatoryKeys | Stale | ReadOnly | MovableKeys;
+        // FCALL is not may-replicate, unlike EVAL (Redis's tables).
+        const CommandFlags FCall = NoScript | SkipMonitor | NoMandatoryKeys | Stale | MovableKeys;
+        const string FCallKeys = "RW access update i=2 n=0,1,1 -- We cannot tell how the keys will be used so we assume the worst, RW and UPDATE";
+        const string FCallRoKeys = "RO access i=2 n=0,1,1 -- We cannot tell how the keys will be used so we assume the worst, RO and ACCESS";
+        const string AllShardsSucceed = "request_policy:all_shards response_policy:all_succeeded";
         return
         [
             new("eval", -3, Eval, ScriptCommands.Eval, keys: EvalKeys, group: "scripting",
@@ -48,6 +53,73 @@ internal sealed partial class CommandTable
                 Summary = "Runs a cached Lua script by its SHA1 digest; its write commands are refused.",
                 Since = "7.0.0", Complexity = "Depends on the script that is executed.",
                 Args = "sha1:string numkeys:integer [key:key...] [arg:string...]",
+            },
+            new("fcall", -3, FCall, FunctionCommands.FCall, keys: FCallKeys, group: "scripting",
+                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+            {
+                Summary = "Runs a function of a loaded library.",
+                Since = "7.0.0", Complexity = "Depends on the function that is executed.",
+                Args = "function:string numkeys:integer [key:key...] [arg:string...]",
+            },
+            new("fcall_ro", -3, FCall | ReadOnly, FunctionCommands.FCallRo, keys: FCallRoKeys, group: "scripting",
+                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+            {
+                Summary = "Runs a function flagged no-writes: its write commands are refused.",
+                Since = "7.0.0", Complexity = "Depends on the function that is executed.",
+                Args = "function:string numkeys:integer [key:key...] [arg:string...]",
+            },
+            new("function", -2, None, FunctionCommands.Container, group: "scripting")
+            {
+                Summary = "Subcommands that manage function libraries.",
+                Since = "7.0.0", Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new("delete", 3, Write | NoScript, FunctionCommands.Delete)
+                    {
+                        Summary = "Removes a library and its functions.",
+                        Since = "7.0.0", Complexity = "O(1)", Args = "library-name:string", Tips = AllShardsSucceed,
+                    },
+                    new("dump", 2, NoScript, FunctionCommands.Dump)
+                    {
+                        Summary = "Serializes every library into one payload.",
+                        Since = "7.0.0", Complexity = "O(N), N = functions",
+                    },
+                    new("flush", -2, Write | NoScript, FunctionCommands.Flush)
+                    {
+                        Summary = "Removes every library.",
+                        Since = "7.0.0", Complexity = "O(N), N = functions removed", Args = "[async(ASYNC | SYNC)]",
+                        Tips = AllShardsSucceed,
+                    },
+                    new("help", 2, Loading | Stale, FunctionCommands.Help)
+                    {
+                        Summary = "Shows what the FUNCTION subcommands do.",
+                        Since = "7.0.0", Complexity = "O(1)",
+                    },
+                    new("list", -2, NoScript, FunctionCommands.List)
+                    {
+                        Summary = "Describes the libraries and their functions.",
+                        Since = "7.0.0", Complexity = "O(N), N = functions",
+                        Args = "[LIBRARYNAME=library-name-pattern:string] [WITHCODE]", Tips = "nondeterministic_output_order",
+                    },
+                    new("load", -3, Write | DenyOom | NoScript, FunctionCommands.Load)
+                    {
+                        Summary = "Loads a library of functions from its code.",
+                        Since = "7.0.0", Complexity = "O(1), compilation aside", Args = "[REPLACE] function-code:string",
+                        Tips = AllShardsSucceed,
+                    },
+                    new("restore", -3, Write | DenyOom | NoScript, FunctionCommands.Restore)
+                    {
+                        Summary = "Loads the libraries of a FUNCTION DUMP payload.",
+                        Since = "7.0.0", Complexity = "O(N), N = functions in the payload",
+                        Args = "serialized-value:string [policy(FLUSH | APPEND | REPLACE)]", Tips = AllShardsSucceed,
+                    },
+                    new("stats", 2, NoScript | AllowBusy, FunctionCommands.Stats)
+                    {
+                        Summary = "Tells which function runs now and how many libraries and functions are loaded.",
+                        Since = "7.0.0", Complexity = "O(1)",
+                        Tips = "nondeterministic_output request_policy:all_shards response_policy:special",
+                    },
+                ],
             },
             new("script", -2, None, ScriptCommands.Container, group: "scripting")
             {

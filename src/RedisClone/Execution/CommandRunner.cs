@@ -29,6 +29,11 @@ internal static class CommandRunner
     {
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
         long start = timed ? Stopwatch.GetTimestamp() : 0;
+        // Scripts (EVAL, FCALL and their variants, the commands flagged skip-monitor) show in MONITOR
+        // before the commands they run, as Redis's handlers feed themselves first; the feed after the
+        // handler skips them.
+        if (monitor && (def.Flags & CommandFlags.SkipMonitor) != 0 && server.Monitors.Active)
+            server.Monitors.Feed(session.Db, session.Address, buffer, i);
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
         var listener = server.PropagationListener;
         if (listener == null) RunHandler(def, ref ctx);

@@ -59,6 +59,34 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> ScriptFlushOption => "-ERR SCRIPT FLUSH only support SYNC|ASYNC option\r\n"u8;
     public static ReadOnlySpan<byte> ScriptWriteFlagOnRo => "-ERR Can not execute a script with write flag using *_ro command.\r\n"u8;
 
+    // Functions (FCALL, FUNCTION).
+    public static ReadOnlySpan<byte> FunctionNotFound => "-ERR Function not found\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionBadNumKeys => "-ERR Bad number of keys provided\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionWriteFlagReadOnly => "-ERR Can not execute a script with write flag using *_ro command.\r\n"u8;
+    public static ReadOnlySpan<byte> LibraryNotFound => "-ERR Library not found\r\n"u8;
+    public static ReadOnlySpan<byte> LibraryNameMissing => "-ERR library name argument was not given\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionFlushOption => "-ERR FUNCTION FLUSH only supports SYNC|ASYNC option\r\n"u8;
+    public static ReadOnlySpan<byte> FunctionRestorePolicy => "-ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.\r\n"u8;
+    public static string FunctionLoadOption(string option) => "ERR Unknown option given: " + option;
+    // Library texts (FunctionStore composes them; the handler adds "ERR ").
+    public const string LibraryMetadataMissing = "Missing library metadata";
+    public const string LibraryMetadataInvalid = "Invalid library metadata";
+    public const string LibraryNameTwice = "Invalid metadata value, name argument was given multiple times";
+    public const string LibraryMetadataValue = "Invalid metadata value given: ";
+    public const string LibraryNameNotGiven = "Library name was not given";
+    public const string LibraryNameInvalid = "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long";
+    public const string LibraryNoFunctions = "No functions registered";
+    public const string FunctionPayloadInvalid = "DUMP payload version or checksum are wrong";
+    public const string FunctionPayloadPreGa = "Pre-GA function format not supported";
+    public const string FunctionPayloadNotFunction = "given type is not a function";
+    public const string FunctionPayloadLibrary = "Failed loading library payload";
+    public static string EngineNotFound(string engine) => $"Engine '{engine}' not found";
+    public static string LibraryExists(string name) => $"Library '{name}' already exists";
+    /// <summary>RESTORE's wording of <see cref="LibraryExists"/>: no quotes (Redis's libraryJoin).</summary>
+    public static string LibraryExistsOnRestore(string name) => $"Library {name} already exists";
+    public static string FunctionExists(string name) => $"Function {name} already exists";
+    public static string FunctionListArgument(string argument) => "ERR Unknown argument " + argument;
+
     // Sorted sets: ZADD's options, ranges, ZUNION/ZINTER/ZDIFF.
     public static ReadOnlySpan<byte> ZAddXxAndNx => "-ERR XX and NX options at the same time are not compatible\r\n"u8;
     public static ReadOnlySpan<byte> ZAddGtLtNx => "-ERR GT, LT, and/or NX options at the same time are not compatible\r\n"u8;

@@ -34,6 +34,18 @@ internal static class LuaBootstrap
         string.gfind = string.gmatch
         gcinfo = function() return math.floor(collectgarbage('count')) end
 
+        -- 5.1's error() adds the position to a number too ("user_script:1: 12"); 5.4's to strings only.
+        -- Not a tail call, so the level still counts from the caller.
+        do
+          local raise, type_, format = error, type, string.format
+          error = function(message, level)
+            if type_(message) == 'number' then message = format('%.14g', message) end
+            level = level or 1
+            if level > 0 then level = level + 1 end
+            raise(message, level)
+          end
+        end
+
         -- Numbers print as Lua 5.1 prints them (%.14g: 10/2 is "5", 1e14 is "1e+14"), where 5.4
         -- writes "5.0" and every digit. The `..` operator formats inside the VM and stays 5.4's.
         do
@@ -307,22 +319,25 @@ internal static class LuaBootstrap
           end
 
           -- The environment scripts run in (their _ENV): globals read through to _G, a missing one
-          -- is an error, and none can be set, as Redis's protected globals; _G is this view too.
-          -- Taken by C#, then removed.
+          -- is an error (Redis's error metatable, here on _G itself, so a read that finds its name
+          -- costs no call), and none can be set, as Redis's protected globals; _G is this view
+          -- too. Taken by C#, then removed.
           script_env = setmetatable_({}, {
-            __index = function(_, name)
-              if name == '_G' then return script_env end
-              local value = rawget_(G, name)
-              if value == nil then
-                raise("Script attempted to access nonexistent global variable '" .. tostring_(name) .. "'", 2)
-              end
-              return value
-            end,
+            __index = G,
             __newindex = refuse,
             __pairs = function() return next_, G, nil end,
             __metatable = protect({}),
           })
           readonly[script_env] = G
+          rawset_(G, '_G', script_env)
+          setmetatable_(G, {
+            __index = function(_, name)
+              raise("Script attempted to access nonexistent global variable '" .. tostring_(name) .. "'", 2)
+            end,
+          })
+          -- Another environment over the same globals (the functions' state has one) registers
+          -- itself as read-only too; removed with __redis__env once the state is set up.
+          __redis__guard = function(view) readonly[view] = G end
           __redis__env = script_env
         end
         """;

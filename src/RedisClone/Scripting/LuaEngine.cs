@@ -19,11 +19,14 @@ internal delegate void ScriptCommandRunner(RedisServer server, ClientSession ses
     IBufferWriter<byte> sink, long nowMs, bool readOnly, out string? error);
 
 /// <summary>
-/// One Lua state per server: the compatibility layer and the redis library loaded once, each script
-/// compiled once and kept by its SHA1 (SCRIPT FLUSH drops the state, as Redis does). Not thread-safe:
-/// callers hold <see cref="Sync"/>; EVAL also holds every shard's gate (see ScriptCommands).
+/// A Lua state with the compatibility layer and the redis library loaded once, and the machinery that
+/// runs a script in it and serves its redis.call. The server has two, as Redis: EVAL's, where each
+/// script is compiled once and kept by its SHA1 (SCRIPT FLUSH drops the state, as Redis does), and
+/// the functions' (<see cref="ForFunctions"/>, LuaEngine.Functions.cs), where libraries register
+/// functions. Not thread-safe: callers hold <see cref="Sync"/>; a running script also holds every
+/// shard's gate (see ScriptCommands, FunctionCommands).
 /// </summary>
-internal sealed class LuaEngine : IDisposable
+internal sealed partial class LuaEngine : IDisposable
 {
     /// <summary>Set by Execution before any command runs.</summary>
     public static ScriptCommandRunner? Runner;
@@ -49,19 +52,28 @@ internal sealed class LuaEngine : IDisposable
     private long _nowMs;
     private bool _readOnly;
 
-    public LuaEngine(RedisServer server)
+    public LuaEngine(RedisServer server) : this(server, extraSource: null)
+    {
+    }
+
+    /// <param name="extraSource">Lua run after the bootstrap (the functions' library API), or null.</param>
+    private LuaEngine(RedisServer server, string? extraSource)
     {
         _server = server;
-        _session = new ClientSession(-1, null, null, static () => { }) { Address = "lua", IsScriptClient = true };
-        (_lua, _env) = NewState();
+        // MONITOR shows the commands a script runs as coming from "lua"; they never block (CLIENT_SCRIPT).
+        _session = new ClientSession(-1, null, null, static () => { }, address: "lua") { IsScriptClient = true };
+        (_lua, _env) = NewState(extraSource);
     }
 
     public object Sync { get; } = new();
 
     public int ScriptCount => _scripts.Count;
 
-    /// <summary>A state with the bootstrap loaded, and the registry reference of the scripts' environment.</summary>
-    private static (Lua, int) NewState()
+    /// <summary>
+    /// A state with the bootstrap (and <paramref name="extraSource"/>) loaded, and the registry
+    /// reference of the scripts' environment: <c>__redis__env</c>, which the extra source may replace.
+    /// </summary>
+    private static (Lua, int) NewState(string? extraSource = null)
     {
         var lua = new Lua();
         Libraries.LuaLibrarySource.Open(lua);
@@ -77,10 +89,14 @@ internal sealed class LuaEngine : IDisposable
             .Replace("__VERSION__", ServerInfo.Version);
         if (lua.LoadString(source, LuaBootstrap.ChunkName) != LuaStatus.OK || lua.PCall(0, 0, 0) != LuaStatus.OK)
             throw new InvalidOperationException("Lua bootstrap failed: " + lua.ToString(-1, false));
+        if (extraSource != null && (lua.LoadString(extraSource, LuaBootstrap.ChunkName) != LuaStatus.OK || lua.PCall(0, 0, 0) != LuaStatus.OK))
+            throw new InvalidOperationException("Lua bootstrap failed: " + lua.ToString(-1, false));
         lua.GetGlobal("__redis__env");
         int env = lua.Ref(LuaRegistry.Index);
         lua.PushNil();
         lua.SetGlobal("__redis__env");
+        lua.PushNil();
+        lua.SetGlobal("__redis__guard");
         return (lua, env);
     }
 
@@ -115,6 +131,7 @@ internal sealed class LuaEngine : IDisposable
     /// <summary>Drops every script: a new state, as Redis's SCRIPT FLUSH.</summary>
     public void Flush()
     {
+        System.Diagnostics.Debug.Assert(_loadLibrary == 0, "the functions' state is never flushed: FunctionStore releases libraries");
         _scripts.Clear();
         var old = _lua;
         (_lua, _env) = NewState();
@@ -142,11 +159,28 @@ internal sealed class LuaEngine : IDisposable
             if ((flags & ScriptFlags.NoWrites) != 0) readOnly = true;
         }
         var lua = _lua;
-        int top = lua.GetTop();
         SetArray(lua, "KEYS", ref ctx, firstKey, numKeys);
         SetArray(lua, "ARGV", ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
+        Invoke(reference, 0, sha, isFunction: false, ref ctx, readOnly);
+        return true;
+    }
+
+    /// <summary>
+    /// Calls the Lua function <paramref name="reference"/> with the <paramref name="argCount"/> values on
+    /// top of the stack under Redis's error handler, serving its redis.call, and writes its reply or
+    /// error into <paramref name="ctx"/>. <paramref name="name"/> names it in errors (a SHA1 or a function).
+    /// </summary>
+    private void Invoke(int reference, int argCount, string name, bool isFunction, ref CommandContext ctx, bool readOnly)
+    {
+        var lua = _lua;
+        int top = lua.GetTop() - argCount;
         lua.GetGlobal("__redis__err__handler");
         lua.RawGetInteger(LuaRegistry.Index, reference);
+        if (argCount > 0)
+        {
+            // Handler and function go below the arguments already pushed.
+            lua.Rotate(top + 1, 2);
+        }
         _session.Db = ctx.DbIndex;
         _session.Protocol = 2; // redis.setresp(3) changes it for this run
         _nowMs = ctx.NowMs;
@@ -158,45 +192,42 @@ internal sealed class LuaEngine : IDisposable
         LuaStatus status;
         try
         {
-            status = lua.PCall(0, 1, top + 1);
+            status = lua.PCall(argCount, 1, top + 1);
         }
         finally
         {
             _running = previous;
             log?.SetScriptTargets(PropagationTarget.Both);
         }
-        if (status != LuaStatus.OK) ReplyError(lua, ref ctx, sha);
+        if (status != LuaStatus.OK) ReplyError(lua, ref ctx, name, isFunction);
         else LuaReply.Write(lua, ref ctx, _session.Protocol == 3);
         lua.SetTop(top);
-        return true;
     }
 
     private static void SetArray(Lua lua, string name, ref CommandContext ctx, int from, int count)
     {
-        lua.CreateTable(count, 0);
-        for (int j = 0; j < count; j++)
-        {
-            lua.PushBuffer(ctx.Arg(from + j).ToArray());
-            lua.RawSetInteger(-2, j + 1);
-        }
+        PushArray(lua, ref ctx, from, count);
         lua.SetGlobal(name);
     }
 
-    /// <summary>An error the script raised: "-msg script: sha, on @user_script:line." as Redis's luaCallFunction.</summary>
-    private static void ReplyError(Lua lua, ref CommandContext ctx, string sha)
+    /// <summary>
+    /// An error the script raised: "-msg script: name, on @user_script:line." as Redis's luaCallFunction
+    /// (a function's name, or an EVAL script's SHA1).
+    /// </summary>
+    private static void ReplyError(Lua lua, ref CommandContext ctx, string name, bool isFunction)
     {
         if (!lua.IsTable(-1))
         {
             string msg = lua.IsString(-1) ? lua.ToString(-1, false) : "execution failure";
             if (msg.Length > 100) msg = msg[..100];
-            ctx.Error(Sanitize($"ERR Error running script f_{sha}, {msg}"));
+            ctx.Error(Sanitize($"ERR Error running script {(isFunction ? "" : "f_")}{name}, {msg}"));
             return;
         }
         string? text = GetStringField(lua, "err");
         string? source = GetStringField(lua, "source");
         string? line = GetStringField(lua, "line");
         var message = text ?? "";
-        if (line != null && source != null) message += $" script: {sha}, on {source}:{line}.";
+        if (line != null && source != null) message += $" script: {name}, on {source}:{line}.";
         ctx.Error(Sanitize(message));
     }
 

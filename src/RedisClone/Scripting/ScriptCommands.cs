@@ -47,8 +47,6 @@ internal static class ScriptCommands
 
     private static void Run(ref CommandContext ctx, bool evalSha, bool readOnly)
     {
-        // Before anything, as Redis's evalCommand: the script's own commands then follow it.
-        ctx.FeedMonitors();
         if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long numKeys))
         {
             ctx.Error(RespErrors.NotInteger);

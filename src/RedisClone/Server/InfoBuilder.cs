@@ -218,14 +218,14 @@ internal static class InfoBuilder
         Line(sb, "allocator_resident", rss);
         Line(sb, "total_system_memory", gc.TotalAvailableMemoryBytes);
         Line(sb, "total_system_memory_human", Human(gc.TotalAvailableMemoryBytes));
-        // No scripting engine yet: nothing is used by Lua or functions.
+        // The Lua states' memory is not measured (yet): reported as nothing.
         Line(sb, "used_memory_lua", 0);
         Line(sb, "used_memory_vm_eval", 0);
         Line(sb, "used_memory_lua_human", "0B");
         Line(sb, "used_memory_scripts_eval", 0);
         Line(sb, "number_of_cached_scripts", 0);
-        Line(sb, "number_of_functions", 0);
-        Line(sb, "number_of_libraries", 0);
+        Line(sb, "number_of_functions", server.FunctionCount);
+        Line(sb, "number_of_libraries", server.LibraryCount);
         Line(sb, "used_memory_vm_functions", 0);
         Line(sb, "used_memory_vm_total", 0);
         Line(sb, "used_memory_vm_total_human", "0B");

@@ -64,6 +64,17 @@ internal sealed class RedisServer : IAsyncDisposable
     public Scripting.LuaEngine Scripts => LazyInitializer.EnsureInitialized(ref _scripts, ref _scriptsLock, () => new Scripting.LuaEngine(this))!;
     private Scripting.LuaEngine? _scripts;
     private object? _scriptsLock;
+
+    /// <summary>The function libraries and their own Lua state (not EVAL's), created by the first FUNCTION or FCALL.</summary>
+    public Scripting.FunctionStore Functions => LazyInitializer.EnsureInitialized(ref _functions, ref _functionsLock, () => new Scripting.FunctionStore(this))!;
+    private Scripting.FunctionStore? _functions;
+    private object? _functionsLock;
+
+    /// <summary>Functions loaded, without creating the store (INFO; read without its lock).</summary>
+    public int FunctionCount => _functions?.FunctionCount ?? 0;
+
+    /// <summary>Libraries loaded, without creating the store (INFO; read without its lock).</summary>
+    public int LibraryCount => _functions?.All.Count ?? 0;
     public ServerStats Stats { get; } = new();
     public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();

@@ -100,6 +100,35 @@ public sealed class MonitorTests
         Assert.Contains("[0 lua] \"SET\" \"mon:s\" \"v\"", actual);
     }
 
+    private static void Scripts(RespClient c, RespClient other)
+    {
+        c.Call("FUNCTION", "FLUSH");
+        c.Call("FUNCTION", "LOAD", "#!lua name=monlib\nredis.register_function('monf', function(keys) redis.call('SET', keys[1], 'f') return 1 end)");
+        c.Call("EVAL", "redis.call('SET', KEYS[1], 'e') return redis.call('GET', KEYS[1])", "1", "mon:e");
+        c.Call("FCALL", "monf", "1", "mon:f");
+        c.Call("FCALL", "nosuch", "0");       // fed before it fails, as Redis
+        c.Call("EVAL", "return 1", "x");      // likewise
+        c.Call("FUNCTION", "FLUSH");
+    }
+
+    /// <summary>EVAL and FCALL show before the commands their script runs; those come from "lua".</summary>
+    [RedisFact]
+    public async Task Monitor_Scripts_ShownBeforeTheirCommands()
+    {
+        using var reference = ReferenceRedis.StartOrNull()!;
+        var expected = Observe(reference.Connect, Scripts);
+        await using var server = TestServer.Start(4);
+        var actual = Observe(server.Connect, Scripts);
+        Assert.Equal(expected, actual);
+
+        using var monitor = server.Connect();
+        using var actor = server.Connect();
+        Assert.Equal("+OK\r\n", monitor.Call("MONITOR"));
+        actor.Call("EVAL", "return redis.call('PING')", "0");
+        Assert.Contains("[0 127.0.0.1:", monitor.ReadReply());
+        Assert.Matches(@"^\+\d+\.\d{6} \[0 lua\] ""PING""\r\n$", monitor.ReadReply());
+    }
+
     [Fact]
     public async Task Monitor_Lines_FormatAndEscapes()
     {

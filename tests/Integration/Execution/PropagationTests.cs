@@ -1,3 +1,4 @@
+using System.Text;
 using RedisClone.Tests.Infrastructure;
 
 namespace RedisClone.Tests.Execution;
@@ -16,6 +17,51 @@ public sealed class PropagationTests
     public void WriteThatChangesNothing_PropagatesNothing()
         => PropagationDifferential.AssertSame("SET k v", "SETNX k w", "DEL missing", "SADD s x", "SADD s x",
             "EXPIRE missing 10", "SET k2 v NX", "SET k v XX GET", "SREM s nope", "LPUSHX nolist a", "HDEL h nope", "PERSIST k");
+
+    /// <summary>
+    /// FUNCTION LOAD, DELETE and FLUSH propagate as sent (failed ones not at all); FCALL propagates
+    /// the writes its function made, in MULTI/EXEC when more than one, as EVAL.
+    /// </summary>
+    [RedisFact]
+    public void Functions_ManagementAsSent_FCallAsItsWrites()
+        => PropagationDifferential.AssertSame(
+            ["FUNCTION", "FLUSH"],
+            ["FUNCTION", "LOAD", "#!lua name=plib\n" +
+                "redis.register_function('pset', function(keys, args) redis.call('SET', keys[1], args[1]) redis.call('INCR', 'pcount') return 1 end)\n" +
+                "redis.register_function('pone', function(keys) redis.call('DEL', keys[1]) return 1 end)\n" +
+                "redis.register_function{function_name='pget', callback=function(keys) return redis.call('GET', keys[1]) end, flags={'no-writes'}}"],
+            ["FUNCTION", "LOAD", "#!lua name=plib\nredis.register_function('x', function() end)"],
+            ["FUNCTION", "LOAD", "REPLACE", "#!lua name=other\nredis.register_function('y', function() end)"],
+            ["FCALL", "pset", "1", "pk", "v"],
+            ["FCALL", "pone", "1", "pk"],
+            ["FCALL_RO", "pget", "1", "pk"],
+            ["FCALL", "pget", "1", "pk"],
+            ["FCALL", "nosuch", "0"],
+            ["FUNCTION", "DELETE", "plib"],
+            ["FUNCTION", "DELETE", "plib"],
+            ["FUNCTION", "FLUSH", "ASYNC"],
+            ["FUNCTION", "FLUSH", "bad"]);
+
+    /// <summary>FUNCTION RESTORE propagates as sent, its payload byte for byte; a refused one not at all.</summary>
+    [Fact]
+    public async Task FunctionRestore_PropagatesAsSent()
+    {
+        await using var server = TestServer.Start(2);
+        var recorder = new PropagationRecorder();
+        server.Server.PropagationListener = recorder;
+        using var c = server.Connect();
+        c.Call("FUNCTION", "LOAD", "#!lua name=rlib\nredis.register_function('rf', function() return 1 end)");
+        string dump = c.Call("FUNCTION", "DUMP");
+        var payload = Encoding.Latin1.GetBytes(dump[(dump.IndexOf("\r\n", StringComparison.Ordinal) + 2)..^2]);
+        c.Call("FUNCTION", "FLUSH");
+        recorder.Take();
+        byte[] Bytes(string s) => Encoding.ASCII.GetBytes(s);
+        Assert.Equal("+OK\r\n", c.Call(Bytes("FUNCTION"), Bytes("RESTORE"), payload));
+        Assert.StartsWith("-ERR Library rlib already exists", c.Call(Bytes("FUNCTION"), Bytes("RESTORE"), payload, Bytes("APPEND")));
+        Assert.Equal("+OK\r\n", c.Call(Bytes("FUNCTION"), Bytes("RESTORE"), payload, Bytes("REPLACE")));
+        Assert.Equal(["0 FUNCTION RESTORE " + Encoding.Latin1.GetString(payload), "0 FUNCTION RESTORE " + Encoding.Latin1.GetString(payload) + " REPLACE"],
+            recorder.Take());
+    }
 
     [RedisFact]
     public void ReadCommand_PropagatesNothing()

@@ -1,0 +1,204 @@
+using System.Buffers;
+using System.Buffers.Binary;
+
+namespace RedisClone.Common;
+
+/// <summary>
+/// Strings as Redis writes them in RDB files and DUMP payloads: a length then the bytes, or a small
+/// integer in 2, 3 or 5 bytes, or an LZF-compressed blob (strings over 20 bytes, when compression
+/// saves at least 4 bytes), as rdb.c's rdbSaveRawString and rdbGenericLoadStringObject.
+/// </summary>
+/// <remarks>
+/// Lengths: 00xxxxxx (6 bits), 01xxxxxx xxxxxxxx (14 bits, big-endian), 0x80 + 4 bytes or 0x81 + 8
+/// bytes big-endian; 11xxxxxx is a special encoding: 0, 1, 2 are 8, 16, 32-bit little-endian
+/// integers, 3 is LZF (compressed length, original length, data).
+/// </remarks>
+internal static class RdbString
+{
+    /// <summary>The RDB format version Redis 7.2 writes (7.0 writes 10 and refuses 11).</summary>
+    public const int Version = 11;
+
+    private const int EncodedInt8 = 0, EncodedInt16 = 1, EncodedInt32 = 2, EncodedLzf = 3;
+
+    /// <summary>Appends <paramref name="value"/> encoded as Redis's rdbSaveRawString encodes it.</summary>
+    public static void Write(IBufferWriter<byte> output, ReadOnlySpan<byte> value)
+    {
+        if (value.Length <= 11 && RedisNumbers.TryParseInt64(value, out long integer) && TryWriteInteger(output, integer)) return;
+        if (value.Length > 20)
+        {
+            int budget = value.Length - 4; // compression must save at least four bytes
+            var compressed = ArrayPool<byte>.Shared.Rent(budget);
+            try
+            {
+                int length = Lzf.Compress(value, compressed.AsSpan(0, budget));
+                if (length > 0)
+                {
+                    var span = output.GetSpan(1);
+                    span[0] = 0xC0 | EncodedLzf;
+                    output.Advance(1);
+                    WriteLength(output, (ulong)length);
+                    WriteLength(output, (ulong)value.Length);
+                    output.Write(compressed.AsSpan(0, length));
+                    return;
+                }
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(compressed);
+            }
+        }
+        WriteLength(output, (ulong)value.Length);
+        output.Write(value);
+    }
+
+    private static bool TryWriteInteger(IBufferWriter<byte> output, long value)
+    {
+        var span = output.GetSpan(5);
+        int n;
+        if (value is >= sbyte.MinValue and <= sbyte.MaxValue)
+        {
+            span[0] = 0xC0 | EncodedInt8;
+            span[1] = (byte)value;
+            n = 2;
+        }
+        else if (value is >= short.MinValue and <= short.MaxValue)
+        {
+            span[0] = 0xC0 | EncodedInt16;
+            BinaryPrimitives.WriteInt16LittleEndian(span[1..], (short)value);
+            n = 3;
+        }
+        else if (value is >= int.MinValue and <= int.MaxValue)
+        {
+            span[0] = 0xC0 | EncodedInt32;
+            BinaryPrimitives.WriteInt32LittleEndian(span[1..], (int)value);
+            n = 5;
+        }
+        else
+        {
+            return false;
+        }
+        output.Advance(n);
+        return true;
+    }
+
+    /// <summary>Appends a length in RDB's 1, 2, 5 or 9-byte form.</summary>
+    public static void WriteLength(IBufferWriter<byte> output, ulong length)
+    {
+        var span = output.GetSpan(9);
+        int n;
+        if (length < 1 << 6)
+        {
+            span[0] = (byte)length;
+            n = 1;
+        }
+        else if (length < 1 << 14)
+        {
+            span[0] = (byte)(0x40 | (length >> 8));
+            span[1] = (byte)length;
+            n = 2;
+        }
+        else if (length <= uint.MaxValue)
+        {
+            span[0] = 0x80;
+            BinaryPrimitives.WriteUInt32BigEndian(span[1..], (uint)length);
+            n = 5;
+        }
+        else
+        {
+            span[0] = 0x81;
+            BinaryPrimitives.WriteUInt64BigEndian(span[1..], length);
+            n = 9;
+        }
+        output.Advance(n);
+    }
+
+    /// <summary>
+    /// Reads a length at <paramref name="position"/>; false when the input ends first. A special
+    /// encoding (11xxxxxx) sets <paramref name="encoded"/> and returns its type in <paramref name="length"/>.
+    /// </summary>
+    public static bool TryReadLength(ReadOnlySpan<byte> input, ref int position, out ulong length, out bool encoded)
+    {
+        length = 0;
+        encoded = false;
+        if (position >= input.Length) return false;
+        byte first = input[position];
+        switch (first >> 6)
+        {
+            case 0:
+                length = (ulong)(first & 0x3F);
+                position++;
+                return true;
+            case 1:
+                if (position + 2 > input.Length) return false;
+                length = (ulong)(((first & 0x3F) << 8) | input[position + 1]);
+                position += 2;
+                return true;
+            case 3:
+                encoded = true;
+                length = (ulong)(first & 0x3F);
+                position++;
+                return true;
+        }
+        if (first == 0x80)
+        {
+            if (position + 5 > input.Length) return false;
+            length = BinaryPrimitives.ReadUInt32BigEndian(input.Slice(position + 1));
+            position += 5;
+            return true;
+        }
+        if (first == 0x81)
+        {
+            if (position + 9 > input.Length) return false;
+            length = BinaryPrimitives.ReadUInt64BigEndian(input.Slice(position + 1));
+            position += 9;
+            return true;
+        }
+        return false; // Redis: "Unknown length encoding"
+    }
+
+    /// <summary>Reads one string at <paramref name="position"/>; false when it is malformed or cut short.</summary>
+    public static bool TryRead(ReadOnlySpan<byte> input, ref int position, out byte[] value)
+    {
+        value = [];
+        int p = position;
+        if (!TryReadLength(input, ref p, out ulong length, out bool encoded)) return false;
+        if (!encoded)
+        {
+            if (length > (ulong)(input.Length - p)) return false;
+            value = input.Slice(p, (int)length).ToArray();
+            position = p + (int)length;
+            return true;
+        }
+        switch ((int)length)
+        {
+            case EncodedInt8:
+                if (p + 1 > input.Length) return false;
+                value = System.Text.Encoding.ASCII.GetBytes(((sbyte)input[p]).ToString(System.Globalization.CultureInfo.InvariantCulture));
+                position = p + 1;
+                return true;
+            case EncodedInt16:
+                if (p + 2 > input.Length) return false;
+                value = System.Text.Encoding.ASCII.GetBytes(BinaryPrimitives.ReadInt16LittleEndian(input.Slice(p)).ToString(System.Globalization.CultureInfo.InvariantCulture));
+                position = p + 2;
+                return true;
+            case EncodedInt32:
+                if (p + 4 > input.Length) return false;
+                value = System.Text.Encoding.ASCII.GetBytes(BinaryPrimitives.ReadInt32LittleEndian(input.Slice(p)).ToString(System.Globalization.CultureInfo.InvariantCulture));
+                position = p + 4;
+                return true;
+            case EncodedLzf:
+                if (!TryReadLength(input, ref p, out ulong compressedLength, out bool e1) || e1) return false;
+                if (!TryReadLength(input, ref p, out ulong originalLength, out bool e2) || e2) return false;
+                // An LZF run of three bytes can stand for at most 264: a larger claim is malformed, and
+                // refusing it keeps a forged payload from allocating gigabytes.
+                if (compressedLength > (ulong)(input.Length - p) || originalLength > compressedLength * 88 + 32) return false;
+                var decompressed = new byte[originalLength];
+                if (Lzf.Decompress(input.Slice(p, (int)compressedLength), decompressed) != (int)originalLength) return false;
+                value = decompressed;
+                position = p + (int)compressedLength;
+                return true;
+            default:
+                return false;
+        }
+    }
+}

@@ -1,0 +1,111 @@
+using KeraLua;
+using RedisClone.Commands;
+using RedisClone.Server;
+
+namespace RedisClone.Scripting;
+
+internal sealed partial class LuaEngine
+{
+    private int _loadLibrary;
+
+    /// <summary>
+    /// The functions' state: a Lua state of its own (EVAL's SCRIPT FLUSH never touches it), with the
+    /// same bootstrap plus the library API of <see cref="FunctionBootstrap"/>.
+    /// </summary>
+    public static LuaEngine ForFunctions(RedisServer server)
+    {
+        var engine = new LuaEngine(server, FunctionBootstrap.Source);
+        var lua = engine._lua;
+        lua.GetGlobal("__redis__load_library");
+        engine._loadLibrary = lua.Ref(LuaRegistry.Index);
+        lua.PushNil();
+        lua.SetGlobal("__redis__load_library");
+        return engine;
+    }
+
+    /// <summary>
+    /// Compiles a library's code and runs it with the load-time API (only <c>redis.register_function</c>,
+    /// <c>redis.log</c> and the version), adding what it registers to <paramref name="registered"/>.
+    /// Null on success, else Redis's error text (without "ERR ").
+    /// </summary>
+    public string? LoadLibrary(ReadOnlySpan<byte> code, List<RegisteredFunction> registered)
+    {
+        var lua = _lua;
+        int top = lua.GetTop();
+        if (lua.LoadBuffer(code.ToArray(), "@user_function") != LuaStatus.OK)
+        {
+            string message = lua.ToString(-1, false).Replace("near <eof>", "near '<eof>'");
+            lua.SetTop(top);
+            return "Error compiling function: " + message;
+        }
+        lua.RawGetInteger(LuaRegistry.Index, _env);
+        lua.SetUpValue(-2, 1);
+        lua.RawGetInteger(LuaRegistry.Index, _loadLibrary);
+        lua.Insert(-2);
+        var previous = _running;
+        _running = this; // redis.log at load time writes to this server's log
+        LuaStatus status;
+        try
+        {
+            status = lua.PCall(1, 2, 0);
+        }
+        finally
+        {
+            _running = previous;
+        }
+        if (status != LuaStatus.OK)
+        {
+            string failure = lua.ToString(-1, false);
+            lua.SetTop(top);
+            return "Error registering functions: ERR " + failure;
+        }
+        if (!lua.ToBoolean(-2))
+        {
+            string message = lua.ToString(-1, false);
+            lua.SetTop(top);
+            return "Error registering functions: " + message;
+        }
+        // A list of {name=, description=, flags=, callback=}.
+        for (int i = 1; lua.RawGetInteger(-1, i) == LuaType.Table; i++)
+        {
+            string name = GetStringField(lua, "name")!;
+            lua.GetField(-1, "description"); // a string or nil: the Lua side converted numbers
+            byte[]? description = lua.Type(-1) == LuaType.String ? lua.ToBuffer(-1, false) : null;
+            lua.Pop(1);
+            lua.GetField(-1, "flags");
+            var flags = (ScriptFlags)lua.ToInteger(-1);
+            lua.Pop(1);
+            lua.GetField(-1, "callback");
+            int reference = lua.Ref(LuaRegistry.Index);
+            registered.Add(new RegisteredFunction(name, description, flags, reference));
+            lua.Pop(1);
+        }
+        lua.SetTop(top);
+        return null;
+    }
+
+    /// <summary>Lets the state collect a function's callback (its library was deleted, replaced or never linked).</summary>
+    public void Release(int reference) => _lua.Unref(LuaRegistry.Index, reference);
+
+    /// <summary>
+    /// Calls a registered function as Redis's FCALL does: the keys and the other arguments as two Lua
+    /// tables (its two parameters; no KEYS/ARGV globals), its reply or error into <paramref name="ctx"/>.
+    /// </summary>
+    public void RunFunction(int reference, string name, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly)
+    {
+        var lua = _lua;
+        PushArray(lua, ref ctx, firstKey, numKeys);
+        PushArray(lua, ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
+        Invoke(reference, 2, name, isFunction: true, ref ctx, readOnly);
+    }
+
+    private static void PushArray(Lua lua, ref CommandContext ctx, int from, int count)
+    {
+        lua.CreateTable(count, 0);
+        for (int j = 0; j < count; j++)
+        {
+            lua.PushBuffer(ctx.Arg(from + j).ToArray());
+            lua.RawSetInteger(-2, j + 1);
+        }
+    }
+}
