@@ -4,6 +4,7 @@ using System.Numerics;
 using System.Runtime.CompilerServices;
 using RedisClone.Commands;
 using RedisClone.Protocol;
+using RedisClone.Scripting;
 using RedisClone.Server;
 using RedisClone.Sharding;
 
@@ -58,7 +59,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// </summary>
     public bool FlushedMidBatch { get; set; }
 
-    private enum Kind { Segment, Direct, Locked, Rejected, Queue, Exec }
+    private enum Kind { Segment, Direct, Locked, Script, KillScript, Rejected, Queue, Exec }
 
     /// <summary>
     /// Runs the batch in <paramref name="commands"/>: segments of single-shard commands, and the rest
@@ -103,11 +104,18 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     await ExecTransactionAsync(i);
                     break;
                 case Kind.Rejected:
-                    Reject(_rejectedDef, _rejectedError!);
+                    await Reject(_rejectedDef, _rejectedError!);
                     break;
                 case Kind.Locked:
                     await RunLockedAsync(mask, LockedAction.Command, i);
                     if (Session.Blocked != null && !await WaitWhileBlockedAsync(i, mask)) return false;
+                    break;
+                case Kind.Script:
+                    await PostLockedAsync(mask, LockedAction.Command, i);
+                    break;
+                case Kind.KillScript:
+                    await _server.ScriptWatchdog.WaitBusyOrIdleAsync();
+                    RunDirect(i);
                     break;
             }
             if (Session.CloseAfterReply || Session.Killed) return true;
@@ -134,12 +142,16 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         switch (def.Routing)
         {
             case Routing.Connection:
+                if (def.Handler == ScriptCommands.Kill) return Kind.KillScript;
                 // Commands that drop WATCHes touch the watched keys' shards.
                 mask = DropsWatches(def) ? TransactionCommands.WatchMask(Session) : 0;
                 return mask == 0 ? Kind.Direct : Kind.Locked;
             case Routing.AllShards:
                 mask = _server.Shards.AllMask;
                 return Kind.Locked;
+            case Routing.Script:
+                mask = _server.Shards.AllMask;
+                return Kind.Script;
         }
 
         mask = KeyRouting.ShardMask(_server, Session, _commands, i, def, _nowMs);
@@ -153,13 +165,22 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         return Kind.Locked;
     }
 
-    private void Reject(CommandDef? def, string error)
+    private ValueTask Reject(CommandDef? def, string error)
     {
         if (Session.InMulti) Session.MultiDirty = true;
         if (def != null) _server.CommandStats.Rejected(def.Id);
-        _server.Stats.CountError("ERR");
-        if (Session.ReplyMode == ReplyMode.On) new RespWriter(_output, Session.Protocol).Error(error);
+        int space = error.IndexOf(' ');
+        string code = space > 0 && error.AsSpan(0, space).SequenceEqual("BUSY") ? "BUSY" : "ERR";
+        var abort = def == ExecDef && Session.InMulti;
+        _server.Stats.CountError(abort ? "EXECABORT" : code);
+        // A rejected EXEC ends the transaction, as Redis's execCommandAbort: EXECABORT with the reason.
+        if (Session.ReplyMode == ReplyMode.On)
+            new RespWriter(_output, Session.Protocol).Error(abort ? RespErrors.ExecAbortBecause(error) : error);
         if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+        if (!abort) return ValueTask.CompletedTask;
+        Session.EndMulti();
+        ulong mask = TransactionCommands.WatchMask(Session);
+        return mask == 0 ? ValueTask.CompletedTask : RunLockedAsync(mask, LockedAction.Unwatch, -1);
     }
 
     /// <summary>Runs command <paramref name="i"/> on this thread, replying into the output (or nowhere, per CLIENT REPLY).</summary>

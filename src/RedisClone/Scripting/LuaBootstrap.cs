@@ -190,6 +190,15 @@ internal static class LuaBootstrap
             return err
           end
         end
+        -- Runs a script in the coroutine C# resumes, under the error handler: (true, reply) or
+        -- (false, error). xpcall lets a kill's yield through (see ScriptWatchdog).
+        do
+          local xpcall_, handler = xpcall, __redis__err__handler
+          __redis__run = function(f)
+            local ok, reply = xpcall_(f, handler)
+            return ok, reply
+          end
+        end
         debug = nil -- as Redis: only the error handler keeps it
 
         -- The environment scripts run in (their _ENV): globals read through to _G, a missing one is

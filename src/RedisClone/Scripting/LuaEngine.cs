@@ -14,14 +14,19 @@ namespace RedisClone.Scripting;
 /// looked up, checked and run by the same call that runs a client's command.
 /// </remarks>
 /// <param name="readOnly">The script came from EVAL_RO/EVALSHA_RO: write commands are refused.</param>
+/// <param name="watchdog">Told before a write command runs; refuses it once the script was killed.</param>
 internal delegate void ScriptCommandRunner(RedisServer server, ClientSession session, CommandBuffer command,
-    IBufferWriter<byte> sink, long nowMs, bool readOnly, out string? error);
+    IBufferWriter<byte> sink, long nowMs, bool readOnly, ScriptWatchdog watchdog, out string? error);
 
 /// <summary>
 /// One Lua state per server: the compatibility layer and the redis library loaded once, each script
 /// compiled once and kept by its SHA1 (SCRIPT FLUSH drops the state, as Redis does). Not thread-safe:
 /// callers hold <see cref="Sync"/>; EVAL also holds every shard's gate (see ScriptCommands).
 /// </summary>
+/// <remarks>
+/// A script runs in a coroutine of the state (<see cref="Execute"/>), so that SCRIPT KILL can end it
+/// by making it yield (see <see cref="ScriptWatchdog"/>), and the state stays usable afterwards.
+/// </remarks>
 internal sealed class LuaEngine : IDisposable
 {
     /// <summary>Set by Execution before any command runs.</summary>
@@ -41,7 +46,9 @@ internal sealed class LuaEngine : IDisposable
     private readonly CommandBuffer _command = new();
     private readonly ArrayBufferWriter<byte> _reply = new();
     private Lua _lua;
+    private Lua _co;
     private int _env;
+    private int _runner;
     private long _nowMs;
     private bool _readOnly;
 
@@ -49,15 +56,18 @@ internal sealed class LuaEngine : IDisposable
     {
         _server = server;
         _session = new ClientSession(-1, null, null, static () => { });
-        (_lua, _env) = NewState();
+        (_lua, _co, _env, _runner) = NewState();
     }
 
     public object Sync { get; } = new();
 
     public int ScriptCount => _scripts.Count;
 
-    /// <summary>A state with the bootstrap loaded, and the registry reference of the scripts' environment.</summary>
-    private static (Lua, int) NewState()
+    /// <summary>
+    /// A state with the bootstrap loaded, the coroutine scripts run in, and the registry references
+    /// of the scripts' environment and of the function that runs a script under the error handler.
+    /// </summary>
+    private static (Lua, Lua, int, int) NewState()
     {
         var lua = new Lua();
         lua.Register("__redis_call", CallDelegate);
@@ -73,7 +83,13 @@ internal sealed class LuaEngine : IDisposable
         int env = lua.Ref(LuaRegistry.Index);
         lua.PushNil();
         lua.SetGlobal("__redis__env");
-        return (lua, env);
+        lua.GetGlobal("__redis__run");
+        int runner = lua.Ref(LuaRegistry.Index);
+        lua.PushNil();
+        lua.SetGlobal("__redis__run");
+        var co = lua.NewThread();
+        lua.Ref(LuaRegistry.Index); // anchored for the state's lifetime
+        return (lua, co, env, runner);
     }
 
     public static string Sha1Hex(ReadOnlySpan<byte> body) => Convert.ToHexStringLower(SHA1.HashData(body));
@@ -105,7 +121,7 @@ internal sealed class LuaEngine : IDisposable
     {
         _scripts.Clear();
         var old = _lua;
-        (_lua, _env) = NewState();
+        (_lua, _co, _env, _runner) = NewState();
         old.Dispose();
     }
 
@@ -118,29 +134,77 @@ internal sealed class LuaEngine : IDisposable
     {
         if (!_scripts.TryGetValue(sha, out int reference)) return false;
         var lua = _lua;
-        int top = lua.GetTop();
         SetArray(lua, "KEYS", ref ctx, firstKey, numKeys);
         SetArray(lua, "ARGV", ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
-        lua.GetGlobal("__redis__err__handler");
         lua.RawGetInteger(LuaRegistry.Index, reference);
+        Execute(ref ctx, ScriptKind.Eval, sha, sha, readOnly);
+        return true;
+    }
+
+    /// <summary>
+    /// Runs the function on top of the main state's stack (popped) as a script of
+    /// <paramref name="kind"/> and writes its reply, or its error as Redis words it (errors name
+    /// <paramref name="errorName"/>: "script: NAME, on @user_script:LINE."), into <paramref name="ctx"/>.
+    /// The function runs in the state's coroutine, watched by the server's <see cref="ScriptWatchdog"/>:
+    /// past busy-reply-threshold other clients get -BUSY, and SCRIPT KILL / FUNCTION KILL (per
+    /// <paramref name="kind"/>) can end it. FCALL runs its function through here too.
+    /// </summary>
+    /// <param name="name">What the slow-script log line and FUNCTION STATS call it (the SHA1, a function's name).</param>
+    /// <param name="readOnly">redis.call refuses write commands (EVAL_RO, a no-writes script).</param>
+    internal void Execute(ref CommandContext ctx, ScriptKind kind, string name, string errorName, bool readOnly)
+    {
+        _readOnly = readOnly;
+        var lua = _lua;
+        var co = _co;
+        co.RawGetInteger(LuaRegistry.Index, _runner);
+        lua.XMove(co, 1);
         _session.Db = ctx.DbIndex;
         _nowMs = ctx.NowMs;
-        _readOnly = readOnly;
+        var watchdog = ctx.Server.ScriptWatchdog;
         var previous = _running;
         _running = this;
         LuaStatus status;
+        int results;
+        watchdog.Begin(co, kind, name);
         try
         {
-            status = lua.PCall(0, 1, top + 1);
+            status = co.Resume(null, 1, out results);
         }
         finally
         {
             _running = previous;
         }
-        if (status != LuaStatus.OK) ReplyError(lua, ref ctx, sha);
-        else LuaReply.Write(lua, ref ctx);
-        lua.SetTop(top);
-        return true;
+        bool killed = watchdog.End();
+        if (killed) co.SetHook(null, 0, 0);
+        if (status == LuaStatus.OK && results == 2 && co.ToBoolean(-2)) LuaReply.Write(co, ref ctx);
+        else if (status == LuaStatus.OK && results == 2) ReplyError(co, ref ctx, errorName);
+        else if (status == LuaStatus.Yield)
+        {
+            // Killed, or the script yielded itself (5.1 cannot: it runs in the main thread there).
+            if (killed && !watchdog.ShuttingDown) ctx.Server.Log.Notice("Lua script killed by user with SCRIPT KILL.");
+            ReplyYielded(co, ref ctx, errorName, killed ? "ERR Script killed by user with SCRIPT KILL..."
+                : "ERR attempt to yield across metamethod/C-call boundary");
+        }
+        else ReplyError(co, ref ctx, errorName);
+        if (status == LuaStatus.OK) co.SetTop(0);
+        else co.ResetThread();
+    }
+
+    /// <summary>
+    /// The reply of a script that yielded (killed): Redis raises its error from inside the script,
+    /// so the error names the script line it was on.
+    /// </summary>
+    private static void ReplyYielded(Lua co, ref CommandContext ctx, string errorName, string error)
+    {
+        var ar = new LuaDebug();
+        for (int level = 0; co.GetStack(level, ref ar) == 1; level++)
+        {
+            co.GetInfo("Sl", ref ar);
+            if (ar.What == "C" || ar.Source == LuaBootstrap.ChunkName) continue;
+            ctx.Error(Sanitize($"{error} script: {errorName}, on {ar.Source}:{ar.CurrentLine}."));
+            return;
+        }
+        ctx.Error(Sanitize(error));
     }
 
     private static void SetArray(Lua lua, string name, ref CommandContext ctx, int from, int count)
@@ -190,8 +254,9 @@ internal sealed class LuaEngine : IDisposable
     /// <summary>redis.call / redis.pcall: (raise, command, args...) → reply, failed.</summary>
     private static int Call(IntPtr state)
     {
-        var lua = Lua.FromIntPtr(state);
         var engine = _running;
+        // Scripts run in the engine's coroutine: its wrapper, without the one FromIntPtr allocates.
+        var lua = engine != null && engine._co.Handle == state ? engine._co : Lua.FromIntPtr(state);
         bool raise = lua.ToBoolean(1);
         int argc = lua.GetTop() - 1;
         if (engine == null) return PushError(lua, "redis.call is only available while a script runs", raise);
@@ -221,7 +286,7 @@ internal sealed class LuaEngine : IDisposable
         command.EndCommand();
         var sink = engine._reply;
         sink.ResetWrittenCount();
-        Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, out string? error);
+        Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, engine._server.ScriptWatchdog, out string? error);
         if (error != null) return PushError(lua, error, raise);
         var written = sink.WrittenSpan;
         LuaReply.Push(lua, written);
