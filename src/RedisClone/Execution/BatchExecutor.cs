@@ -4,7 +4,6 @@ using System.Numerics;
 using System.Runtime.CompilerServices;
 using RedisClone.Commands;
 using RedisClone.Protocol;
-using RedisClone.Scripting;
 using RedisClone.Server;
 using RedisClone.Sharding;
 
@@ -59,7 +58,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// </summary>
     public bool FlushedMidBatch { get; set; }
 
-    private enum Kind { Segment, Direct, Locked, Script, KillScript, Rejected, Queue, Exec }
+    private enum Kind { Segment, Direct, Locked, Script, AwaitScript, Rejected, Queue, Exec }
 
     /// <summary>
     /// Runs the batch in <paramref name="commands"/>: segments of single-shard commands, and the rest
@@ -113,7 +112,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 case Kind.Script:
                     await PostLockedAsync(mask, LockedAction.Command, i);
                     break;
-                case Kind.KillScript:
+                case Kind.AwaitScript:
+                    // SCRIPT KILL, FUNCTION KILL/STATS: Redis reads them only once a running script is
+                    // busy (or over), so a script that ends in time is not killed.
                     await _server.ScriptWatchdog.WaitBusyOrIdleAsync();
                     RunDirect(i);
                     break;
@@ -142,7 +143,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         switch (def.Routing)
         {
             case Routing.Connection:
-                if (def.Handler == ScriptCommands.Kill) return Kind.KillScript;
+                if ((def.Flags & CommandFlags.AllowBusy) != 0 && (def.Parent ?? def).Group == "scripting") return Kind.AwaitScript;
                 // Commands that drop WATCHes touch the watched keys' shards.
                 mask = DropsWatches(def) ? TransactionCommands.WatchMask(Session) : 0;
                 return mask == 0 ? Kind.Direct : Kind.Locked;
