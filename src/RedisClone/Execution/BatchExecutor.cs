@@ -113,8 +113,8 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     await PostLockedAsync(mask, LockedAction.Command, i);
                     break;
                 case Kind.AwaitScript:
-                    // SCRIPT KILL, FUNCTION KILL/STATS: Redis reads them only once a running script is
-                    // busy (or over), so a script that ends in time is not killed.
+                    // SCRIPT KILL, FUNCTION KILL/STATS, SHUTDOWN: Redis reads them only once a running
+                    // script is busy (or over), so a script that ends in time is not killed.
                     await _server.ScriptWatchdog.WaitBusyOrIdleAsync();
                     RunDirect(i);
                     break;
@@ -143,7 +143,8 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         switch (def.Routing)
         {
             case Routing.Connection:
-                if ((def.Flags & CommandFlags.AllowBusy) != 0 && (def.Parent ?? def).Group == "scripting") return Kind.AwaitScript;
+                if ((def.Flags & CommandFlags.AllowBusy) != 0 && ((def.Parent ?? def).Group == "scripting" || def.Handler == ServerCommands.Shutdown))
+                    return Kind.AwaitScript;
                 // Commands that drop WATCHes touch the watched keys' shards.
                 mask = DropsWatches(def) ? TransactionCommands.WatchMask(Session) : 0;
                 return mask == 0 ? Kind.Direct : Kind.Locked;

@@ -205,7 +205,14 @@ internal sealed class ScriptWatchdog : IDisposable
     private static void OnHook(IntPtr state, IntPtr debug)
     {
         var lua = Lua.FromIntPtr(state);
-        if (lua.IsYieldable) lua.Yield(0);
+        if (lua.IsYieldable)
+        {
+            lua.Yield(0);
+            return;
+        }
+        // Inside a C function's callback (a sort comparator, a gsub replacement): look again every
+        // thousand instructions until the script is back where it can yield.
+        lua.SetHook(YieldHook, LuaHookMask.Count, 1000);
     }
 
     private void WakeWatchdog()

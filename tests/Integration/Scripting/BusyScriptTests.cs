@@ -105,6 +105,24 @@ public class BusyScriptTests
             during: [["GET", "a"]],
             after: [["EVAL", "return pcall(function() return 1 end)", "0"]]);
 
+    /// <summary>The kill waits while the script is inside a sort comparator (it cannot yield there), then ends it.</summary>
+    [RedisFact]
+    public void ScriptKill_ScriptInsideSortComparator_KilledOnceOutOfIt()
+        => AssertSameAsRedis(
+            "local t = {} for i = 1, 200 do t[i] = i end while true do table.sort(t, function(a, b) return a > b end) end",
+            during: [["PING"]],
+            after: [["PING"]]);
+
+    [RedisFact]
+    public void Eval_ScriptYieldsItself_FailsAs51()
+        => Differential.AssertSame(
+            ["EVAL", "coroutine.yield(1)", "0"],
+            ["EVAL", "local ok, e = pcall(coroutine.yield, 1) return {tostring(ok), e}", "0"],
+            ["EVAL", "return coroutine.wrap(function() coroutine.yield(5) end)()", "0"],
+            ["EVAL", "local co = coroutine.create(function(a) local b = coroutine.yield(a + 1) return b * 2 end) " +
+                     "local _, x = coroutine.resume(co, 1) local _, y = coroutine.resume(co, 10) return {x, y}", "0"],
+            ["PING"]);
+
     [RedisFact]
     public void ScriptKill_NoScriptRunning_NotBusy()
         => Differential.AssertSame(["SCRIPT", "KILL"], ["SCRIPT", "KILL", "extra"], ["PING"]);
