@@ -121,6 +121,11 @@ public class BusyScriptTests
             ["EVAL", "return coroutine.wrap(function() coroutine.yield(5) end)()", "0"],
             ["EVAL", "local co = coroutine.create(function(a) local b = coroutine.yield(a + 1) return b * 2 end) " +
                      "local _, x = coroutine.resume(co, 1) local _, y = coroutine.resume(co, 10) return {x, y}", "0"],
+            ["EVAL", "return coroutine.wrap(function() error('x') end)()", "0"],
+            ["EVAL", "return coroutine.wrap(function() error({err='tbl'}) end)()", "0"],
+            ["EVAL", "local f = coroutine.wrap(function() return 1 end) f() return f()", "0"],
+            ["EVAL", "local co = coroutine.create(function() error('in') end) return {coroutine.resume(co)}", "0"],
+            ["EVAL", "return coroutine.wrap(function(...) return select('#', ...) end)(1, nil, 3)", "0"],
             ["PING"]);
 
     [RedisFact]
