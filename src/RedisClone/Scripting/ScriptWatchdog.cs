@@ -109,11 +109,9 @@ internal sealed class ScriptWatchdog : IDisposable
     /// </summary>
     public bool End()
     {
-        long previous;
         lock (_sync)
         {
-            previous = _run;
-            Volatile.Write(ref _run, previous & ~PhaseMask);
+            Volatile.Write(ref _run, _run & ~PhaseMask);
             _coroutine = null;
         }
         if (Volatile.Read(ref _waiters) != null) ReleaseWaiters();
