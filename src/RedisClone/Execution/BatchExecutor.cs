@@ -75,11 +75,17 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         var output = _output;
         int segStart = 0, segCount = 0;
         ulong segMask = 0;
+        int scriptStart = 0, scriptCount = 0;
         for (int i = 0; i < n; i++)
         {
             var kind = Classify(i, out ulong mask);
             if (kind == Kind.Segment)
             {
+                if (scriptCount > 0)
+                {
+                    if (!await RunScriptsAsync(scriptStart, scriptCount)) return false;
+                    scriptCount = 0;
+                }
                 if (segCount == 0) segStart = i;
                 segCount++;
                 segMask |= mask;
@@ -90,6 +96,18 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 if (!await RunSegmentAsync(segStart, segCount, segMask)) return false;
                 segCount = 0;
                 segMask = 0;
+            }
+            if (kind == Kind.Script)
+            {
+                // Pipelined scripts go to the shard thread together: one hop for the run.
+                if (scriptCount == 0) scriptStart = i;
+                scriptCount++;
+                continue;
+            }
+            if (scriptCount > 0)
+            {
+                if (!await RunScriptsAsync(scriptStart, scriptCount)) return false;
+                scriptCount = 0;
             }
             switch (kind)
             {
@@ -109,9 +127,6 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     await RunLockedAsync(mask, LockedAction.Command, i);
                     if (Session.Blocked != null && !await WaitWhileBlockedAsync(i, mask)) return false;
                     break;
-                case Kind.Script:
-                    await PostLockedAsync(mask, LockedAction.Command, i);
-                    break;
                 case Kind.AwaitScript:
                     // SCRIPT KILL, FUNCTION KILL/STATS, SHUTDOWN: Redis reads them only once a running
                     // script is busy (or over), so a script that ends in time is not killed.
@@ -123,6 +138,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             if (output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
         }
         if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
+        if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
         return !OverOutputLimits();
     }
 
@@ -372,7 +388,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     }
 
     /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>
-    private enum LockedAction { Command, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch }
+    private enum LockedAction { Command, Scripts, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch }
 
     /// <summary>
     /// Runs <paramref name="action"/> holding every gate in <paramref name="mask"/>: on this thread
@@ -399,11 +415,30 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         return ValueTask.CompletedTask;
     }
 
+    /// <summary>
+    /// Runs the scripts [start, start+count) on the first shard's thread with every gate held (see
+    /// Routing.Script), as few posts as the replies allow: a post stops once its replies pass
+    /// <see cref="ShardBatchWork.ReplyBudget"/>, and the rest goes once they are written out.
+    /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<bool> RunScriptsAsync(int start, int count)
+    {
+        int end = start + count;
+        while (start < end)
+        {
+            await PostLockedAsync(_server.Shards.AllMask, LockedAction.Scripts, start, end);
+            start = _lockedWork!.Next;
+            if (Session.CloseAfterReply || Session.Killed) return true;
+            if (start < end && _output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
+        }
+        return true;
+    }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask PostLockedAsync(ulong mask, LockedAction action, int command)
+    private async ValueTask PostLockedAsync(ulong mask, LockedAction action, int command, int end = -1)
     {
         var work = _lockedWork ??= new LockedWork(this);
-        work.Begin(mask, action, command);
+        work.Begin(mask, action, command, end);
         var done = Signal.Arm(1);
         _server.Shards[BitOperations.TrailingZeroCount(mask)].Post(work);
         await done;
@@ -417,6 +452,16 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         {
             case LockedAction.Command:
                 RunWithReplyMode(command, target);
+                break;
+            case LockedAction.Scripts:
+                var work = _lockedWork!;
+                int i = command;
+                while (i < work.End)
+                {
+                    RunWithReplyMode(i++, target);
+                    if (work.Replies.Written > ShardBatchWork.ReplyBudget || Session.CloseAfterReply || Session.Killed) break;
+                }
+                work.Next = i;
                 break;
             case LockedAction.Exec:
                 ExecLocked(command, target);
@@ -451,11 +496,16 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
 
         public ReplyBuffer Replies { get; } = new();
 
-        public void Begin(ulong mask, LockedAction action, int command)
+        /// <summary>For <see cref="LockedAction.Scripts"/>: the end of the run, and the first script not run yet.</summary>
+        public int End { get; private set; }
+        public int Next { get; set; }
+
+        public void Begin(ulong mask, LockedAction action, int command, int end)
         {
             _mask = mask;
             _action = action;
             _command = command;
+            End = end;
             Replies.Clear();
         }
 

@@ -250,5 +250,19 @@ public class BusyScriptTests
         }
     }
 
+    /// <summary>Pipelined scripts run together on a shard thread, in posts bounded by their replies' size: all replied, in order.</summary>
+    [Fact]
+    public void Eval_PipelinedScriptsWithLargeReplies_RepliedInOrder()
+    {
+        using var c = TestServer.Shared.Connect();
+        var batch = new List<byte>();
+        for (int i = 0; i < 40; i++)
+            batch.AddRange(RespClient.Encode("EVAL", "return string.rep(ARGV[1], 10000)", "0", (i % 10).ToString()));
+        batch.AddRange(RespClient.Encode("PING"));
+        c.SendRaw(batch.ToArray());
+        for (int i = 0; i < 40; i++) Assert.Equal("$10000\r\n" + new string((char)('0' + i % 10), 10000) + "\r\n", c.ReadReply());
+        Assert.Equal("+PONG\r\n", c.ReadReply());
+    }
+
     private static string LuaSha(string body) => Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(Encoding.UTF8.GetBytes(body)));
 }
