@@ -76,6 +76,9 @@ internal ref struct CommandContext
     public readonly CommandContext WithoutArgument1(System.Buffers.IBufferWriter<byte> sink)
         => new(_buffer, _command, new RespWriter(sink, Reply.Protocol), Client, Server, NowMs, _shard, _skip + 1);
 
+    /// <summary>The buffer and index of the command as received (FUNCTION STATS shows a running FCALL's).</summary>
+    public readonly (CommandBuffer Buffer, int Index) Command => (_buffer, _command);
+
     /// <summary>True when argument <paramref name="index"/> equals <paramref name="upper"/> ignoring ASCII case.</summary>
     public readonly bool ArgIs(int index, string upper) => System.Text.Ascii.EqualsIgnoreCase(Arg(index), upper);
 

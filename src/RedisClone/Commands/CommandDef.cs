@@ -45,6 +45,13 @@ internal enum Routing
     /// <summary>With every shard's gate held (FLUSHDB, KEYS, SWAPDB...).</summary>
     AllShards,
     /// <summary>
+    /// A script (EVAL, FCALL...): with every shard's gate held, and always on a shard thread, never on
+    /// an event loop, however free the gates are. A script may run for seconds; the loops must go on
+    /// answering the other clients meanwhile (-BUSY once it passes busy-reply-threshold, and SCRIPT
+    /// KILL). Costs a thread hop per script.
+    /// </summary>
+    Script,
+    /// <summary>
     /// On the one shard a SCAN cursor (argument 1) is in: cursor mod shard count. A cursor that does
     /// not parse routes nowhere (runs on the connection's thread) and the handler replies the error.
     /// </summary>

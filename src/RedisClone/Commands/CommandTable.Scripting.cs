@@ -8,7 +8,8 @@ internal sealed partial class CommandTable
     /// <summary>
     /// Lua scripting (handlers in <see cref="ScriptCommands"/>). Scripts route to every shard: each
     /// runs with all gates held, atomic whatever keys it touches (later: only the declared keys'
-    /// shards). EVAL's keys follow numkeys: the finder gives them to COMMAND GETKEYS.
+    /// shards), on a shard thread (Routing.Script). EVAL's keys follow numkeys: the finder gives them
+    /// to COMMAND GETKEYS.
     /// </summary>
     private static IEnumerable<CommandDef> ScriptingRows()
     {
@@ -27,42 +28,42 @@ internal sealed partial class CommandTable
         return
         [
             new("eval", -3, Eval, ScriptCommands.Eval, keys: EvalKeys, group: "scripting",
-                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+                routing: Routing.Script, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a Lua script on the server.",
                 Since = "2.6.0", Complexity = "Depends on the script that is executed.",
                 Args = "script:string numkeys:integer [key:key...] [arg:string...]",
             },
             new("evalsha", -3, Eval, ScriptCommands.EvalSha, keys: EvalShaKeys, group: "scripting",
-                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+                routing: Routing.Script, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a cached Lua script by its SHA1 digest.",
                 Since = "2.6.0", Complexity = "Depends on the script that is executed.",
                 Args = "sha1:string numkeys:integer [key:key...] [arg:string...]",
             },
             new("eval_ro", -3, EvalRo, ScriptCommands.EvalRo, keys: EvalRoKeys, group: "scripting",
-                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+                routing: Routing.Script, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a Lua script that may only read: its write commands are refused.",
                 Since = "7.0.0", Complexity = "Depends on the script that is executed.",
                 Args = "script:string numkeys:integer [key:key...] [arg:string...]",
             },
             new("evalsha_ro", -3, EvalRo, ScriptCommands.EvalShaRo, keys: EvalShaRoKeys, group: "scripting",
-                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+                routing: Routing.Script, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a cached Lua script by its SHA1 digest; its write commands are refused.",
                 Since = "7.0.0", Complexity = "Depends on the script that is executed.",
                 Args = "sha1:string numkeys:integer [key:key...] [arg:string...]",
             },
             new("fcall", -3, FCall, FunctionCommands.FCall, keys: FCallKeys, group: "scripting",
-                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+                routing: Routing.Script, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a function of a loaded library.",
                 Since = "7.0.0", Complexity = "Depends on the function that is executed.",
                 Args = "function:string numkeys:integer [key:key...] [arg:string...]",
             },
             new("fcall_ro", -3, FCall | ReadOnly, FunctionCommands.FCallRo, keys: FCallRoKeys, group: "scripting",
-                routing: Routing.AllShards, keyFinder: ScriptCommands.EvalKeys)
+                routing: Routing.Script, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a function flagged no-writes: its write commands are refused.",
                 Since = "7.0.0", Complexity = "Depends on the function that is executed.",
@@ -113,6 +114,12 @@ internal sealed partial class CommandTable
                         Since = "7.0.0", Complexity = "O(N), N = functions in the payload",
                         Args = "serialized-value:string [policy(FLUSH | APPEND | REPLACE)]", Tips = AllShardsSucceed,
                     },
+                    new("kill", 2, NoScript | AllowBusy, FunctionCommands.Kill)
+                    {
+                        Summary = "Stops the function running now, unless it has written to the dataset.",
+                        Since = "7.0.0", Complexity = "O(1)",
+                        Tips = "request_policy:all_shards response_policy:one_succeeded",
+                    },
                     new("stats", 2, NoScript | AllowBusy, FunctionCommands.Stats)
                     {
                         Summary = "Tells which function runs now and how many libraries and functions are loaded.",
@@ -144,6 +151,12 @@ internal sealed partial class CommandTable
                     {
                         Summary = "Shows what the SCRIPT subcommands do.",
                         Since = "5.0.0", Complexity = "O(1)",
+                    },
+                    new("kill", 2, NoScript | AllowBusy, ScriptCommands.Kill)
+                    {
+                        Summary = "Stops the script running now, unless it has written to the dataset.",
+                        Since = "2.6.0", Complexity = "O(1)",
+                        Tips = "request_policy:all_shards response_policy:one_succeeded",
                     },
                     new("load", 3, NoScript | Stale, ScriptCommands.Load)
                     {

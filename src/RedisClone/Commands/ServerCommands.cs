@@ -194,6 +194,12 @@ internal static class ServerCommands
             ctx.Error(RespErrors.NoShutdownInProgress);
             return;
         }
+        // While a script is busy only SHUTDOWN NOSAVE may stop the server (it kills the script).
+        if (!noSave && Scripting.ScriptCommands.BusyError(ctx.Server.ScriptWatchdog.BusyKind) is { } busy)
+        {
+            ctx.Error(busy);
+            return;
+        }
         ctx.Client.CloseAfterReply = true;
         var server = ctx.Server;
         // StopAsync closes every connection, this one included: it must not run on this thread.

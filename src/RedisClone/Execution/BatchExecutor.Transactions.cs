@@ -73,13 +73,19 @@ internal sealed partial class BatchExecutor
             return ValueTask.CompletedTask;
         }
         ulong mask = TransactionCommands.WatchMask(session);
+        bool script = false;
         if (!session.MultiDirty)
         {
             var queue = session.Queued!;
             var defs = session.QueuedDefs!;
-            for (int j = 0; j < defs.Count; j++) mask |= KeyRouting.ShardMask(_server, session, queue, j, defs[j], _nowMs);
+            for (int j = 0; j < defs.Count; j++)
+            {
+                mask |= KeyRouting.ShardMask(_server, session, queue, j, defs[j], _nowMs);
+                script |= defs[j].Routing == Routing.Script;
+            }
         }
-        return RunLockedAsync(mask, LockedAction.Exec, i);
+        // A transaction with a script in it runs on a shard thread, as the script alone would.
+        return script ? PostLockedAsync(mask, LockedAction.Exec, i) : RunLockedAsync(mask, LockedAction.Exec, i);
     }
 
     /// <summary>

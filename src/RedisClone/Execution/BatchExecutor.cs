@@ -58,7 +58,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// </summary>
     public bool FlushedMidBatch { get; set; }
 
-    private enum Kind { Segment, Direct, Locked, Rejected, Queue, Exec }
+    private enum Kind { Segment, Direct, Locked, Script, AwaitScript, Rejected, Queue, Exec }
 
     /// <summary>
     /// Runs the batch in <paramref name="commands"/>: segments of single-shard commands, and the rest
@@ -75,11 +75,17 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         var output = _output;
         int segStart = 0, segCount = 0;
         ulong segMask = 0;
+        int scriptStart = 0, scriptCount = 0;
         for (int i = 0; i < n; i++)
         {
             var kind = Classify(i, out ulong mask);
             if (kind == Kind.Segment)
             {
+                if (scriptCount > 0)
+                {
+                    if (!await RunScriptsAsync(scriptStart, scriptCount)) return false;
+                    scriptCount = 0;
+                }
                 if (segCount == 0) segStart = i;
                 segCount++;
                 segMask |= mask;
@@ -90,6 +96,18 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 if (!await RunSegmentAsync(segStart, segCount, segMask)) return false;
                 segCount = 0;
                 segMask = 0;
+            }
+            if (kind == Kind.Script)
+            {
+                // Pipelined scripts go to the shard thread together: one hop for the run.
+                if (scriptCount == 0) scriptStart = i;
+                scriptCount++;
+                continue;
+            }
+            if (scriptCount > 0)
+            {
+                if (!await RunScriptsAsync(scriptStart, scriptCount)) return false;
+                scriptCount = 0;
             }
             switch (kind)
             {
@@ -103,17 +121,24 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     await ExecTransactionAsync(i);
                     break;
                 case Kind.Rejected:
-                    Reject(_rejectedDef, _rejectedError!);
+                    await Reject(_rejectedDef, _rejectedError!);
                     break;
                 case Kind.Locked:
                     await RunLockedAsync(mask, LockedAction.Command, i);
                     if (Session.Blocked != null && !await WaitWhileBlockedAsync(i, mask)) return false;
+                    break;
+                case Kind.AwaitScript:
+                    // SCRIPT KILL, FUNCTION KILL/STATS, SHUTDOWN: Redis reads them only once a running
+                    // script is busy (or over), so a script that ends in time is not killed.
+                    await _server.ScriptWatchdog.WaitBusyOrIdleAsync();
+                    RunDirect(i);
                     break;
             }
             if (Session.CloseAfterReply || Session.Killed) return true;
             if (output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
         }
         if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
+        if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
         return !OverOutputLimits();
     }
 
@@ -134,12 +159,17 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         switch (def.Routing)
         {
             case Routing.Connection:
+                if ((def.Flags & CommandFlags.AllowBusy) != 0 && ((def.Parent ?? def).Group == "scripting" || def.Handler == ServerCommands.Shutdown))
+                    return Kind.AwaitScript;
                 // Commands that drop WATCHes touch the watched keys' shards.
                 mask = DropsWatches(def) ? TransactionCommands.WatchMask(Session) : 0;
                 return mask == 0 ? Kind.Direct : Kind.Locked;
             case Routing.AllShards:
                 mask = _server.Shards.AllMask;
                 return Kind.Locked;
+            case Routing.Script:
+                mask = _server.Shards.AllMask;
+                return Kind.Script;
         }
 
         mask = KeyRouting.ShardMask(_server, Session, _commands, i, def, _nowMs);
@@ -153,13 +183,22 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         return Kind.Locked;
     }
 
-    private void Reject(CommandDef? def, string error)
+    private ValueTask Reject(CommandDef? def, string error)
     {
         if (Session.InMulti) Session.MultiDirty = true;
         if (def != null) _server.CommandStats.Rejected(def.Id);
-        _server.Stats.CountError("ERR");
-        if (Session.ReplyMode == ReplyMode.On) new RespWriter(_output, Session.Protocol).Error(error);
+        int space = error.IndexOf(' ');
+        string code = space > 0 && error.AsSpan(0, space).SequenceEqual("BUSY") ? "BUSY" : "ERR";
+        var abort = def == ExecDef && Session.InMulti;
+        _server.Stats.CountError(abort ? "EXECABORT" : code);
+        // A rejected EXEC ends the transaction, as Redis's execCommandAbort: EXECABORT with the reason.
+        if (Session.ReplyMode == ReplyMode.On)
+            new RespWriter(_output, Session.Protocol).Error(abort ? RespErrors.ExecAbortBecause(error) : error);
         if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+        if (!abort) return ValueTask.CompletedTask;
+        Session.EndMulti();
+        ulong mask = TransactionCommands.WatchMask(Session);
+        return mask == 0 ? ValueTask.CompletedTask : RunLockedAsync(mask, LockedAction.Unwatch, -1);
     }
 
     /// <summary>Runs command <paramref name="i"/> on this thread, replying into the output (or nowhere, per CLIENT REPLY).</summary>
@@ -349,7 +388,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     }
 
     /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>
-    private enum LockedAction { Command, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch }
+    private enum LockedAction { Command, Scripts, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch }
 
     /// <summary>
     /// Runs <paramref name="action"/> holding every gate in <paramref name="mask"/>: on this thread
@@ -376,11 +415,30 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         return ValueTask.CompletedTask;
     }
 
+    /// <summary>
+    /// Runs the scripts [start, start+count) on the first shard's thread with every gate held (see
+    /// Routing.Script), as few posts as the replies allow: a post stops once its replies pass
+    /// <see cref="ShardBatchWork.ReplyBudget"/>, and the rest goes once they are written out.
+    /// </summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<bool> RunScriptsAsync(int start, int count)
+    {
+        int end = start + count;
+        while (start < end)
+        {
+            await PostLockedAsync(_server.Shards.AllMask, LockedAction.Scripts, start, end);
+            start = _lockedWork!.Next;
+            if (Session.CloseAfterReply || Session.Killed) return true;
+            if (start < end && _output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
+        }
+        return true;
+    }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask PostLockedAsync(ulong mask, LockedAction action, int command)
+    private async ValueTask PostLockedAsync(ulong mask, LockedAction action, int command, int end = -1)
     {
         var work = _lockedWork ??= new LockedWork(this);
-        work.Begin(mask, action, command);
+        work.Begin(mask, action, command, end);
         var done = Signal.Arm(1);
         _server.Shards[BitOperations.TrailingZeroCount(mask)].Post(work);
         await done;
@@ -394,6 +452,16 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         {
             case LockedAction.Command:
                 RunWithReplyMode(command, target);
+                break;
+            case LockedAction.Scripts:
+                var work = _lockedWork!;
+                int i = command;
+                while (i < work.End)
+                {
+                    RunWithReplyMode(i++, target);
+                    if (work.Replies.Written > ShardBatchWork.ReplyBudget || Session.CloseAfterReply || Session.Killed) break;
+                }
+                work.Next = i;
                 break;
             case LockedAction.Exec:
                 ExecLocked(command, target);
@@ -428,11 +496,16 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
 
         public ReplyBuffer Replies { get; } = new();
 
-        public void Begin(ulong mask, LockedAction action, int command)
+        /// <summary>For <see cref="LockedAction.Scripts"/>: the end of the run, and the first script not run yet.</summary>
+        public int End { get; private set; }
+        public int Next { get; set; }
+
+        public void Begin(ulong mask, LockedAction action, int command, int end)
         {
             _mask = mask;
             _action = action;
             _command = command;
+            End = end;
             Replies.Clear();
         }
 

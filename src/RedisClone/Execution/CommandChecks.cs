@@ -1,5 +1,6 @@
 using RedisClone.Commands;
 using RedisClone.Protocol;
+using RedisClone.Scripting;
 using RedisClone.Server;
 
 namespace RedisClone.Execution;
@@ -7,7 +8,7 @@ namespace RedisClone.Execution;
 /// <summary>
 /// The checks Redis's processCommand makes before a command runs, in its order: unknown command,
 /// unknown subcommand, arity, then the client's state (a RESP2 client in subscribe mode may only
-/// run the subscribe family, PING, QUIT and RESET).
+/// run the subscribe family, PING, QUIT and RESET), then the server's (a busy script).
 /// </summary>
 internal static class CommandChecks
 {
@@ -58,6 +59,15 @@ internal static class CommandChecks
         {
             rejectedDef = def;
             error = RespErrors.NotAllowedWhileSubscribed(def.FullName);
+            return null;
+        }
+        // A script past busy-reply-threshold: only the allow-busy commands run (AUTH, HELLO, QUIT,
+        // RESET, MULTI, DISCARD, WATCH, UNWATCH, SCRIPT KILL, FUNCTION KILL/STATS, SHUTDOWN); the rest,
+        // PING and commands inside MULTI included, get -BUSY. One volatile read per command.
+        if ((def.Flags & CommandFlags.AllowBusy) == 0 && server.ScriptWatchdog.BusyKind is var busy && busy != ScriptKind.None)
+        {
+            rejectedDef = def;
+            error = ScriptCommands.BusyError(busy);
             return null;
         }
         if (session.IsMonitor && (def.Flags & (CommandFlags.ReadOnly | CommandFlags.Write | CommandFlags.MayReplicate)) != 0)

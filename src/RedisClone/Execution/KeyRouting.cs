@@ -13,7 +13,7 @@ internal static class KeyRouting
     public static ulong ShardMask(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def, long nowMs)
     {
         var shards = server.Shards;
-        if (def.Routing == Routing.AllShards) return shards.AllMask;
+        if (def.Routing is Routing.AllShards or Routing.Script) return shards.AllMask;
         if (def.Routing == Routing.Connection) return 0;
         if (def.Routing == Routing.ScanCursor)
         {

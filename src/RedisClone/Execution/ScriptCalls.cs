@@ -17,7 +17,7 @@ internal static class ScriptCalls
     public static void Install() => LuaEngine.Runner = Run;
 
     private static void Run(RedisServer server, ClientSession session, CommandBuffer command, IBufferWriter<byte> sink,
-        long nowMs, bool readOnly, out string? error)
+        long nowMs, bool readOnly, ScriptWatchdog watchdog, out string? error)
     {
         error = null;
         int argc = command.ArgCount(0);
@@ -42,6 +42,14 @@ internal static class ScriptCalls
         if (readOnly && (def.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0)
         {
             error = "Write commands are not allowed from read-only scripts.";
+            return;
+        }
+        // As Redis, the script counts as having written (SCRIPT KILL refuses it from now on) once a
+        // write command passed the checks, whether or not it changes anything. A killed script runs
+        // nothing more (its coroutine yields at the next instruction).
+        if ((def.Flags & CommandFlags.Write) != 0 ? !watchdog.TryMarkWrite() : watchdog.Killed)
+        {
+            error = "Script killed by user with SCRIPT KILL...";
             return;
         }
         CommandRunner.Run(server, session, command, 0, def, sink, nowMs);

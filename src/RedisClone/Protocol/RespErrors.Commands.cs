@@ -87,6 +87,14 @@ internal static partial class RespErrors
     public static string FunctionExists(string name) => $"Function {name} already exists";
     public static string FunctionListArgument(string argument) => "ERR Unknown argument " + argument;
 
+    // A script past busy-reply-threshold: what other clients get (per the kind of script running),
+    // and SCRIPT KILL / FUNCTION KILL.
+    public const string BusyEval = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+    public const string BusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+    public static ReadOnlySpan<byte> NotBusy => "-NOTBUSY No scripts in execution right now.\r\n"u8;
+    public static ReadOnlySpan<byte> UnkillableScript =>
+        "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.\r\n"u8;
+
     // Sorted sets: ZADD's options, ranges, ZUNION/ZINTER/ZDIFF.
     public static ReadOnlySpan<byte> ZAddXxAndNx => "-ERR XX and NX options at the same time are not compatible\r\n"u8;
     public static ReadOnlySpan<byte> ZAddGtLtNx => "-ERR GT, LT, and/or NX options at the same time are not compatible\r\n"u8;

@@ -44,6 +44,10 @@ internal static partial class RespErrors
     // Outside the handlers: the listener, the dispatcher's checks, EXEC, blocked clients.
     public static ReadOnlySpan<byte> MaxClients => "-ERR max number of clients reached\r\n"u8;
     public static ReadOnlySpan<byte> ExecAbort => "-EXECABORT Transaction discarded because of previous errors.\r\n"u8;
+
+    /// <summary>EXEC itself rejected (BUSY, arity...): Redis's execCommandAbort names the reason, without its code's dash.</summary>
+    public static string ExecAbortBecause(string error)
+        => "EXECABORT Transaction discarded because of: " + (error.StartsWith("ERR ", StringComparison.Ordinal) ? error[4..] : error);
     public static ReadOnlySpan<byte> Unblocked => "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"u8;
     // These two are strings: the dispatcher's checks hand their error on as text, like the formatted ones below.
     public const string NotAllowedInMulti = "ERR Command not allowed inside a transaction";

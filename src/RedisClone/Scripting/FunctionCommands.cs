@@ -252,19 +252,32 @@ internal static class FunctionCommands
     /// <summary>FUNCTION STATS — the running function (nil: see the remarks) and each engine's library and function counts.</summary>
     public static void Stats(ref CommandContext ctx)
     {
-        var store = ctx.Server.Functions;
-        int libraries, functions;
-        lock (store.Sync)
+        var server = ctx.Server;
+        var watchdog = server.ScriptWatchdog;
+        // While an EVAL script runs (busy: otherwise this waits for it), Redis answers its BUSY.
+        if (watchdog.RunningKind == ScriptKind.Eval)
         {
-            libraries = store.All.Count;
-            functions = store.FunctionCount;
+            ctx.Error(RespErrors.BusyEval);
+            return;
         }
+        // Read without the store's lock, which a running FCALL holds.
+        int libraries = server.LibraryCount, functions = server.FunctionCount;
+        var running = watchdog.RunningScript;
         var reply = ctx.Reply;
         reply.MapHeader(2);
         reply.Bulk("running_script"u8);
-        // Busy scripts (FUNCTION KILL) will answer here, while a function runs: a map of name,
-        // command (the FCALL's arguments) and duration_ms; and -BUSY while an EVAL script runs.
-        reply.NullBulk();
+        if (running is not { } script) reply.NullBulk();
+        else
+        {
+            reply.MapHeader(3);
+            reply.Bulk("name"u8);
+            reply.Bulk(script.Name);
+            reply.Bulk("command"u8);
+            reply.ArrayHeader(script.Command.Length);
+            foreach (var arg in script.Command) reply.Bulk(arg);
+            reply.Bulk("duration_ms"u8);
+            reply.Integer(script.ElapsedMs);
+        }
         reply.Bulk("engines"u8);
         reply.MapHeader(1);
         reply.Bulk(FunctionStore.EngineName);
@@ -274,6 +287,10 @@ internal static class FunctionCommands
         reply.Bulk("functions_count"u8);
         reply.Integer(functions);
     }
+
+    /// <summary>FUNCTION KILL — stops the running function unless it wrote (as SCRIPT KILL does for EVAL scripts).</summary>
+    public static void Kill(ref CommandContext ctx)
+        => ScriptCommands.ReplyKill(ref ctx, ctx.Server.ScriptWatchdog.Kill(ScriptKind.Function), ScriptKind.Function);
 
     /// <summary>FUNCTION HELP.</summary>
     public static void Help(ref CommandContext ctx)

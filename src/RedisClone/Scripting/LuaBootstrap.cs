@@ -269,6 +269,23 @@ internal static class LuaBootstrap
             return err
           end
         end
+        -- Runs a script in the coroutine C# resumes, under the error handler: (true, reply) or
+        -- (false, error). xpcall lets a kill's yield through (see ScriptWatchdog).
+        -- A yield from the script itself (not from a coroutine it made) fails as in 5.1, where a script
+        -- runs in the main thread: a plain error, which pcall catches.
+        do
+          local xpcall_, handler, running, yield_, raise = xpcall, __redis__err__handler, coroutine.running, coroutine.yield, error
+          local top
+          __redis__run = function(f, ...)
+            top = running()
+            local ok, reply = xpcall_(f, handler, ...)
+            return ok, reply
+          end
+          coroutine.yield = function(...)
+            if running() == top then raise('attempt to yield across metamethod/C-call boundary', 0) end
+            return yield_(...)
+          end
+        end
         debug = nil -- as Redis: only the error handler keeps it
 
         -- Redis 7 makes the globals and every library table read-only (a flag in its patched VM).

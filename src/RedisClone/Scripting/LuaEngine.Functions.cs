@@ -96,7 +96,9 @@ internal sealed partial class LuaEngine
         var lua = _lua;
         PushArray(lua, ref ctx, firstKey, numKeys);
         PushArray(lua, ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
-        Invoke(reference, 2, name, isFunction: true, ref ctx, readOnly);
+        lua.RawGetInteger(LuaRegistry.Index, reference);
+        lua.Rotate(-3, 1); // the function under its two arguments
+        Execute(ref ctx, ScriptKind.Function, name, isFunction: true, readOnly, argCount: 2);
     }
 
     private static void PushArray(Lua lua, ref CommandContext ctx, int from, int count)

@@ -15,8 +15,9 @@ namespace RedisClone.Scripting;
 /// looked up, checked and run by the same call that runs a client's command.
 /// </remarks>
 /// <param name="readOnly">The script came from EVAL_RO/EVALSHA_RO: write commands are refused.</param>
+/// <param name="watchdog">Told before a write command runs; refuses it once the script was killed.</param>
 internal delegate void ScriptCommandRunner(RedisServer server, ClientSession session, CommandBuffer command,
-    IBufferWriter<byte> sink, long nowMs, bool readOnly, out string? error);
+    IBufferWriter<byte> sink, long nowMs, bool readOnly, ScriptWatchdog watchdog, out string? error);
 
 /// <summary>
 /// A Lua state with the compatibility layer and the redis library loaded once, and the machinery that
@@ -26,6 +27,11 @@ internal delegate void ScriptCommandRunner(RedisServer server, ClientSession ses
 /// functions. Not thread-safe: callers hold <see cref="Sync"/>; a running script also holds every
 /// shard's gate (see ScriptCommands, FunctionCommands).
 /// </summary>
+/// <remarks>
+/// A script runs in a coroutine of the state (<see cref="Execute"/>), so that SCRIPT KILL and
+/// FUNCTION KILL can end it by making it yield (see <see cref="ScriptWatchdog"/>), and the state
+/// stays usable afterwards.
+/// </remarks>
 internal sealed partial class LuaEngine : IDisposable
 {
     /// <summary>Set by Execution before any command runs.</summary>
@@ -48,7 +54,9 @@ internal sealed partial class LuaEngine : IDisposable
     private readonly CommandBuffer _command = new();
     private readonly ArrayBufferWriter<byte> _reply = new();
     private Lua _lua;
+    private Lua _co;
     private int _env;
+    private int _runner;
     private long _nowMs;
     private bool _readOnly;
 
@@ -62,7 +70,7 @@ internal sealed partial class LuaEngine : IDisposable
         _server = server;
         // MONITOR shows the commands a script runs as coming from "lua"; they never block (CLIENT_SCRIPT).
         _session = new ClientSession(-1, null, null, static () => { }, address: "lua") { IsScriptClient = true };
-        (_lua, _env) = NewState(extraSource);
+        (_lua, _co, _env, _runner) = NewState(extraSource);
     }
 
     public object Sync { get; } = new();
@@ -70,10 +78,11 @@ internal sealed partial class LuaEngine : IDisposable
     public int ScriptCount => _scripts.Count;
 
     /// <summary>
-    /// A state with the bootstrap (and <paramref name="extraSource"/>) loaded, and the registry
-    /// reference of the scripts' environment: <c>__redis__env</c>, which the extra source may replace.
+    /// A state with the bootstrap (and <paramref name="extraSource"/>) loaded, the coroutine scripts
+    /// run in, and the registry references of the scripts' environment (<c>__redis__env</c>, which
+    /// the extra source may replace) and of the function that runs a script under the error handler.
     /// </summary>
-    private static (Lua, int) NewState(string? extraSource = null)
+    private static (Lua, Lua, int, int) NewState(string? extraSource = null)
     {
         var lua = new Lua();
         Libraries.LuaLibrarySource.Open(lua);
@@ -97,7 +106,13 @@ internal sealed partial class LuaEngine : IDisposable
         lua.SetGlobal("__redis__env");
         lua.PushNil();
         lua.SetGlobal("__redis__guard");
-        return (lua, env);
+        lua.GetGlobal("__redis__run");
+        int runner = lua.Ref(LuaRegistry.Index);
+        lua.PushNil();
+        lua.SetGlobal("__redis__run");
+        var co = lua.NewThread();
+        lua.Ref(LuaRegistry.Index); // anchored for the state's lifetime
+        return (lua, co, env, runner);
     }
 
     public static string Sha1Hex(ReadOnlySpan<byte> body) => Convert.ToHexStringLower(SHA1.HashData(body));
@@ -134,7 +149,7 @@ internal sealed partial class LuaEngine : IDisposable
         System.Diagnostics.Debug.Assert(_loadLibrary == 0, "the functions' state is never flushed: FunctionStore releases libraries");
         _scripts.Clear();
         var old = _lua;
-        (_lua, _env) = NewState();
+        (_lua, _co, _env, _runner) = NewState();
         old.Dispose();
     }
 
@@ -161,47 +176,81 @@ internal sealed partial class LuaEngine : IDisposable
         var lua = _lua;
         SetArray(lua, "KEYS", ref ctx, firstKey, numKeys);
         SetArray(lua, "ARGV", ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
-        Invoke(reference, 0, sha, isFunction: false, ref ctx, readOnly);
+        lua.RawGetInteger(LuaRegistry.Index, reference);
+        Execute(ref ctx, ScriptKind.Eval, sha, isFunction: false, readOnly, argCount: 0);
         return true;
     }
 
     /// <summary>
-    /// Calls the Lua function <paramref name="reference"/> with the <paramref name="argCount"/> values on
-    /// top of the stack under Redis's error handler, serving its redis.call, and writes its reply or
-    /// error into <paramref name="ctx"/>. <paramref name="name"/> names it in errors (a SHA1 or a function).
+    /// Runs the function under the <paramref name="argCount"/> values on top of the main state's
+    /// stack (all popped) as a script of <paramref name="kind"/> and writes its reply, or its error as
+    /// Redis words it ("script: NAME, on @user_script:LINE."), into <paramref name="ctx"/>. The
+    /// function runs in the state's coroutine, watched by the server's <see cref="ScriptWatchdog"/>:
+    /// past busy-reply-threshold other clients get -BUSY, and SCRIPT KILL / FUNCTION KILL (per
+    /// <paramref name="kind"/>) can end it. EVAL and FCALL both run through here.
     /// </summary>
-    private void Invoke(int reference, int argCount, string name, bool isFunction, ref CommandContext ctx, bool readOnly)
+    /// <param name="name">The SHA1 of an EVAL script or a function's name: errors, the slow-script log line and FUNCTION STATS name it.</param>
+    /// <param name="readOnly">redis.call refuses write commands (EVAL_RO, FCALL_RO, a no-writes script).</param>
+    internal void Execute(ref CommandContext ctx, ScriptKind kind, string name, bool isFunction, bool readOnly, int argCount)
     {
+        _readOnly = readOnly;
         var lua = _lua;
-        int top = lua.GetTop() - argCount;
-        lua.GetGlobal("__redis__err__handler");
-        lua.RawGetInteger(LuaRegistry.Index, reference);
-        if (argCount > 0)
-        {
-            // Handler and function go below the arguments already pushed.
-            lua.Rotate(top + 1, 2);
-        }
+        var co = _co;
+        co.RawGetInteger(LuaRegistry.Index, _runner);
+        lua.XMove(co, 1 + argCount);
         _session.Db = ctx.DbIndex;
         _session.Protocol = 2; // redis.setresp(3) changes it for this run
         _nowMs = ctx.NowMs;
-        _readOnly = readOnly;
+        var watchdog = ctx.Server.ScriptWatchdog;
         var previous = _running;
         _running = this;
         var log = PropagationLog.Current;
         log?.SetScriptTargets(PropagationTarget.Both);
         LuaStatus status;
+        int results;
+        var (caller, callerIndex) = ctx.Command;
+        watchdog.Begin(co, kind, name, caller, callerIndex);
         try
         {
-            status = lua.PCall(argCount, 1, top + 1);
+            status = co.Resume(null, 1 + argCount, out results);
         }
         finally
         {
             _running = previous;
             log?.SetScriptTargets(PropagationTarget.Both);
         }
-        if (status != LuaStatus.OK) ReplyError(lua, ref ctx, name, isFunction);
-        else LuaReply.Write(lua, ref ctx, _session.Protocol == 3);
-        lua.SetTop(top);
+        bool killed = watchdog.End();
+        if (killed) co.SetHook(null, 0, 0);
+        if (status == LuaStatus.OK && results == 2 && co.ToBoolean(-2)) LuaReply.Write(co, ref ctx, _session.Protocol == 3);
+        else if (status == LuaStatus.OK && results == 2) ReplyError(co, ref ctx, name, isFunction);
+        else if (status == LuaStatus.Yield)
+        {
+            // Killed, or the script yielded itself (5.1 cannot: it runs in the main thread there).
+            // Redis words a killed function's error and log line as a script's (one count hook for both).
+            if (killed && !watchdog.ShuttingDown) ctx.Server.Log.Notice("Lua script killed by user with SCRIPT KILL.");
+            ReplyYielded(co, ref ctx, name, killed ? "ERR Script killed by user with SCRIPT KILL..."
+                : "ERR attempt to yield across metamethod/C-call boundary");
+        }
+        else ReplyError(co, ref ctx, name, isFunction);
+        if (status == LuaStatus.OK) co.SetTop(0);
+        else co.ResetThread();
+    }
+
+    /// <summary>
+    /// The reply of a script that yielded (killed): Redis raises its error from inside the script,
+    /// so the error names the script line it was on.
+    /// </summary>
+    private static void ReplyYielded(Lua co, ref CommandContext ctx, string errorName, string error)
+    {
+        var ar = new LuaDebug();
+        for (int level = 0; co.GetStack(level, ref ar) == 1; level++)
+        {
+            co.GetInfo("Sl", ref ar);
+            if (ar.What == "C" || ar.Source == LuaBootstrap.ChunkName) continue;
+            ctx.Error(Sanitize($"{error} script: {errorName}, on {ar.Source}:{ar.CurrentLine}."));
+            return;
+        }
+        ctx.Error(Sanitize(error));
     }
 
     private static void SetArray(Lua lua, string name, ref CommandContext ctx, int from, int count)
@@ -249,8 +298,9 @@ internal sealed partial class LuaEngine : IDisposable
     /// <summary>redis.call / redis.pcall: (raise, command, args...) → reply, failed.</summary>
     private static int Call(IntPtr state)
     {
-        var lua = Lua.FromIntPtr(state);
         var engine = _running;
+        // Scripts run in the engine's coroutine: its wrapper, without the one FromIntPtr allocates.
+        var lua = engine != null && engine._co.Handle == state ? engine._co : Lua.FromIntPtr(state);
         bool raise = lua.ToBoolean(1);
         int argc = lua.GetTop() - 1;
         if (engine == null) return PushError(lua, "redis.call is only available while a script runs", raise);
@@ -283,7 +333,7 @@ internal sealed partial class LuaEngine : IDisposable
         int top = lua.GetTop();
         try
         {
-            Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, out string? error);
+            Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, engine._server.ScriptWatchdog, out string? error);
             if (error != null) return PushError(lua, error, raise);
             var written = sink.WrittenSpan;
             LuaReply.Push(lua, written);

@@ -132,6 +132,39 @@ internal static class ScriptCommands
         ctx.Reply.Ok();
     }
 
+    /// <summary>
+    /// SCRIPT KILL — stops the running EVAL script unless it has written: NOTBUSY when none runs,
+    /// UNKILLABLE after a write, BUSY (FUNCTION KILL's text) when a function runs. Takes no gate (the
+    /// script holds them all); the executor runs it once the script is busy or over (see
+    /// <see cref="ScriptWatchdog.WaitBusyOrIdleAsync"/>).
+    /// </summary>
+    public static void Kill(ref CommandContext ctx) => ReplyKill(ref ctx, ctx.Server.ScriptWatchdog.Kill(ScriptKind.Eval), ScriptKind.Eval);
+
+    /// <summary>The reply of SCRIPT KILL (<paramref name="requester"/> Eval) or FUNCTION KILL (Function).</summary>
+    internal static void ReplyKill(ref CommandContext ctx, KillOutcome outcome, ScriptKind requester)
+    {
+        switch (outcome)
+        {
+            case KillOutcome.Killed:
+                ctx.Reply.Ok();
+                break;
+            case KillOutcome.NotBusy:
+                ctx.Error(RespErrors.NotBusy);
+                break;
+            case KillOutcome.Unkillable:
+                ctx.Error(RespErrors.UnkillableScript);
+                break;
+            default:
+                // SCRIPT KILL while a function runs answers the function's BUSY text, and the reverse.
+                ctx.Error(requester == ScriptKind.Eval ? RespErrors.BusyFunction : RespErrors.BusyEval);
+                break;
+        }
+    }
+
+    /// <summary>The -BUSY error for the kind of script running (null when none is busy).</summary>
+    public static string? BusyError(ScriptKind busy)
+        => busy switch { ScriptKind.Eval => RespErrors.BusyEval, ScriptKind.Function => RespErrors.BusyFunction, _ => null };
+
     /// <summary>SCRIPT HELP.</summary>
     public static void Help(ref CommandContext ctx)
     {

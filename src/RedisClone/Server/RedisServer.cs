@@ -46,6 +46,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
         for (int i = 0; i < Shards.Count; i++) StartupMemory += Shards[i].Store.OverheadBytes;
         RedisClone.Execution.ScriptCalls.Install();
+        ScriptWatchdog = new Scripting.ScriptWatchdog(() => Config.BusyReplyThreshold, Log);
         RunId = Common.RandomHex.Next40();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastSaveUnix = StartedAtMs / 1000;
@@ -75,6 +76,9 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>Libraries loaded, without creating the store (INFO; read without its lock).</summary>
     public int LibraryCount => _functions?.All.Count ?? 0;
+
+    /// <summary>The running script, if any: whether it is past busy-reply-threshold, and SCRIPT KILL.</summary>
+    public Scripting.ScriptWatchdog ScriptWatchdog { get; }
     public ServerStats Stats { get; } = new();
     public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();
@@ -216,10 +220,14 @@ internal sealed class RedisServer : IAsyncDisposable
         _stopping.Cancel();
         foreach (var l in _listeners) l.Stop();
         foreach (var c in Clients.Values) c.Kill();
+        // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as
+        // Redis exits from inside it; its client then goes like the others.
+        ScriptWatchdog.KillForShutdown(TimeSpan.FromSeconds(1));
         var deadline = Task.Delay(2000);
         while (!Clients.IsEmpty && !deadline.IsCompleted) await Task.Delay(10);
         Shards.Dispose();
         EventLoops?.Dispose();
+        ScriptWatchdog.Dispose();
         Log.Dispose();
         _stopped.TrySetResult();
     }

@@ -43,7 +43,9 @@ namespace RedisClone.Sharding;
  *
  * What this does not promise: a slow command (DEBUG SLEEP, KEYS on a large keyspace) that found its
  * gates free runs on the event loop thread and holds up that loop's other clients for its duration,
- * as it would hold up a whole Redis.
+ * as it would hold up a whole Redis. Scripts are the exception (Routing.Script): they are always
+ * posted, so a script that runs for seconds holds the gates but no loop, and the loops answer other
+ * clients -BUSY once it passes busy-reply-threshold (Scripting/ScriptWatchdog.cs).
  */
 
 /// <summary>The shards, and which shard owns a key.</summary>

@@ -115,6 +115,7 @@ internal sealed class ConfigRegistry
     private static readonly int ListSizeIndex = IndexOf("list-max-listpack-size");
     private static readonly int LogLevelIndex = IndexOf("loglevel");
     private static readonly int LogFileIndex = IndexOf("logfile");
+    private static readonly int BusyReplyThresholdIndex = IndexOf("busy-reply-threshold");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -143,6 +144,9 @@ internal sealed class ConfigRegistry
     /// arriving, input not yet parsed, and its MULTI queue) before it is closed.
     /// </summary>
     public long QueryBufferLimit => Volatile.Read(ref _numbers[QueryBufferLimitIndex]);
+
+    /// <summary>busy-reply-threshold (alias lua-time-limit): milliseconds a script runs before other clients get -BUSY.</summary>
+    public long BusyReplyThreshold => Volatile.Read(ref _numbers[BusyReplyThresholdIndex]);
 
     /// <summary>hz, clamped to 1..500 as Redis does.</summary>
     public int Hz => (int)Volatile.Read(ref _numbers[HzIndex]);
