@@ -101,13 +101,15 @@ internal sealed partial class LuaEngine
         Execute(ref ctx, ScriptKind.Function, name, isFunction: true, readOnly, argCount: 2);
     }
 
+    /// <summary>A table of the arguments from <paramref name="from"/> on (pushed straight from the command's bytes).</summary>
     private static void PushArray(Lua lua, ref CommandContext ctx, int from, int count)
     {
-        lua.CreateTable(count, 0);
+        var l = lua.Handle;
+        Libraries.LuaApi.lua_createtable(l, count, 0);
         for (int j = 0; j < count; j++)
         {
-            lua.PushBuffer(ctx.Arg(from + j).ToArray());
-            lua.RawSetInteger(-2, j + 1);
+            Libraries.LuaApi.PushBytes(l, ctx.Arg(from + j));
+            Libraries.LuaApi.lua_rawseti(l, -2, j + 1);
         }
     }
 }

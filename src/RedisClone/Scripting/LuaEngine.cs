@@ -119,6 +119,24 @@ internal sealed partial class LuaEngine : IDisposable
 
     public bool Exists(string sha) => _scripts.ContainsKey(sha);
 
+    /// <summary>
+    /// The cached script whose lower-case SHA1 is <paramref name="sha"/>, found without making a
+    /// string: the key (for errors and logs) and its entry.
+    /// </summary>
+    private bool TryFind(scoped ReadOnlySpan<char> sha, out string key, out (int Reference, ScriptFlags Flags) script)
+        => _scripts.GetAlternateLookup<ReadOnlySpan<char>>().TryGetValue(sha, out key!, out script);
+
+    /// <summary>
+    /// EVAL's lookup: the SHA1 of <paramref name="body"/> (written, lower-case, into
+    /// <paramref name="sha"/>, 40 chars) names a cached script.
+    /// </summary>
+    public static void HashBody(ReadOnlySpan<byte> body, Span<char> sha)
+    {
+        Span<byte> digest = stackalloc byte[20];
+        SHA1.HashData(body, digest);
+        Convert.TryToHexStringLower(digest, sha, out _);
+    }
+
     /// <summary>Compiles <paramref name="body"/> unless its SHA1 is cached; null on success, else Redis's error text.</summary>
     public string? Load(ReadOnlySpan<byte> body, out string sha)
     {
@@ -158,9 +176,9 @@ internal sealed partial class LuaEngine : IDisposable
     /// and writes its converted reply (RESP2 rules) into <paramref name="ctx"/>. False when no such script.
     /// <paramref name="readOnly"/>: EVAL_RO/EVALSHA_RO, whose redis.call refuses writes.
     /// </summary>
-    public bool Run(string sha, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly)
+    public bool Run(scoped ReadOnlySpan<char> shaText, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly)
     {
-        if (!_scripts.TryGetValue(sha, out var script)) return false;
+        if (!TryFind(shaText, out string sha, out var script)) return false;
         var (reference, flags) = script;
         if ((flags & ScriptFlags.EvalCompat) == 0)
         {
@@ -256,7 +274,7 @@ internal sealed partial class LuaEngine : IDisposable
     private static void SetArray(Lua lua, string name, ref CommandContext ctx, int from, int count)
     {
         PushArray(lua, ref ctx, from, count);
-        lua.SetGlobal(name);
+        lua.SetGlobal(name); // KeraLua marshals the name to native memory: no managed allocation
     }
 
     /// <summary>
@@ -308,17 +326,19 @@ internal sealed partial class LuaEngine : IDisposable
         var command = engine._command;
         command.Clear();
         command.BeginCommand();
+        var l = lua.Handle;
+        Span<byte> number = stackalloc byte[32];
         for (int a = 2; a <= argc + 1; a++)
         {
             var type = lua.Type(a);
             if (type == LuaType.Number)
             {
-                var text = FormatNumber(lua, a);
-                System.Text.Encoding.ASCII.GetBytes(text, command.AddArg(text.Length));
+                int n = FormatNumber(lua, a, number);
+                number[..n].CopyTo(command.AddArg(n));
             }
             else if (type == LuaType.String)
             {
-                var bytes = lua.ToBuffer(a, false);
+                var bytes = Libraries.LuaApi.StringAt(l, a);
                 bytes.CopyTo(command.AddArg(bytes.Length));
             }
             else
@@ -354,10 +374,28 @@ internal sealed partial class LuaEngine : IDisposable
     /// </summary>
     private static string FormatNumber(Lua lua, int index)
     {
-        if (lua.IsInteger(index)) return lua.ToInteger(index).ToString(CultureInfo.InvariantCulture);
-        double d = lua.ToNumber(index);
-        if (d == Math.Floor(d) && Math.Abs(d) < 1e17) return ((long)d).ToString(CultureInfo.InvariantCulture);
-        return d.ToString("R", CultureInfo.InvariantCulture).Replace("E", "e");
+        Span<byte> text = stackalloc byte[32];
+        return System.Text.Encoding.ASCII.GetString(text[..FormatNumber(lua, index, text)]);
+    }
+
+    /// <summary>The same, written into <paramref name="dest"/> (32 bytes suffice); returns the length.</summary>
+    private static int FormatNumber(Lua lua, int index, Span<byte> dest)
+    {
+        long integer;
+        if (lua.IsInteger(index)) integer = lua.ToInteger(index);
+        else
+        {
+            double d = lua.ToNumber(index);
+            if (!(d == Math.Floor(d) && Math.Abs(d) < 1e17))
+            {
+                d.TryFormat(dest, out int written, "R", CultureInfo.InvariantCulture);
+                for (int i = 0; i < written; i++)
+                    if (dest[i] == (byte)'E') dest[i] = (byte)'e';
+                return written;
+            }
+            integer = (long)d;
+        }
+        return RedisClone.Common.RedisNumbers.FormatInt64(integer, dest);
     }
 
     /// <summary>Pushes {err="ERR msg"} and whether the wrapper should raise it.</summary>

@@ -2,6 +2,7 @@ using KeraLua;
 using RedisClone.Commands;
 using RedisClone.Common;
 using RedisClone.Protocol;
+using RedisClone.Scripting.Libraries;
 
 namespace RedisClone.Scripting;
 
@@ -47,13 +48,12 @@ internal static class LuaReply
                     lua.PushBoolean(false);
                     return next;
                 }
-                lua.PushBuffer(reply.Slice(next, (int)length).ToArray());
+                LuaApi.PushBytes(lua.Handle, reply.Slice(next, (int)length));
                 return next + (int)length + 2;
             }
             case (byte)'+':
                 lua.CreateTable(0, 1);
-                lua.PushBuffer(line.ToArray());
-                lua.SetField(-2, "ok");
+                SetField(lua, "ok"u8, line);
                 return next;
             case (byte)'-':
                 PushErrorTable(lua, RespErrors.Latin(reply[..eol]));
@@ -104,20 +104,18 @@ internal static class LuaReply
                 return next;
             case (byte)'(':
                 lua.CreateTable(0, 1);
-                lua.PushBuffer(line.ToArray());
-                lua.SetField(-2, "big_number");
+                SetField(lua, "big_number"u8, line);
                 return next;
             case (byte)'=':
             {
                 RedisNumbers.TryParseInt64(line, out long length);
                 var body = reply.Slice(next, (int)length);
                 lua.CreateTable(0, 1);
+                LuaApi.PushBytes(lua.Handle, "verbatim_string"u8);
                 lua.CreateTable(0, 2);
-                lua.PushBuffer(body[4..].ToArray());
-                lua.SetField(-2, "string");
-                lua.PushBuffer(body[..3].ToArray());
-                lua.SetField(-2, "format");
-                lua.SetField(-2, "verbatim_string");
+                SetField(lua, "string"u8, body[4..]);
+                SetField(lua, "format"u8, body[..3]);
+                lua.RawSet(-3);
                 return next + (int)length + 2;
             }
             case (byte)'|':
@@ -180,7 +178,7 @@ internal static class LuaReply
         switch (lua.Type(-1))
         {
             case LuaType.String:
-                ctx.Reply.Bulk(lua.ToBuffer(-1, false));
+                ctx.Reply.Bulk(LuaApi.StringAt(lua.Handle, -1));
                 break;
             case LuaType.Boolean:
                 if (scriptResp3) ctx.Reply.Boolean(lua.ToBoolean(-1));
@@ -212,10 +210,15 @@ internal static class LuaReply
         lua.Pop(1);
         if (RawField(lua, "ok") == LuaType.String)
         {
-            var status = lua.ToBuffer(-1, false);
+            var status = LuaApi.StringAt(lua.Handle, -1);
+            if (status.IndexOfAny((byte)'\r', (byte)'\n') < 0) ctx.Reply.SimpleString(status);
+            else
+            {
+                var copy = status.ToArray();
+                SpacesForLineBreaks(copy);
+                ctx.Reply.SimpleString(copy);
+            }
             lua.Pop(1);
-            SpacesForLineBreaks(status);
-            ctx.Reply.SimpleString(status);
             return;
         }
         lua.Pop(1);
@@ -286,8 +289,18 @@ internal static class LuaReply
     /// <summary>Pushes t[name] (raw) of the table on top; returns its type.</summary>
     private static LuaType RawField(Lua lua, string name)
     {
-        lua.PushString(name);
+        Span<byte> bytes = stackalloc byte[name.Length];
+        System.Text.Encoding.ASCII.GetBytes(name, bytes);
+        LuaApi.PushBytes(lua.Handle, bytes);
         return lua.RawGet(-2);
+    }
+
+    /// <summary>t[name] = value (raw, both strings) on the table on top.</summary>
+    private static void SetField(Lua lua, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    {
+        LuaApi.PushBytes(lua.Handle, name);
+        LuaApi.PushBytes(lua.Handle, value);
+        lua.RawSet(-3);
     }
 
     /// <summary>The pairs of {map=t} (each key, then its value) or the keys of {set=t}, in the table's order.</summary>

@@ -63,24 +63,33 @@ internal static class ScriptCommands
             return;
         }
         var engine = ctx.Server.Scripts;
+        // The SHA1 as lower-case text on the stack: a cached script is found without a string.
+        Span<char> sha = stackalloc char[40];
+        if (evalSha)
+        {
+            var arg = ctx.Arg(1);
+            if (arg.Length != 40)
+            {
+                ctx.Error(RespErrors.NoScript);
+                return;
+            }
+            for (int i = 0; i < 40; i++) sha[i] = (char)(arg[i] is >= (byte)'A' and <= (byte)'Z' ? arg[i] + 32 : arg[i]);
+        }
+        else
+        {
+            LuaEngine.HashBody(ctx.Arg(1), sha);
+        }
         lock (engine.Sync)
         {
-            string sha;
+            if (engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly)) return;
             if (evalSha)
             {
-                var arg = ctx.Arg(1);
-                sha = arg.Length == 40 ? RespErrors.Latin(arg).ToLowerInvariant() : "";
+                ctx.Error(RespErrors.NoScript);
+                return;
             }
-            else
-            {
-                string? error = engine.Load(ctx.Arg(1), out sha);
-                if (error != null)
-                {
-                    ctx.Error(LuaEngine.Sanitize("ERR " + error));
-                    return;
-                }
-            }
-            if (!engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly)) ctx.Error(RespErrors.NoScript);
+            string? error = engine.Load(ctx.Arg(1), out _);
+            if (error != null) ctx.Error(LuaEngine.Sanitize("ERR " + error));
+            else engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly);
         }
     }
 

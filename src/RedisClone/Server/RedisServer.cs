@@ -62,12 +62,14 @@ internal sealed class RedisServer : IAsyncDisposable
     public CommandTable Commands { get; } = CommandTable.Instance;
 
     /// <summary>The Lua engine, created by the first script command (a state costs memory an idle server need not hold).</summary>
-    public Scripting.LuaEngine Scripts => LazyInitializer.EnsureInitialized(ref _scripts, ref _scriptsLock, () => new Scripting.LuaEngine(this))!;
+    public Scripting.LuaEngine Scripts
+        => Volatile.Read(ref _scripts) ?? LazyInitializer.EnsureInitialized(ref _scripts, ref _scriptsLock, () => new Scripting.LuaEngine(this))!;
     private Scripting.LuaEngine? _scripts;
     private object? _scriptsLock;
 
     /// <summary>The function libraries and their own Lua state (not EVAL's), created by the first FUNCTION or FCALL.</summary>
-    public Scripting.FunctionStore Functions => LazyInitializer.EnsureInitialized(ref _functions, ref _functionsLock, () => new Scripting.FunctionStore(this))!;
+    public Scripting.FunctionStore Functions
+        => Volatile.Read(ref _functions) ?? LazyInitializer.EnsureInitialized(ref _functions, ref _functionsLock, () => new Scripting.FunctionStore(this))!;
     private Scripting.FunctionStore? _functions;
     private object? _functionsLock;
 
