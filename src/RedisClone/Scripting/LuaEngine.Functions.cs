@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using KeraLua;
 using RedisClone.Commands;
 using RedisClone.Server;
@@ -7,6 +8,21 @@ namespace RedisClone.Scripting;
 internal sealed partial class LuaEngine
 {
     private int _loadLibrary;
+
+    /// <summary>How long a library's code may run at FUNCTION LOAD (Redis's LOAD_TIMEOUT_MS).</summary>
+    private const long LoadTimeoutMs = 500;
+
+    private static readonly LuaHookFunction LoadHook = OnLoadHook;
+
+    [ThreadStatic] private static long t_loadDeadline;
+
+    /// <summary>Every 100,000 instructions of a loading library: past the deadline, yield (where a yield is allowed).</summary>
+    private static void OnLoadHook(IntPtr state, IntPtr debug)
+    {
+        if (Stopwatch.GetTimestamp() < t_loadDeadline) return;
+        var lua = Lua.FromIntPtr(state);
+        if (lua.IsYieldable) lua.Yield(0);
+    }
 
     /// <summary>
     /// The functions' state: a Lua state of its own (EVAL's SCRIPT FLUSH never touches it), with the
@@ -42,23 +58,37 @@ internal sealed partial class LuaEngine
         lua.SetUpValue(-2, 1);
         lua.RawGetInteger(LuaRegistry.Index, _loadLibrary);
         lua.Insert(-2);
+        // The library's code runs in the state's coroutine with a count hook: past Redis's 500 ms
+        // load limit the hook makes it yield (C# never raises a Lua error), and the load fails.
+        var co = _co;
+        lua.XMove(co, 2);
         var previous = _running;
         _running = this; // redis.log at load time writes to this server's log
+        t_loadDeadline = Stopwatch.GetTimestamp() + Stopwatch.Frequency * LoadTimeoutMs / 1000;
+        co.SetHook(LoadHook, LuaHookMask.Count, 100_000);
         LuaStatus status;
+        int results;
         try
         {
-            status = lua.PCall(1, 2, 0);
+            status = co.Resume(null, 1, out results);
         }
         finally
         {
+            co.SetHook(null, 0, 0);
             _running = previous;
         }
-        if (status != LuaStatus.OK)
+        if (status == LuaStatus.Yield)
         {
-            string failure = lua.ToString(-1, false);
-            lua.SetTop(top);
+            co.ResetThread();
+            return "Error registering functions: ERR FUNCTION LOAD timeout";
+        }
+        if (status != LuaStatus.OK || results != 2)
+        {
+            string failure = co.ToString(-1, false);
+            co.ResetThread();
             return "Error registering functions: ERR " + failure;
         }
+        co.XMove(lua, 2);
         if (!lua.ToBoolean(-2))
         {
             string message = lua.ToString(-1, false);

@@ -66,6 +66,17 @@ public class FunctionDifferentialTests
         ["FCALL", "v", "0"],
         ["PING"]);
 
+    /// <summary>Library code that runs past 500 ms at load fails the load (Redis's load timeout); the state stays usable.</summary>
+    [RedisFact]
+    public void Load_EndlessLibraryCode_TimesOut() => AssertSame(
+        Load("loop", "while true do end"),
+        Load("loop2", "local ok = pcall(function() while true do end end)"),
+        Load("ok", "redis.register_function('after', function() return 'fine' end)"),
+        ["FCALL", "after", "0"],
+        ["FUNCTION", "LIST", "LIBRARYNAME", "loop"],
+        ["EVAL", "return 1", "0"],
+        ["PING"]);
+
     [RedisFact]
     public void RegisterFunction_Forms_ErrorsAsRedis() => AssertSame(
         Load("a", "redis.register_function()"),
