@@ -254,12 +254,18 @@ internal static class LuaBootstrap
         do
           local dbg = debug
           local chunk = '__CHUNK__'
+          local gsub_ = string.gsub
           __redis__err__handler = function(err)
             local level = 2
             local i = dbg.getinfo(level, 'nSl')
             while i and (i.what == 'C' or i.source == chunk) do
               level = level + 1
               i = dbg.getinfo(level, 'nSl')
+            end
+            if type(err) == 'string' then
+              -- Lua 5.4 names the culprit after the value, 5.1 before it: "attempt to index a nil
+              -- value (global 'x')" is 5.1's "attempt to index global 'x' (a nil value)".
+              err = gsub_(err, "attempt to (.-) a (%a+) value %((%a+) '(.-)'%)$", "attempt to %1 %3 '%4' (a %2 value)")
             end
             if type(err) ~= 'table' then err = { err = 'ERR ' .. tostring(err) } end
             if i then

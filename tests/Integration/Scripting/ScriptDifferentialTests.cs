@@ -181,6 +181,23 @@ public class ScriptDifferentialTests
             ["EXISTS", "bl", "bz"],
             ["PING"]);
 
+    /// <summary>Runtime errors worded as Lua 5.1 words them (5.4 puts the variable after the value).</summary>
+    [Fact]
+    public void Eval_RuntimeErrors_WordedAsLua51()
+        => Differential.AssertSame(
+            Eval("local t = nil return t.x", "0"),
+            Eval("local t = {} return t.a.b", "0"),
+            Eval("return nosuch.x", "0"),
+            Eval("local n return n + 1", "0"),
+            Eval("local s return 'a' .. s", "0"),
+            Eval("local t = {} t.f()", "0"),
+            Eval("local t = {} t:m()", "0"),
+            Eval("local x = {} return #x.y", "0"),
+            Eval("local a, b = {}, 1 return a < b", "0"),
+            Eval("return redis.nosuch()", "0"),
+            Eval("local ok, e = pcall(function() local t = nil return t.x end) return type(e)", "0"),
+            ["PING"]);
+
     [Fact]
     public void Eval_NumKeys_Errors()
         => Differential.AssertSame(
