@@ -93,7 +93,11 @@ def run_redis_benchmark(port, pipeline, seconds):
     n = 200_000 * max(1, seconds // 5) * (4 if pipeline > 1 else 1)
     cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-t", "set,get", "-n", str(n),
            "-c", "50", "-d", "32", "-r", "100000", "-P", str(pipeline), "--csv"]
-    start = time.time()
+    return redis_benchmark_csv(cmd, n, seconds)
+
+
+def redis_benchmark_csv(cmd, n, seconds):
+    """Runs redis-benchmark --csv and averages its tests' rows (n requests each)."""
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=seconds * 20 + 120).stdout
     rows = list(csv.reader(out.strip().splitlines()))
     header, data = rows[0], rows[1:]
@@ -122,14 +126,7 @@ def run_redis_benchmark_evalsha(port, pipeline, seconds):
     n = 100_000 * max(1, seconds // 5) * (4 if pipeline > 1 else 1)
     cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(n), "-c", "50", "-r", "100000",
            "-P", str(pipeline), "--csv", "EVALSHA", sha, "1", "key:__rand_int__"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=seconds * 20 + 120).stdout
-    rows = list(csv.reader(out.strip().splitlines()))
-    header, data = rows[0], rows[1:]
-    idx = {h: i for i, h in enumerate(header)}
-    ops = sum(float(r[idx["rps"]]) for r in data) / len(data)
-    p50 = statistics.mean(float(r[idx["p50_latency_ms"]]) for r in data)
-    p99 = statistics.mean(float(r[idx["p99_latency_ms"]]) for r in data)
-    return {"ops": ops, "count": n * len(data), "p50": p50, "p99": p99, "p999": float("nan")}
+    return redis_benchmark_csv(cmd, n, seconds)
 
 
 def machine_ticks():

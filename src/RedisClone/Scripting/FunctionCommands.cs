@@ -61,21 +61,7 @@ internal static class FunctionCommands
                 ctx.Error(RespErrors.FunctionNotFound);
                 return;
             }
-            if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long numKeys))
-            {
-                ctx.Error(RespErrors.FunctionBadNumKeys);
-                return;
-            }
-            if (numKeys > ctx.ArgCount - 3)
-            {
-                ctx.Error(RespErrors.NumKeysTooMany);
-                return;
-            }
-            if (numKeys < 0)
-            {
-                ctx.Error(RespErrors.NumKeysNegative);
-                return;
-            }
+            if (!ScriptCommands.TryNumKeys(ref ctx, RespErrors.FunctionBadNumKeys, out int numKeys)) return;
             bool noWrites = (function.Flags & ScriptFlags.NoWrites) != 0;
             if (readOnly && !noWrites)
             {
@@ -84,7 +70,7 @@ internal static class FunctionCommands
             }
             // allow-oom, allow-stale, no-cluster and allow-cross-slot-keys change nothing yet: this
             // server has no maxmemory refusal, no replicas and no cluster mode.
-            store.Run(function, ref ctx, 3, (int)numKeys, readOnly || noWrites);
+            store.Run(function, ref ctx, 3, numKeys, readOnly || noWrites);
         }
     }
 

@@ -45,23 +45,35 @@ internal static class ScriptCommands
     /// <summary>EVALSHA_RO sha1 numkeys [key ...] [arg ...] — EVALSHA whose redis.call refuses write commands.</summary>
     public static void EvalShaRo(ref CommandContext ctx) => Run(ref ctx, evalSha: true, readOnly: true);
 
-    private static void Run(ref CommandContext ctx, bool evalSha, bool readOnly)
+    /// <summary>
+    /// numkeys (argument 2) of EVAL and FCALL, checked as Redis checks it (not a number:
+    /// <paramref name="notInteger"/>; more than the arguments after it; negative); false after replying the error.
+    /// </summary>
+    internal static bool TryNumKeys(ref CommandContext ctx, ReadOnlySpan<byte> notInteger, out int numKeys)
     {
-        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long numKeys))
+        numKeys = 0;
+        if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long n))
         {
-            ctx.Error(RespErrors.NotInteger);
-            return;
+            ctx.Error(notInteger);
+            return false;
         }
-        if (numKeys > ctx.ArgCount - 3)
+        if (n > ctx.ArgCount - 3)
         {
             ctx.Error(RespErrors.NumKeysTooMany);
-            return;
+            return false;
         }
-        if (numKeys < 0)
+        if (n < 0)
         {
             ctx.Error(RespErrors.NumKeysNegative);
-            return;
+            return false;
         }
+        numKeys = (int)n;
+        return true;
+    }
+
+    private static void Run(ref CommandContext ctx, bool evalSha, bool readOnly)
+    {
+        if (!TryNumKeys(ref ctx, RespErrors.NotInteger, out int numKeys)) return;
         var engine = ctx.Server.Scripts;
         // The SHA1 as lower-case text on the stack: a cached script is found without a string.
         Span<char> sha = stackalloc char[40];
@@ -81,7 +93,7 @@ internal static class ScriptCommands
         }
         lock (engine.Sync)
         {
-            if (engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly)) return;
+            if (engine.Run(sha, ref ctx, 3, numKeys, readOnly)) return;
             if (evalSha)
             {
                 ctx.Error(RespErrors.NoScript);
@@ -89,7 +101,7 @@ internal static class ScriptCommands
             }
             string? error = engine.Load(ctx.Arg(1), out _);
             if (error != null) ctx.Error(LuaEngine.Sanitize("ERR " + error));
-            else engine.Run(sha, ref ctx, 3, (int)numKeys, readOnly);
+            else engine.Run(sha, ref ctx, 3, numKeys, readOnly);
         }
     }
 
