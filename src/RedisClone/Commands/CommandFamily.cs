@@ -16,28 +16,24 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class CommandFamily
 {
-    private static readonly string[] HelpLines =
-    [
-        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    private static readonly HelpReply HelpText = new("COMMAND",
         "(no subcommand)",
-        "    Describe every command of this server.",
+        "    Describe every command of this server, each in COMMAND INFO's format.",
         "COUNT",
-        "    Return how many commands this server has.",
-        "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
-        "    Return the names of the commands and subcommands, optionally filtered.",
+        "    How many top-level commands this server has (subcommands not counted).",
+        "LIST",
+        "    The name of every command and subcommand (\"client|kill\"). FILTERBY followed by",
+        "    MODULE <name>, ACLCAT <category> or PATTERN <glob> keeps only the matching ones.",
         "INFO [<command-name> ...]",
-        "    Describe the given commands (arity, flags, keys, ACL categories, tips),",
-        "    or every command when no name is given.",
+        "    For each name, its arity, flags, key positions, ACL categories and tips (nil for",
+        "    a name we do not know); with no name, the same for every command.",
         "DOCS [<command-name> ...]",
-        "    Document the given commands (summary, group, arguments),",
-        "    or every command when no name is given.",
+        "    For each name, its summary, group, version, complexity and arguments, as redis-cli",
+        "    reads them for its hints; with no name, the same for every command.",
         "GETKEYS <full-command>",
-        "    Return the keys a full command would use.",
+        "    Find which of the arguments of <full-command> are keys, without running it.",
         "GETKEYSANDFLAGS <full-command>",
-        "    Return the keys a full command would use, with what it does to each.",
-        "HELP",
-        "    Print this help.",
-    ];
+        "    As GETKEYS, each key paired with what the command does to it (RO, RW, access...).");
 
     /// <summary>COMMAND — COMMAND INFO of every command.</summary>
     public static void Command(ref CommandContext ctx)
@@ -147,11 +143,7 @@ internal static class CommandFamily
     }
 
     /// <summary>COMMAND HELP — what the subcommands do.</summary>
-    public static void CommandHelp(ref CommandContext ctx)
-    {
-        ctx.Reply.ArrayHeader(HelpLines.Length);
-        foreach (var line in HelpLines) ctx.Reply.SimpleString(line);
-    }
+    public static void CommandHelp(ref CommandContext ctx) => HelpText.Write(ref ctx);
 
     /// <summary>"get", "client|kill" (any case), or null; more than one '|' names nothing, as in Redis.</summary>
     internal static CommandDef? FindByFullName(CommandTable table, ReadOnlySpan<byte> name)

@@ -21,58 +21,68 @@ internal static class ConnectionCommands
 
     private static ReadOnlySpan<byte> ResetReply => "+RESET\r\n"u8;
 
-    private static readonly string[] ClientHelpLines =
-    [
-        "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    // Redis's CACHING, TRACKING and TRACKINGINFO are left out: there is no client-side caching here.
+    private static readonly HelpReply ClientHelpText = new("CLIENT",
         "GETREDIR",
-        "    Return the client ID we are redirecting to when tracking is enabled.",
+        "    -1 always: client-side caching (tracking) is not implemented, so nothing is",
+        "    redirected.",
         "GETNAME",
-        "    Return the name of the current connection.",
+        "    This connection's name, or nil when it has none.",
         "ID",
-        "    Return the ID of the current connection.",
+        "    This connection's numeric ID, unique for the life of the server.",
         "INFO",
-        "    Return information about the current client connection.",
+        "    This connection alone, as one line in CLIENT LIST's format.",
         "KILL <ip:port>",
-        "    Kill connection made from <ip:port>.",
+        "    Close the connection coming from <ip:port>, which may be this one; OK, or an",
+        "    error when no connection has that address.",
         "KILL <option> <value> [<option> <value> [...]]",
-        "    Kill connections. Options are:",
+        "    Close every connection that passes all the filters given and reply how many",
+        "    were closed. Filters:",
         "    * ADDR (<ip:port>|<unixsocket>:0)",
-        "      Kill connections made from the specified address",
+        "      its remote address is this one",
         "    * LADDR (<ip:port>|<unixsocket>:0)",
-        "      Kill connections made to specified local address",
+        "      it came in on this local address",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-        "      Kill connections by type.",
+        "      it is of this kind (PUBSUB: in subscribe mode; no MASTER or REPLICA here)",
         "    * USER <username>",
-        "      Kill connections authenticated by <username>.",
+        "      it is logged in as <username> (only 'default' exists here)",
         "    * SKIPME (YES|NO)",
-        "      Skip killing current connection (default: yes).",
+        "      YES, the default, spares the connection sending the command",
         "    * ID <client-id>",
-        "      Kill connections by client id.",
+        "      its ID is <client-id>",
         "    * MAXAGE <maxage>",
-        "      Kill connections older than the specified age.",
+        "      it has been open for at least <maxage> seconds",
         "LIST [options ...]",
-        "    Return information about client connections. Options:",
+        "    One line per connection: ID, addresses, name, age, idle time, database, flags,",
+        "    subscriptions, buffers and last command. To list only some of them:",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-        "      Return clients of specified type.",
+        "      the connections of that kind",
+        "    * ID <client-id> [<client-id> ...]",
+        "      the connections with these IDs",
         "UNPAUSE",
-        "    Stop the current client pause, resuming traffic.",
+        "    End a CLIENT PAUSE (which is only acknowledged here: see PAUSE).",
         "PAUSE <timeout> [WRITE|ALL]",
-        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "    Arguments checked and OK replied, but clients are not held back yet: every",
+        "    command still runs at once.",
         "REPLY (ON|OFF|SKIP)",
-        "    Control the replies sent to the current connection.",
+        "    OFF: no replies to this connection until REPLY ON. SKIP: no reply to the next",
+        "    command only. ON: replies again (and OK).",
         "SETNAME <name>",
-        "    Assign the name <name> to the current connection.",
+        "    Give this connection a name shown by CLIENT LIST; printable characters only,",
+        "    no spaces. An empty name removes it.",
         "SETINFO <option> <value>",
-        "    Set client meta attr. Options are:",
-        "    * LIB-NAME: the client lib name.",
-        "    * LIB-VER: the client lib version.",
+        "    Say which client library this connection uses, for CLIENT LIST. Options:",
+        "    * LIB-NAME: the library's name",
+        "    * LIB-VER: the library's version",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Wake the client <clientid> out of a blocking command (BLPOP, BZPOPMIN...) as if",
+        "    its timeout had passed, or with an UNBLOCKED error; 1 if it was blocked, else 0.",
         "NO-EVICT (ON|OFF)",
-        "    Protect current client connection from eviction.",
+        "    Flag this connection as one client eviction must spare; recorded only, as there",
+        "    is no client eviction here yet.",
         "NO-TOUCH (ON|OFF)",
-        "    Will not touch LRU/LFU stats when this mode is on.",
-        "HELP",
-        "    Prints this help.",
-    ];
+        "    ON: this connection's reads should leave the keys' idle time alone; recorded",
+        "    only for now, reads still count as accesses.");
 
     /// <summary>Client types as CLIENT LIST TYPE / CLIENT KILL TYPE name them.</summary>
     private enum ClientType { Normal, Replica, PubSub, Master }
@@ -561,12 +571,8 @@ internal static class ConnectionCommands
     /// <summary>CLIENT UNPAUSE — OK (see <see cref="ClientPause"/>).</summary>
     public static void ClientUnpause(ref CommandContext ctx) => ctx.Reply.Ok();
 
-    /// <summary>CLIENT HELP — the subcommands this server implements, in Redis's wording.</summary>
-    public static void ClientHelp(ref CommandContext ctx)
-    {
-        ctx.Reply.ArrayHeader(ClientHelpLines.Length);
-        foreach (string line in ClientHelpLines) ctx.Reply.SimpleString(line);
-    }
+    /// <summary>CLIENT HELP — the subcommands this server implements, with Redis's syntax lines.</summary>
+    public static void ClientHelp(ref CommandContext ctx) => ClientHelpText.Write(ref ctx);
 
     // ---------------------------------------------------------------- helpers
 

@@ -32,57 +32,57 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class DebugCommands
 {
-    /// <summary>The help text: Redis's layout (syntax line, indented explanation), our words.</summary>
-    private static readonly string[] HelpLines =
-    [
-        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    /// <summary>
+    /// DEBUG HELP: the subcommands this server has, in Redis's order with Redis's syntax lines
+    /// (REPLYBUFFER's doubled bar is Redis's), described in our words.
+    /// </summary>
+    private static readonly HelpReply HelpText = new("DEBUG",
         "CHANGE-REPL-ID",
-        "    Give the server a new random replication ID (INFO's master_replid).",
+        "    Draw a new random replication ID, the master_replid INFO shows.",
         "DIGEST",
-        "    A 40 hex digit fingerprint of every database: keys, values, and which keys have",
-        "    a TTL. Equal data gives an equal digest; an empty server gives 40 zeros.",
+        "    40 hex digits summing up every database: keys, values and which keys have a",
+        "    TTL. The same data gives the same digest; an empty server gives 40 zeros.",
         "DIGEST-VALUE <key> [<key> ...]",
-        "    The fingerprint of each key's value (40 zeros for a missing key).",
+        "    The same kind of fingerprint for each key's value alone (40 zeros if missing).",
         "ERROR <string>",
-        "    Reply with <string> as an error reply, to test how clients handle errors.",
-        "LISTPACK <key>",
-        "    Print the entries of a listpack encoded value to the server's standard output.",
+        "    Send <string> back as an error reply, to see how a client copes with errors.",
         "LOG <message>",
-        "    Write <message> to the server's standard output.",
+        "    Print <message> on the server's standard output, which serves as its log.",
         "OBJECT <key>",
         "    How the value of <key> is stored: encoding, reference count, size, idle time.",
-        "PAUSE-CRON <0|1>",
-        "    1 stops the periodic background work (active expiry, LRU clock); 0 resumes it.",
         "POPULATE <count> [<prefix>] [<size>]",
         "    Create string keys <prefix>:0 to <prefix>:<count-1> (prefix 'key') holding",
         "    'value:<n>', zero padded or cut to <size> bytes when given. Keys that exist",
         "    are left alone.",
         "PROTOCOL <type>",
-        "    Reply with a sample value of one reply type: string, integer, double, bignum,",
-        "    null, array, set, map, attrib, push, verbatim, true or false.",
-        "QUICKLIST <key> [<0|1>]",
-        "    Print the nodes of a quicklist encoded list to the server's standard output;",
-        "    1 prints every node's entries too.",
-        "QUICKLIST-PACKED-THRESHOLD <size>",
-        "    Checked and accepted (0 to 4gb); lists here never use plain nodes, so it has",
-        "    no effect.",
-        "REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|<milliseconds>>",
-        "REPLYBUFFER RESIZING <0|1>",
-        "    Checked and accepted; reply buffers here are not resized by a timer, so they",
-        "    have no effect.",
+        "    One reply of the kind named, to exercise a client's parser: string, integer,",
+        "    double, bignum, null, array, set, map, attrib, push, verbatim, true or false.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    0 stops deleting expired keys in the background (they still expire when",
         "    accessed); 1 starts it again.",
+        "QUICKLIST-PACKED-THRESHOLD <size>",
+        "    Checked and accepted (0 to 4gb); lists here never use plain nodes, so it has",
+        "    no effect.",
         "SLEEP <seconds>",
-        "    Stop serving every key for <seconds> (fractions allowed).",
+        "    Hold every shard for <seconds> (a decimal number): no command that touches",
+        "    keys runs meanwhile.",
         "STRINGMATCH-TEST",
         "    Run the glob pattern matcher on a million random patterns and strings.",
-        "HELP",
-        "    Prints this help.",
-    ];
+        "LISTPACK <key>",
+        "    Print the entries of a listpack encoded value to the server's standard output.",
+        "QUICKLIST <key> [<0|1>]",
+        "    Print the nodes of a quicklist encoded list to the server's standard output;",
+        "    1 prints every node's entries too.",
+        "PAUSE-CRON <0|1>",
+        "    1 stops the periodic background work (active expiry, LRU clock); 0 resumes it.",
+        "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+        "    Checked and accepted; reply buffers here are not resized by a timer, so it has",
+        "    no effect.",
+        "REPLYBUFFER RESIZING <0|1>",
+        "    Checked and accepted, with no effect, for the same reason.");
 
     /// <summary>
-    /// DEBUG subcommand [arg ...] — see <see cref="HelpLines"/>; allowed only when
+    /// DEBUG subcommand [arg ...] — see <see cref="HelpText"/>; allowed only when
     /// enable-debug-command is yes (or local, from a loopback client), as in Redis.
     /// </summary>
     /// <remarks>
@@ -97,7 +97,7 @@ internal static class DebugCommands
             return;
         }
         int argc = ctx.ArgCount;
-        if (argc == 2 && ctx.ArgIs(1, "HELP")) ServerCommands.ReplyHelp(ref ctx, HelpLines);
+        if (argc == 2 && ctx.ArgIs(1, "HELP")) HelpText.Write(ref ctx);
         else if (ctx.ArgIs(1, "LOG") && argc == 3) Log(ref ctx);
         else if (ctx.ArgIs(1, "OBJECT") && argc == 3) DebugObject(ref ctx);
         else if (ctx.ArgIs(1, "LISTPACK") && argc == 3) Listpack(ref ctx);

@@ -29,24 +29,19 @@ internal static class KeyCommands
     private const int ExpireGt = 1 << 2;
     private const int ExpireLt = 1 << 3;
 
-    private static readonly string[] ObjectHelpLines =
-    [
-        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    private static readonly HelpReply ObjectHelpText = new("OBJECT",
         "ENCODING <key>",
-        "    Return the kind of internal representation used in order to store the value",
-        "    associated with a <key>.",
+        "    Name the layout the value of <key> is kept in: int, embstr or raw for strings;",
+        "    listpack, quicklist, intset, hashtable, skiplist or stream for the other types.",
         "FREQ <key>",
-        "    Return the access frequency index of the <key>. The returned integer is",
-        "    proportional to the logarithm of the recent access frequency of the key.",
+        "    The access counter that LFU eviction would use; only under an LFU",
+        "    maxmemory-policy. Accesses are not counted here yet, so it reads 0.",
         "IDLETIME <key>",
-        "    Return the idle time of the <key>, that is the approximated number of",
-        "    seconds elapsed since the last access to the key.",
+        "    Seconds since <key> was last read or written; not available under an LFU",
+        "    maxmemory-policy.",
         "REFCOUNT <key>",
-        "    Return the number of references of the value associated with the specified",
-        "    <key>.",
-        "HELP",
-        "    Prints this help.",
-    ];
+        "    How many references the value of <key> has: 2147483647 for the shared",
+        "    integers 0 to 9999, 1 for any other value.");
 
     // ---------------------------------------------------------------- DEL, EXISTS, TOUCH, TYPE
 
@@ -722,11 +717,7 @@ internal static class KeyCommands
     }
 
     /// <summary>OBJECT HELP — the subcommands, one simple string per line.</summary>
-    public static void ObjectHelp(ref CommandContext ctx)
-    {
-        ctx.Reply.ArrayHeader(ObjectHelpLines.Length);
-        foreach (string line in ObjectHelpLines) ctx.Reply.SimpleString(line);
-    }
+    public static void ObjectHelp(ref CommandContext ctx) => ObjectHelpText.Write(ref ctx);
 
     // ---------------------------------------------------------------- helpers
 

@@ -58,29 +58,22 @@ internal static class PubSubCommands
     /// <summary>PUBSUB NUMPAT — patterns subscribed by all clients.</summary>
     public static void NumPat(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Server.PubSub.PatternCount);
 
-    private static readonly string[] HelpLines =
-    [
-        "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    private static readonly HelpReply HelpText = new("PUBSUB",
         "CHANNELS [<pattern>]",
-        "    List the channels with at least one subscriber, optionally only those matching <pattern>.",
+        "    The channels that have at least one subscriber; given a glob <pattern>, only",
+        "    the channels whose name matches it.",
         "NUMPAT",
-        "    Count the pattern subscriptions of all clients.",
+        "    How many pattern subscriptions (PSUBSCRIBE) exist, over all clients.",
         "NUMSUB [<channel> ...]",
-        "    Count the subscribers of each channel (pattern subscriptions not included).",
+        "    Each channel named, followed by its number of SUBSCRIBE subscribers; clients",
+        "    that only match it through a pattern are not counted.",
         "SHARDCHANNELS [<pattern>]",
-        "    List the shard channels with at least one subscriber, optionally matching <pattern>.",
+        "    As CHANNELS, for the shard channels of SSUBSCRIBE.",
         "SHARDNUMSUB [<shardchannel> ...]",
-        "    Count the subscribers of each shard channel.",
-        "HELP",
-        "    Print this help.",
-    ];
+        "    As NUMSUB, for the shard channels of SSUBSCRIBE.");
 
     /// <summary>PUBSUB HELP.</summary>
-    public static void Help(ref CommandContext ctx)
-    {
-        ctx.Reply.ArrayHeader(HelpLines.Length);
-        foreach (var line in HelpLines) ctx.Reply.SimpleString(line);
-    }
+    public static void Help(ref CommandContext ctx) => HelpText.Write(ref ctx);
 
     private static void ListChannels(ref CommandContext ctx, bool shard)
     {

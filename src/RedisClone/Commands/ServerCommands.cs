@@ -17,20 +17,18 @@ namespace RedisClone.Commands;
 /// </remarks>
 internal static class ServerCommands
 {
-    private static readonly string[] ConfigHelpLines =
-    [
-        "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    private static readonly HelpReply ConfigHelpReply = new("CONFIG",
         "GET <pattern>",
-        "    Return parameters matching the glob-like <pattern> and their values.",
+        "    Each parameter named by <pattern> (wildcards * ? [...] allowed), with its current",
+        "    value. Several patterns may be given; a parameter matched twice is listed once.",
         "SET <directive> <value>",
-        "    Set the configuration <directive> to <value>.",
+        "    Change <directive> to <value>; several pairs may be given, and if one of them is",
+        "    refused none is changed. Settings of features not built yet are stored only.",
         "RESETSTAT",
-        "    Reset statistics reported by the INFO command.",
+        "    Zero what INFO counts: commands, errors, keyspace hits and misses, expired keys.",
         "REWRITE",
-        "    Rewrite the configuration file.",
-        "HELP",
-        "    Prints this help.",
-    ];
+        "    Saving the running settings to a config file is not supported yet: it replies",
+        "    with an error.");
 
     /// <summary>
     /// The handler of a container row (CLIENT, CONFIG, OBJECT...). The dispatcher resolves every
@@ -119,7 +117,7 @@ internal static class ServerCommands
     }
 
     /// <summary>CONFIG HELP.</summary>
-    public static void ConfigHelp(ref CommandContext ctx) => ReplyHelp(ref ctx, ConfigHelpLines);
+    public static void ConfigHelp(ref CommandContext ctx) => ConfigHelpReply.Write(ref ctx);
 
     // ---------------------------------------------------------------- COMMAND (see CommandFamily)
 
@@ -210,12 +208,6 @@ internal static class ServerCommands
     public static void Cluster(ref CommandContext ctx) => ctx.Error(RespErrors.ClusterDisabled);
 
     // ---------------------------------------------------------------- helpers
-
-    internal static void ReplyHelp(ref CommandContext ctx, string[] lines)
-    {
-        ctx.Reply.ArrayHeader(lines.Length);
-        foreach (string line in lines) ctx.Reply.SimpleString(line);
-    }
 
     /// <summary>Redis's "local" protected-action rule: the client came over the loopback interface.</summary>
     internal static bool IsLocal(ClientSession client)

@@ -16,31 +16,31 @@ namespace RedisClone.Scripting;
 /// </remarks>
 internal static class FunctionCommands
 {
-    private static readonly string[] HelpLines =
-    [
-        "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    private static readonly HelpReply HelpText = new("FUNCTION",
         "LOAD [REPLACE] <FUNCTION CODE>",
-        "    Load a library whose first line is \"#!lua name=<library>\"; REPLACE swaps a library of that name.",
+        "    Run the code of a library, whose first line is \"#!lua name=<library>\", and keep",
+        "    the functions it registers; replies the library's name. REPLACE swaps an existing",
+        "    library of that name.",
         "DELETE <LIBRARY NAME>",
         "    Remove a library and its functions.",
         "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
-        "    Describe each library (optionally only those whose name matches the pattern): its name,",
-        "    engine and functions with their descriptions and flags, and its code with WITHCODE.",
+        "    Describe each library (optionally only those whose name matches the pattern): its",
+        "    name, engine and functions with their descriptions and flags, and its code with",
+        "    WITHCODE.",
         "STATS",
-        "    The function running now (nil when none) and, per engine, how many libraries and functions it holds.",
+        "    The function running now (nil when none) with its command and run time, and per",
+        "    engine how many libraries and functions it holds.",
         "KILL",
-        "    Stop the function running now (not yet supported by this server).",
+        "    Stop the function running now, provided it has not written yet (if it has, only",
+        "    SHUTDOWN NOSAVE stops it).",
         "FLUSH [ASYNC|SYNC]",
-        "    Remove every library (both modes do it at once).",
+        "    Remove every library (both modes, and no mode, do it before replying).",
         "DUMP",
         "    Every library as one serialized payload, for FUNCTION RESTORE.",
         "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
-        "    Load the libraries of a FUNCTION DUMP payload. APPEND (the default) fails when a library",
-        "    already exists; REPLACE swaps it; FLUSH removes every library first. A function name",
-        "    already used by another library always fails the restore.",
-        "HELP",
-        "    Print this help.",
-    ];
+        "    Load the libraries of a FUNCTION DUMP payload. APPEND (the default) fails when a",
+        "    library already exists; REPLACE swaps it; FLUSH removes every library first. A",
+        "    function name already used by another library always fails the restore.");
 
     private static readonly string[] FlagNames = ["no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"];
 
@@ -279,11 +279,7 @@ internal static class FunctionCommands
         => ScriptCommands.ReplyKill(ref ctx, ctx.Server.ScriptWatchdog.Kill(ScriptKind.Function), ScriptKind.Function);
 
     /// <summary>FUNCTION HELP.</summary>
-    public static void Help(ref CommandContext ctx)
-    {
-        ctx.Reply.ArrayHeader(HelpLines.Length);
-        foreach (var line in HelpLines) ctx.Reply.SimpleString(line);
-    }
+    public static void Help(ref CommandContext ctx) => HelpText.Write(ref ctx);
 
     /// <summary>FUNCTION alone: the container's handler is never reached with a valid subcommand.</summary>
     public static void Container(ref CommandContext ctx) => Help(ref ctx);

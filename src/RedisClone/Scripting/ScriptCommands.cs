@@ -11,27 +11,20 @@ namespace RedisClone.Scripting;
 /// </summary>
 internal static class ScriptCommands
 {
-
-    private static readonly string[] HelpLines =
-    [
-        "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "DEBUG (YES|SYNC|NO)",
-        "    Set the debug mode for subsequent scripts executed.",
+    // Redis's SCRIPT DEBUG is left out: there is no Lua debugger here.
+    private static readonly HelpReply HelpText = new("SCRIPT",
         "EXISTS <sha1> [<sha1> ...]",
-        "    Return information about the existence of the scripts in the script cache.",
+        "    For each SHA1 digest given, 1 if the cache holds a script with that digest,",
+        "    else 0.",
         "FLUSH [ASYNC|SYNC]",
-        "    Flush the Lua scripts cache. Very dangerous on replicas.",
-        "    When called without the optional mode argument, the behavior is determined by the",
-        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
-        "    * ASYNC: Asynchronously flush the scripts cache.",
-        "    * SYNC: Synchronously flush the scripts cache.",
+        "    Empty the script cache. Both modes, and no mode, empty it before replying:",
+        "    there is little to free.",
         "KILL",
-        "    Kill the currently executing Lua script.",
+        "    Stop the EVAL script running now, provided it has not written yet (if it has,",
+        "    only SHUTDOWN NOSAVE stops it).",
         "LOAD <script>",
-        "    Load a script into the scripts cache without executing it.",
-        "HELP",
-        "    Prints this help.",
-    ];
+        "    Compile <script> and keep it in the cache without running it; replies its SHA1",
+        "    digest, for EVALSHA.");
 
     /// <summary>EVAL script numkeys [key ...] [arg ...] — compiles (once per SHA1) and runs the script.</summary>
     public static void Eval(ref CommandContext ctx) => Run(ref ctx, evalSha: false, readOnly: false);
@@ -187,11 +180,7 @@ internal static class ScriptCommands
         => busy switch { ScriptKind.Eval => RespErrors.BusyEval, ScriptKind.Function => RespErrors.BusyFunction, _ => null };
 
     /// <summary>SCRIPT HELP.</summary>
-    public static void Help(ref CommandContext ctx)
-    {
-        ctx.Reply.ArrayHeader(HelpLines.Length);
-        foreach (var line in HelpLines) ctx.Reply.SimpleString(line);
-    }
+    public static void Help(ref CommandContext ctx) => HelpText.Write(ref ctx);
 
     /// <summary>SCRIPT alone: the container's handler is never reached with a valid subcommand.</summary>
     public static void Container(ref CommandContext ctx) => Help(ref ctx);

@@ -113,6 +113,15 @@ public sealed class RedisFactAttribute : FactAttribute
     }
 }
 
+/// <summary>A theory that is skipped, with a message saying why, when redis-server is not installed.</summary>
+public sealed class RedisTheoryAttribute : TheoryAttribute
+{
+    public RedisTheoryAttribute()
+    {
+        if (!ReferenceRedis.Available) Skip = ReferenceRedis.MissingMessage;
+    }
+}
+
 /// <summary>A fact that is skipped when redis-cli (Debian's redis-tools) is not installed.</summary>
 public sealed class RedisCliFactAttribute : FactAttribute
 {

@@ -121,7 +121,7 @@ public class KeyDifferentialTests
             ["OBJECT", "REFCOUNT", "app"], ["OBJECT", "REFCOUNT", "sr"], ["OBJECT", "REFCOUNT", "ctr"],
             ["OBJECT", "REFCOUNT", "lead"], ["OBJECT", "REFCOUNT", "nokey"],
             ["OBJECT", "FREQ", "int"], ["OBJECT", "FREQ", "nokey"], ["OBJECT", "IDLETIME", "nokey"],
-            ["OBJECT", "HELP"], ["OBJECT", "help"],
+            ["OBJECT", "help", "x", "y"],
             ["OBJECT"], ["OBJECT", "ENCODING"], ["OBJECT", "ENCODING", "a", "b"], ["OBJECT", "HELP", "x"],
             ["OBJECT", "FOO"], ["OBJECT", "FOO", "k"], ["OBJECT", "REFCOUNT"], ["OBJECT", "IDLETIME", "a", "b"],
             ["PING"],

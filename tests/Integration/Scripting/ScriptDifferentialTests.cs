@@ -229,7 +229,7 @@ public class ScriptDifferentialTests
             ["SCRIPT", "LOAD", "return +"],
             ["SCRIPT", "LOAD"],
             ["SCRIPT", "EXISTS"],
-            ["SCRIPT", "HELP"],
+            ["SCRIPT", "HELP", "x"],
             ["SCRIPT", "NOPE"],
             ["PING"]);
 

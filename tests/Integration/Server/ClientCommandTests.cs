@@ -304,7 +304,8 @@ public class ClientCommandTests
         Assert.StartsWith("*", help);
         Assert.Contains("+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n", help);
         Assert.Contains("+SETINFO <option> <value>\r\n", help);
-        Assert.EndsWith("+HELP\r\n+    Prints this help.\r\n", help);
+        Assert.Contains("+UNBLOCK <clientid> [TIMEOUT|ERROR]\r\n", help);
+        Assert.Matches("\r\n\\+HELP\r\n\\+    [^\r\n]+\r\n$", help);
         int count = int.Parse(help.Substring(1, help.IndexOf('\r') - 1));
         Assert.Equal(count, Regex.Matches(help, "\r\n\\+").Count);
     }

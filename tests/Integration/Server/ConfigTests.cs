@@ -258,15 +258,14 @@ public class ConfigTests
     }
 
     [Fact]
-    public void ConfigHelp_RedisText()
+    public void ConfigHelp_RedisSyntaxLines()
     {
         using var c = TestServer.Shared.Connect();
-        Assert.Equal(
-            "*11\r\n+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n+GET <pattern>\r\n" +
-            "+    Return parameters matching the glob-like <pattern> and their values.\r\n+SET <directive> <value>\r\n" +
-            "+    Set the configuration <directive> to <value>.\r\n+RESETSTAT\r\n+    Reset statistics reported by the INFO command.\r\n" +
-            "+REWRITE\r\n+    Rewrite the configuration file.\r\n+HELP\r\n+    Prints this help.\r\n",
-            c.Call("CONFIG", "HELP"));
+        string[] lines = c.Call("CONFIG", "HELP").Split("\r\n", StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal($"*{lines.Length - 1}", lines[0]);
+        Assert.Equal("+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", lines[1]);
+        Assert.Equal(["+GET <pattern>", "+SET <directive> <value>", "+RESETSTAT", "+REWRITE", "+HELP"],
+            lines.Skip(2).Where(l => !l.StartsWith("+ ")));
         Assert.Equal("-ERR unknown subcommand 'FOO'. Try CONFIG HELP.\r\n", c.Call("CONFIG", "FOO"));
     }
 

@@ -226,12 +226,13 @@ public class DebugCommandTests : IAsyncLifetime
         string[] lines = help.Split("\r\n", StringSplitOptions.RemoveEmptyEntries);
         Assert.Equal($"*{lines.Length - 1}", lines[0]);
         Assert.Equal("+DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", lines[1]);
-        Assert.Equal(["+HELP", "+    Prints this help."], lines[^2..]);
+        Assert.Equal("+HELP", lines[^2]);
+        Assert.StartsWith("+    ", lines[^1]);
         var names = lines.Skip(2).Where(l => !l.StartsWith("+ ")).Select(l => l.Substring(1).Split(' ')[0]).Distinct().ToArray();
         Assert.Equal(
-            ["CHANGE-REPL-ID", "DIGEST", "DIGEST-VALUE", "ERROR", "LISTPACK", "LOG", "OBJECT", "PAUSE-CRON", "POPULATE",
-             "PROTOCOL", "QUICKLIST", "QUICKLIST-PACKED-THRESHOLD", "REPLYBUFFER", "SET-ACTIVE-EXPIRE", "SLEEP",
-             "STRINGMATCH-TEST", "HELP"],
+            ["CHANGE-REPL-ID", "DIGEST", "DIGEST-VALUE", "ERROR", "LOG", "OBJECT", "POPULATE", "PROTOCOL",
+             "SET-ACTIVE-EXPIRE", "QUICKLIST-PACKED-THRESHOLD", "SLEEP", "STRINGMATCH-TEST", "LISTPACK", "QUICKLIST",
+             "PAUSE-CRON", "REPLYBUFFER", "HELP"],
             names);
     }
 

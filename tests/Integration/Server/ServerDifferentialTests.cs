@@ -85,13 +85,16 @@ public class ServerDifferentialTests
         "CLIENT PAUSE 0 WRITE x",
         "CLIENT UNPAUSE",
         "CLIENT SETNAME",
+        "CLIENT HELP x",
+        "client help x y",
         "PING");
 
     [RedisFact]
     public void ConfigGetAndSetErrors_SameAsRedis() => Differential.AssertSame(
         "CONFIG",
         "CONFIG FOO",
-        "CONFIG HELP",
+        "CONFIG HELP x",
+        "config help x",
         "CONFIG GET",
         "CONFIG GET databases",
         "CONFIG GET MAXMEMORY",

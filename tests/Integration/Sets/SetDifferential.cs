@@ -90,12 +90,3 @@ internal static class SetDifferential
         return string.Join("|", seen.Order(StringComparer.Ordinal));
     }
 }
-
-/// <summary>A theory that is skipped, with a message saying why, when redis-server is not installed.</summary>
-public sealed class RedisTheoryAttribute : TheoryAttribute
-{
-    public RedisTheoryAttribute()
-    {
-        if (!ReferenceRedis.Available) Skip = ReferenceRedis.MissingMessage;
-    }
-}
