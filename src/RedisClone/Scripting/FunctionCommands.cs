@@ -5,15 +5,11 @@ using RedisClone.Protocol;
 namespace RedisClone.Scripting;
 
 /// <summary>
-/// FCALL, FCALL_RO and FUNCTION (LOAD, DELETE, FLUSH, LIST, DUMP, RESTORE, STATS, HELP), as Redis 7.2's
-/// functions.c. A function runs with every shard's gate held (FCALL routes to all shards) and the
-/// store's lock, like an EVAL script; the FUNCTION subcommands take the lock only.
+/// FCALL, FCALL_RO and FUNCTION (LOAD, DELETE, FLUSH, LIST, DUMP, RESTORE, STATS, KILL, HELP), as
+/// Redis 7.2's functions.c. A function runs like an EVAL script (on a shard thread, every shard's gate
+/// held, watched by the ScriptWatchdog) and with the store's lock; the FUNCTION subcommands take the
+/// lock only, except STATS and KILL, which answer while a function runs.
 /// </summary>
-/// <remarks>
-/// FUNCTION KILL is not here: it needs a running script to give way to other clients (busy
-/// scripts), which is another change; so does a FUNCTION STATS that sees a function running, so
-/// running_script is always nil for now (the place to fill it is marked in <see cref="Stats"/>).
-/// </remarks>
 internal static class FunctionCommands
 {
     private static readonly HelpReply HelpText = new("FUNCTION",
