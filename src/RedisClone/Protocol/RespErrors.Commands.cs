@@ -53,6 +53,11 @@ internal static partial class RespErrors
     // Sets (SINTERCARD) and scripts (EVAL's numkeys).
     public static ReadOnlySpan<byte> NumKeysTooMany => "-ERR Number of keys can't be greater than number of args\r\n"u8;
 
+    // Bitmaps.
+    public static ReadOnlySpan<byte> BitOffsetNotInteger => "-ERR bit offset is not an integer or out of range\r\n"u8;
+    public static ReadOnlySpan<byte> BitNotInteger => "-ERR bit is not an integer or out of range\r\n"u8;
+    public static ReadOnlySpan<byte> BitArgumentNotBit => "-ERR The bit argument must be 1 or 0.\r\n"u8;
+
     // Scripts.
     public static ReadOnlySpan<byte> NumKeysNegative => "-ERR Number of keys can't be negative\r\n"u8;
     public static ReadOnlySpan<byte> NoScript => "-NOSCRIPT No matching script. Please use EVAL.\r\n"u8;

@@ -1,0 +1,35 @@
+using static RedisClone.Commands.CommandFlags;
+
+namespace RedisClone.Commands;
+
+internal sealed partial class CommandTable
+{
+    /// <summary>The bitmap family (handlers in <see cref="BitmapCommands"/>): strings read and written bit by bit.</summary>
+    private static IEnumerable<CommandDef> BitmapRows() =>
+    [
+        new("setbit", 4, Write | DenyOom, BitmapCommands.SetBit, keys: "RW access update", group: "bitmap")
+        {
+            Summary = "Sets or clears one bit of a string, growing it with zero bytes when needed; returns the bit's old value.",
+            Since = "2.2.0", Complexity = "O(1)", Args = "key:key offset:integer value:integer",
+        },
+        new("getbit", 3, ReadOnly | Fast, BitmapCommands.GetBit, keys: "RO access", group: "bitmap")
+        {
+            Summary = "Returns one bit of a string (0 past its end or for a missing key).",
+            Since = "2.2.0", Complexity = "O(1)", Args = "key:key offset:integer",
+        },
+        new("bitcount", -2, ReadOnly, BitmapCommands.BitCount, keys: "RO access", group: "bitmap")
+        {
+            Summary = "Counts the set bits of a string, or of a range of its bytes or bits.",
+            Since = "2.6.0", Complexity = "O(N)",
+            Args = "key:key [index{start:integer end:integer [index_unit(BYTE | BIT)@7.0.0]}]",
+            History = "7.0.0: Added the `BYTE|BIT` option.",
+        },
+        new("bitpos", -3, ReadOnly, BitmapCommands.BitPos, keys: "RO access", group: "bitmap")
+        {
+            Summary = "Returns the index of the first bit set to 1, or to 0, in a string or a range of it.",
+            Since = "2.8.7", Complexity = "O(N)",
+            Args = "key:key bit:integer [index{start:integer [end_index{end:integer [index_unit(BYTE | BIT)@7.0.0]}]}]",
+            History = "7.0.0: Added the `BYTE|BIT` option.",
+        },
+    ];
+}

@@ -1,0 +1,114 @@
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Bitmaps;
+
+/// <summary>SETBIT, GETBIT, BITCOUNT and BITPOS against redis-server, byte for byte, errors included.</summary>
+public sealed class BitmapDifferentialTests
+{
+    [Fact]
+    public void SetBitGetBit_GrowthAndErrors_AsRedis()
+        => Differential.AssertSame(
+            "SETBIT b 7 1", "GET b", "SETBIT b 7 1", "SETBIT b 7 0", "GETBIT b 7", "SETBIT b 100 1", "STRLEN b", "GET b",
+            "GETBIT b 100", "GETBIT b 101", "GETBIT b 99999999", "GETBIT missing 3", "OBJECT ENCODING b",
+            "SET s A", "SETBIT s 6 1", "GET s", "SET n 10", "GETBIT n 2", "GETBIT n 3", "SETBIT n 7 1", "GET n",
+            "SETBIT b -1 1", "SETBIT b x 1", "SETBIT b 1.5 1", "SETBIT b 4294967296 1", "SETBIT b 0 2", "SETBIT b 0 -1",
+            "SETBIT b 0 x", "SETBIT b 0 01", "GETBIT b -1", "GETBIT b abc", "GETBIT b 4294967296",
+            "LPUSH l a", "SETBIT l 0 1", "GETBIT l 0", "SETBIT l -1 1",
+            "SETBIT b 0", "GETBIT b", "SETBIT", "PING");
+
+    [Fact]
+    public void BitCount_RangesUnitsAndErrors_AsRedis()
+        => Differential.AssertSame(
+            "SET s foobar", "BITCOUNT s", "BITCOUNT s 0 0", "BITCOUNT s 1 1", "BITCOUNT s 1 1 BYTE", "BITCOUNT s 5 30 BIT",
+            "BITCOUNT s 0 -1", "BITCOUNT s -2 -1", "BITCOUNT s -1 -2", "BITCOUNT s -1 -2 FOO", "BITCOUNT s 2 1",
+            "BITCOUNT s -100 100", "BITCOUNT s 0 -100", "BITCOUNT s 0 47 bit", "BITCOUNT s 3 3 BIT", "BITCOUNT s -5 -3 BIT",
+            "BITCOUNT s 0", "BITCOUNT s 0 1 2", "BITCOUNT s 0 1 BYTE x", "BITCOUNT s a 1", "BITCOUNT s 0 b", "BITCOUNT s 0 1 WORD",
+            "BITCOUNT missing", "BITCOUNT missing 0", "BITCOUNT missing a b", "SET n 12345", "BITCOUNT n", "BITCOUNT n 1 2 BIT",
+            "SET e \"\"", "BITCOUNT e", "BITCOUNT e 0 -1 BIT",
+            "LPUSH l a", "BITCOUNT l", "BITCOUNT", "PING");
+
+    [Fact]
+    public void BitPos_SubtleRules_AsRedis()
+        => Differential.AssertSame(
+            ["SET", "ones", "\u00ff\u00ff\u00ff"], ["SET", "zeros", "\0\0\0"], ["SET", "mix", "\u00ff\u00f0\0"],
+            ["BITPOS", "ones", "0"], ["BITPOS", "ones", "1"], ["BITPOS", "ones", "0", "0"], ["BITPOS", "ones", "0", "0", "-1"],
+            ["BITPOS", "ones", "0", "1", "2", "BYTE"], ["BITPOS", "ones", "0", "3", "20", "BIT"], ["BITPOS", "ones", "0", "3", "BIT"],
+            ["BITPOS", "zeros", "1"], ["BITPOS", "zeros", "0"], ["BITPOS", "zeros", "1", "1"], ["BITPOS", "zeros", "0", "10", "-1", "BIT"],
+            ["BITPOS", "mix", "0"], ["BITPOS", "mix", "1", "1"], ["BITPOS", "mix", "0", "1"], ["BITPOS", "mix", "1", "12", "-1", "BIT"],
+            ["BITPOS", "mix", "0", "2", "11", "BIT"], ["BITPOS", "mix", "0", "2", "12", "BIT"], ["BITPOS", "mix", "1", "3", "3", "bit"],
+            ["BITPOS", "mix", "1", "-1"], ["BITPOS", "mix", "1", "-100", "-50"], ["BITPOS", "mix", "0", "5", "2"],
+            ["BITPOS", "mix", "1", "1", "0", "BIT"], ["BITPOS", "mix", "0", "23", "23", "BIT"],
+            ["BITPOS", "missing", "0"], ["BITPOS", "missing", "1"], ["BITPOS", "missing", "1", "x"],
+            ["BITPOS", "mix", "2"], ["BITPOS", "mix", "x"], ["BITPOS", "mix", "-1"], ["BITPOS", "mix", "1", "x"],
+            ["BITPOS", "mix", "1", "0", "y"], ["BITPOS", "mix", "1", "0", "1", "WORD"], ["BITPOS", "mix", "1", "0", "1", "BIT", "x"],
+            ["BITPOS", "mix", "1", "x", "1", "WORD"],
+            ["SET", "e", ""], ["BITPOS", "e", "0"], ["BITPOS", "e", "1"],
+            ["LPUSH", "l", "a"], ["BITPOS", "l", "1"], ["BITPOS", "l"], ["PING"]);
+
+    /// <summary>Random bitmaps and ranges: BITCOUNT and BITPOS must agree with redis-server on every one.</summary>
+    [Fact]
+    public void BitCountBitPos_RandomRanges_AsRedis()
+    {
+        var random = new Random(1234);
+        var script = new List<string[]>();
+        for (int k = 0; k < 8; k++)
+        {
+            string key = "r" + k;
+            int length = random.Next(1, 40);
+            var bytes = new char[length];
+            for (int i = 0; i < length; i++)
+                bytes[i] = (char)(random.Next(4) switch { 0 => 0, 1 => 255, _ => random.Next(256) });
+            script.Add(["SET", key, new string(bytes)]);
+            for (int q = 0; q < 25; q++)
+            {
+                string unit = random.Next(3) switch { 0 => "BYTE", 1 => "BIT", _ => "" };
+                int scale = unit == "BIT" ? 8 : 1;
+                string start = random.Next(-length * scale - 2, length * scale + 2).ToString();
+                string end = random.Next(-length * scale - 2, length * scale + 2).ToString();
+                string bit = random.Next(2).ToString();
+                script.Add(unit == "" ? ["BITCOUNT", key, start, end] : ["BITCOUNT", key, start, end, unit]);
+                script.Add(unit == "" ? ["BITPOS", key, bit, start, end] : ["BITPOS", key, bit, start, end, unit]);
+                script.Add(["BITPOS", key, bit, start]);
+            }
+            script.Add(["SETBIT", key, random.Next(0, 400).ToString(), random.Next(2).ToString()]);
+            script.Add(["BITCOUNT", key]);
+            script.Add(["BITPOS", key, "0"]);
+            script.Add(["BITPOS", key, "1"]);
+        }
+        Differential.AssertSame(script.ToArray());
+    }
+}
+
+/// <summary>What SETBIT propagates: as Redis 7.2, only a SETBIT that changed something (7.0 propagated every one).</summary>
+public sealed class BitmapPropagationTests
+{
+    [Fact]
+    public void SetBit_UnchangedBit_PropagatesNothing()
+    {
+        var lines = PropagationDifferential.Propagated("SETBIT b 7 1", "SETBIT b 7 1", "SETBIT b 7 0", "SETBIT b 3 0", "SETBIT b 20 0", "SETBIT b 20 0");
+        Assert.Equal(["9 SETBIT b 7 1", "9 SETBIT b 7 0", "9 SETBIT b 20 0"], lines);
+    }
+}
+
+/// <summary>SETBIT's keyspace notification, for bits that change (what Redis 7.0 and 7.2 agree on).</summary>
+public sealed class BitmapNotificationTests
+{
+    [RedisFact]
+    public void SetBit_EmitsSetbitEvent_AsRedis()
+    {
+        using var reference = ReferenceRedis.StartOrNull()!;
+        var server = TestServer.Start(shards: 2);
+        try
+        {
+            string[][] script = [["SETBIT", "nb", "3", "1"], ["SETBIT", "nb", "100", "0"], ["SETBIT", "nb", "3", "0"], ["GETBIT", "nb", "3"], ["BITCOUNT", "nb"]];
+            var theirs = KeyspaceEvents.Collect(reference.Connect, "KEA", script);
+            var ours = KeyspaceEvents.Collect(server.Connect, "KEA", script);
+            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
+            Assert.NotEmpty(ours);
+        }
+        finally
+        {
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+}
