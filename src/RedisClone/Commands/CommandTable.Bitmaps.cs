@@ -17,6 +17,11 @@ internal sealed partial class CommandTable
             Summary = "Returns one bit of a string (0 past its end or for a missing key).",
             Since = "2.2.0", Complexity = "O(1)", Args = "key:key offset:integer",
         },
+        new("bitop", -4, Write | DenyOom, BitmapCommands.BitOp, keys: "OW update i=2; RO access i=3 r=-1,1,0", group: "bitmap")
+        {
+            Summary = "Combines strings with AND, OR, XOR (or inverts one with NOT) into a destination key; returns its size.",
+            Since = "2.6.0", Complexity = "O(N)", Args = "operation:string destkey:key key:key...",
+        },
         new("bitcount", -2, ReadOnly, BitmapCommands.BitCount, keys: "RO access", group: "bitmap")
         {
             Summary = "Counts the set bits of a string, or of a range of its bytes or bits.",

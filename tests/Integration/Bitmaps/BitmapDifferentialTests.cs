@@ -45,6 +45,50 @@ public sealed class BitmapDifferentialTests
             ["SET", "e", ""], ["BITPOS", "e", "0"], ["BITPOS", "e", "1"],
             ["LPUSH", "l", "a"], ["BITPOS", "l", "1"], ["BITPOS", "l"], ["PING"]);
 
+    [Fact]
+    public void BitOp_OperationsLengthsAndErrors_AsRedis()
+        => Differential.AssertSame(
+            ["SET", "{b}1", "foobar"], ["SET", "{b}2", "abc"], ["SET", "{b}3", "\u00ff\u0001"],
+            ["BITOP", "AND", "{b}d", "{b}1", "{b}2"], ["GET", "{b}d"], ["OBJECT", "ENCODING", "{b}d"],
+            ["BITOP", "OR", "{b}d", "{b}1", "{b}2", "{b}3"], ["GET", "{b}d"],
+            ["BITOP", "xor", "{b}d", "{b}1", "{b}2", "{b}3"], ["GET", "{b}d"],
+            ["BITOP", "NOT", "{b}d", "{b}2"], ["GET", "{b}d"],
+            ["BITOP", "AND", "{b}d", "{b}1", "missing"], ["GET", "{b}d"],
+            ["BITOP", "OR", "{b}d", "missing", "{b}2"], ["GET", "{b}d"],
+            ["BITOP", "AND", "{b}d", "{b}1"], ["GET", "{b}d"],
+            ["EXPIRE", "{b}d", "100"], ["BITOP", "OR", "{b}d", "{b}2"], ["TTL", "{b}d"],
+            ["BITOP", "OR", "{b}d", "missing", "missing2"], ["EXISTS", "{b}d"],
+            ["BITOP", "OR", "{b}d", "missing"], ["EXISTS", "{b}d"],
+            ["LPUSH", "{b}l", "x"], ["BITOP", "OR", "{b}l", "{b}1"], ["TYPE", "{b}l"],
+            ["BITOP", "OR", "{b}d", "{b}l"], ["BITOP", "OR", "{b}d", "{b}1", "{b}l"],
+            ["BITOP", "NOT", "{b}d", "{b}1", "{b}2"], ["BITOP", "NOT", "{b}d", "missing"], ["EXISTS", "{b}d"],
+            ["BITOP", "NAND", "{b}d", "{b}1"], ["BITOP", "AND", "{b}d"], ["BITOP", "AND"],
+            ["SET", "{b}n", "12"], ["BITOP", "OR", "{b}d", "{b}n", "{b}2"], ["GET", "{b}d"],
+            ["PING"]);
+
+    /// <summary>BITOP across keys on different shards (no hash tags): one atomic step, the same bytes as redis-server.</summary>
+    [Fact]
+    public void BitOp_KeysOnManyShards_AsRedis()
+    {
+        var script = new List<string[]>();
+        var random = new Random(99);
+        for (int k = 0; k < 6; k++)
+        {
+            var bytes = new char[random.Next(0, 30)];
+            for (int i = 0; i < bytes.Length; i++) bytes[i] = (char)random.Next(128);
+            script.Add(["SET", "src" + k, new string(bytes)]);
+        }
+        foreach (var op in new[] { "AND", "OR", "XOR" })
+        {
+            script.Add(["BITOP", op, "dest", "src0", "src1", "src2", "src3", "src4", "src5"]);
+            script.Add(["GET", "dest"]);
+            script.Add(["BITCOUNT", "dest"]);
+        }
+        script.Add(["BITOP", "NOT", "dest", "src3"]);
+        script.Add(["GET", "dest"]);
+        Differential.AssertSame(script.ToArray());
+    }
+
     /// <summary>Random bitmaps and ranges: BITCOUNT and BITPOS must agree with redis-server on every one.</summary>
     [Fact]
     public void BitCountBitPos_RandomRanges_AsRedis()
