@@ -177,6 +177,256 @@ internal static class BitmapCommands
         for (int i = words.Length * 8; i < bytes.Length; i++) bytes[i] = (byte)~bytes[i];
     }
 
+    // ---------------------------------------------------------------- BITFIELD
+
+    private enum FieldOp : byte { Get, Set, IncrBy }
+
+    private enum Overflow : byte { Wrap, Sat, Fail }
+
+    /// <summary>One parsed BITFIELD operation.</summary>
+    private struct FieldOperation
+    {
+        public FieldOp Op;
+        public Overflow Overflow;
+        public bool Signed;
+        public int Bits;
+        public long Offset;
+        public long Value;
+    }
+
+    /// <summary>
+    /// BITFIELD key [GET type offset] [SET type offset value] [INCRBY type offset increment]
+    /// [OVERFLOW WRAP|SAT|FAIL] ... — reads and writes integers of 1 to 64 bits (u1..u63, i1..i64) at
+    /// any bit offset (<c>#n</c>: the n-th field of that width); one reply per GET, SET (the old
+    /// value) and INCRBY (the new value; nil when OVERFLOW FAIL refused it).
+    /// </summary>
+    public static void BitField(ref CommandContext ctx) => RunBitField(ref ctx, readOnly: false);
+
+    /// <summary>BITFIELD_RO key [GET type offset ...] — BITFIELD limited to GET.</summary>
+    public static void BitFieldRo(ref CommandContext ctx) => RunBitField(ref ctx, readOnly: true);
+
+    /// <remarks>
+    /// As Redis: every operation is parsed first (any error answers before anything runs), the string
+    /// is created or grown once to the farthest bit a write reaches, and the key counts as written
+    /// only when some field changed or the string grew.
+    /// </remarks>
+    private static void RunBitField(ref CommandContext ctx, bool readOnly)
+    {
+        var ops = new List<FieldOperation>();
+        var overflow = Overflow.Wrap;
+        bool writes = false;
+        long highestBit = 0;
+        for (int j = 2; j < ctx.ArgCount; j++)
+        {
+            int remaining = ctx.ArgCount - j - 1;
+            var word = ctx.Arg(j);
+            FieldOp op;
+            if (System.Text.Ascii.EqualsIgnoreCase(word, "GET"u8) && remaining >= 2) op = FieldOp.Get;
+            else if (System.Text.Ascii.EqualsIgnoreCase(word, "SET"u8) && remaining >= 3) op = FieldOp.Set;
+            else if (System.Text.Ascii.EqualsIgnoreCase(word, "INCRBY"u8) && remaining >= 3) op = FieldOp.IncrBy;
+            else if (System.Text.Ascii.EqualsIgnoreCase(word, "OVERFLOW"u8) && remaining >= 1)
+            {
+                var kind = ctx.Arg(++j);
+                if (System.Text.Ascii.EqualsIgnoreCase(kind, "WRAP"u8)) overflow = Overflow.Wrap;
+                else if (System.Text.Ascii.EqualsIgnoreCase(kind, "SAT"u8)) overflow = Overflow.Sat;
+                else if (System.Text.Ascii.EqualsIgnoreCase(kind, "FAIL"u8)) overflow = Overflow.Fail;
+                else
+                {
+                    ctx.Error(RespErrors.BitFieldOverflowType);
+                    return;
+                }
+                continue;
+            }
+            else
+            {
+                ctx.Error(RespErrors.Syntax);
+                return;
+            }
+            if (!TryFieldType(ctx.Arg(j + 1), out bool signed, out int bits))
+            {
+                ctx.Error(RespErrors.BitFieldType);
+                return;
+            }
+            if (!TryFieldOffset(ref ctx, ctx.Arg(j + 2), bits, out long offset)) return;
+            long value = 0;
+            if (op != FieldOp.Get)
+            {
+                writes = true;
+                highestBit = Math.Max(highestBit, offset + bits - 1);
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(j + 3), out value))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return;
+                }
+            }
+            ops.Add(new FieldOperation { Op = op, Overflow = overflow, Signed = signed, Bits = bits, Offset = offset, Value = value });
+            j += op == FieldOp.Get ? 2 : 3;
+        }
+
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (!writes)
+        {
+            if (!Lookup.TryReadString(ref ctx, key, out var value, out _)) return;
+            ctx.Reply.ArrayHeader(ops.Count);
+            foreach (var op in ops) ReplyField(ref ctx, op, ReadField(value, op.Offset, op.Bits), op.Signed);
+            return;
+        }
+        if (readOnly)
+        {
+            ctx.Error(RespErrors.BitFieldRoGetOnly);
+            return;
+        }
+        if (!Lookup.TryWriteString(ref ctx, db, key, out int slot, out var old)) return;
+        int needed = (int)(highestBit >> 3) + 1;
+        Span<byte> bytes;
+        bool grown = true;
+        if (slot < 0)
+        {
+            var created = new byte[needed];
+            slot = db.Add(key.ToArray(), created);
+            bytes = created;
+        }
+        else if (needed > old.Length)
+        {
+            bytes = db.GrowString(slot, needed).Writable;
+        }
+        else
+        {
+            bytes = StringValue.Writable(in db.Table.At(slot));
+            grown = false;
+        }
+        int changes = 0;
+        ctx.Reply.ArrayHeader(ops.Count);
+        foreach (var op in ops)
+        {
+            ulong current = ReadField(bytes, op.Offset, op.Bits);
+            if (op.Op == FieldOp.Get)
+            {
+                ReplyField(ref ctx, op, current, op.Signed);
+                continue;
+            }
+            if (!TryNewField(op, current, out ulong next))
+            {
+                ctx.Reply.NullBulk(); // OVERFLOW FAIL: nothing written
+                continue;
+            }
+            ReplyField(ref ctx, op, op.Op == FieldOp.Set ? current : next, op.Signed);
+            WriteField(bytes, op.Offset, op.Bits, next);
+            if (grown || next != current) changes++;
+        }
+        if (changes > 0)
+        {
+            db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
+            ctx.Notify(Ev.String, "setbit", key);
+        }
+        else
+        {
+            ctx.Unchanged = true;
+        }
+    }
+
+    /// <summary>u1..u63 or i1..i64.</summary>
+    private static bool TryFieldType(ReadOnlySpan<byte> arg, out bool signed, out int bits)
+    {
+        signed = arg.Length > 0 && arg[0] == (byte)'i';
+        bits = 0;
+        if (arg.Length == 0 || (arg[0] != (byte)'i' && arg[0] != (byte)'u')) return false;
+        if (!RedisNumbers.TryParseInt64(arg[1..], out long n) || n < 1 || n > (signed ? 64 : 63)) return false;
+        bits = (int)n;
+        return true;
+    }
+
+    /// <summary>A field offset: bits, or <c>#n</c> for the n-th field of <paramref name="bits"/> bits; Redis's offset limits.</summary>
+    private static bool TryFieldOffset(ref CommandContext ctx, ReadOnlySpan<byte> arg, int bits, out long offset)
+    {
+        bool fields = arg.Length > 0 && arg[0] == (byte)'#';
+        if (RedisNumbers.TryParseInt64(fields ? arg[1..] : arg, out offset))
+        {
+            if (fields)
+            {
+                // Redis multiplies in 64 bits; an overflowing product is out of range either way.
+                try { offset = checked(offset * bits); }
+                catch (OverflowException) { offset = -1; }
+            }
+            if (offset >= 0 && (offset >> 3) < Math.Min(ctx.Server.Config.ProtoMaxBulkLen, Array.MaxLength)) return true;
+        }
+        ctx.Error(RespErrors.BitOffsetNotInteger);
+        return false;
+    }
+
+    /// <summary>The <paramref name="bits"/>-bit field at <paramref name="offset"/>, most significant bit first; zero past the end.</summary>
+    private static ulong ReadField(ReadOnlySpan<byte> bytes, long offset, int bits)
+    {
+        ulong value = 0;
+        for (int i = 0; i < bits; i++)
+        {
+            long position = offset + i;
+            long index = position >> 3;
+            int bit = index < bytes.Length ? (bytes[(int)index] >> (7 - (int)(position & 7))) & 1 : 0;
+            value = (value << 1) | (uint)bit;
+        }
+        return value;
+    }
+
+    private static void WriteField(Span<byte> bytes, long offset, int bits, ulong value)
+    {
+        for (int i = 0; i < bits; i++)
+        {
+            long position = offset + i;
+            int mask = 0x80 >> (int)(position & 7);
+            if (((value >> (bits - 1 - i)) & 1) != 0) bytes[(int)(position >> 3)] |= (byte)mask;
+            else bytes[(int)(position >> 3)] &= (byte)~mask;
+        }
+    }
+
+    /// <summary>A field's raw bits as the reply integer: sign-extended for a signed field.</summary>
+    private static void ReplyField(ref CommandContext ctx, FieldOperation op, ulong raw, bool signed)
+        => ctx.Reply.Integer(signed ? SignExtend(raw, op.Bits) : (long)raw);
+
+    private static long SignExtend(ulong raw, int bits) => bits == 64 ? (long)raw : (long)(raw << (64 - bits)) >> (64 - bits);
+
+    /// <summary>
+    /// The field's new raw bits after SET or INCRBY under the operation's overflow rule, as Redis's
+    /// overflow checks: WRAP keeps the low bits, SAT clamps to the type's range, FAIL refuses (false).
+    /// An unsigned SET reads its value as a 64-bit unsigned number, so a negative one saturates high.
+    /// </summary>
+    private static bool TryNewField(FieldOperation op, ulong current, out ulong next)
+    {
+        int bits = op.Bits;
+        ulong lowMask = bits == 64 ? ulong.MaxValue : (1UL << bits) - 1;
+        Int128 exact, min, max;
+        if (op.Signed)
+        {
+            max = bits == 64 ? long.MaxValue : (1L << (bits - 1)) - 1;
+            min = -max - 1;
+            exact = op.Op == FieldOp.Set ? op.Value : (Int128)SignExtend(current, bits) + op.Value;
+        }
+        else
+        {
+            max = lowMask;
+            min = 0;
+            exact = op.Op == FieldOp.Set ? (Int128)(ulong)op.Value : (Int128)current + op.Value;
+        }
+        if (exact >= min && exact <= max)
+        {
+            next = (ulong)(long)exact & lowMask;
+            return true;
+        }
+        switch (op.Overflow)
+        {
+            case Overflow.Wrap:
+                next = (ulong)(UInt128)exact & lowMask;
+                return true;
+            case Overflow.Sat:
+                next = (ulong)(long)(exact > max ? max : min) & lowMask;
+                return true;
+            default:
+                next = current;
+                return false;
+        }
+    }
+
     // ---------------------------------------------------------------- BITCOUNT / BITPOS
 
     /// <summary>

@@ -58,6 +58,9 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> BitNotInteger => "-ERR bit is not an integer or out of range\r\n"u8;
     public static ReadOnlySpan<byte> BitArgumentNotBit => "-ERR The bit argument must be 1 or 0.\r\n"u8;
     public static ReadOnlySpan<byte> BitOpNotSingleSource => "-ERR BITOP NOT must be called with a single source key.\r\n"u8;
+    public static ReadOnlySpan<byte> BitFieldType => "-ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.\r\n"u8;
+    public static ReadOnlySpan<byte> BitFieldOverflowType => "-ERR Invalid OVERFLOW type specified\r\n"u8;
+    public static ReadOnlySpan<byte> BitFieldRoGetOnly => "-ERR BITFIELD_RO only supports the GET subcommand\r\n"u8;
 
     // Scripts.
     public static ReadOnlySpan<byte> NumKeysNegative => "-ERR Number of keys can't be negative\r\n"u8;

@@ -89,6 +89,69 @@ public sealed class BitmapDifferentialTests
         Differential.AssertSame(script.ToArray());
     }
 
+    [Fact]
+    public void BitField_OperationsOverflowAndErrors_AsRedis()
+        => Differential.AssertSame(
+            "BITFIELD f SET u8 0 255 GET u8 0 GET i8 0 GET u4 4 GET i4 4", "GET f",
+            "BITFIELD f INCRBY u8 0 1 INCRBY i8 0 1", "BITFIELD f OVERFLOW SAT INCRBY u8 0 300 INCRBY i8 8 -300",
+            "BITFIELD f OVERFLOW FAIL INCRBY u8 0 1 GET u8 0 INCRBY u2 100 5 GET u2 100", "STRLEN f",
+            "BITFIELD f OVERFLOW WRAP SET i8 #2 200 GET i8 #2 GET u8 16 SET u3 #1 -1 GET u3 3",
+            "BITFIELD f OVERFLOW SAT SET u8 0 -1 GET u8 0 SET i8 0 -1000 GET i8 0 OVERFLOW fail SET i8 0 128 SET u8 0 256",
+            "BITFIELD f SET i64 0 -1 GET i64 0 GET u63 0 GET u63 1 INCRBY i64 0 9223372036854775807 INCRBY i64 0 2",
+            "BITFIELD f OVERFLOW SAT INCRBY i64 0 9223372036854775807 INCRBY i64 0 9223372036854775807 INCRBY i64 0 -9223372036854775808",
+            "BITFIELD f OVERFLOW WRAP INCRBY u63 0 9223372036854775807 INCRBY u63 0 5 SET u1 7 3",
+            "BITFIELD f GET u8 1000 GET i16 #5000", "BITFIELD missing GET u8 0 GET i5 3", "EXISTS missing",
+            "BITFIELD f", "BITFIELD missing", "BITFIELD f SET u8 0 7 SET u8 0 7", "BITFIELD f SET u8 0 7",
+            "BITFIELD n SET u8 #3 1", "GET n", "SET s 12", "BITFIELD s GET u8 0 SET u8 8 65", "GET s",
+            "BITFIELD f GET u64 0", "BITFIELD f GET i65 0", "BITFIELD f GET i0 0", "BITFIELD f GET x8 0", "BITFIELD f GET u 0",
+            "BITFIELD f GET i08 0", "BITFIELD f GET u8 -1", "BITFIELD f GET u8 #-1", "BITFIELD f GET u8 x", "BITFIELD f GET u8 4294967296",
+            "BITFIELD f SET u8 0 x", "BITFIELD f INCRBY u8 0 1.5", "BITFIELD f OVERFLOW WHAT GET u8 0", "BITFIELD f OVERFLOW",
+            "BITFIELD f GET u8", "BITFIELD f SET u8 0", "BITFIELD f FOO u8 0", "BITFIELD f GET u8 0 BAR",
+            "BITFIELD f SET u8 0 1 GET x8 0", "GET f",
+            "BITFIELD_RO f GET u8 0 GET i4 4", "BITFIELD_RO f OVERFLOW SAT GET u8 0", "BITFIELD_RO f SET u8 0 1",
+            "BITFIELD_RO f INCRBY u8 0 1 GET x 0", "BITFIELD_RO missing GET u8 0", "BITFIELD_RO f",
+            "LPUSH l a", "BITFIELD l GET u8 0", "BITFIELD l SET u8 0 1", "BITFIELD l", "BITFIELD_RO l GET u8 0",
+            "COMMAND GETKEYSANDFLAGS BITFIELD f GET u8 0", "COMMAND GETKEYSANDFLAGS BITFIELD f GET u8 0 SET u8 0 1",
+            "COMMAND GETKEYSANDFLAGS BITFIELD f OVERFLOW SAT GET u8 0", "COMMAND GETKEYSANDFLAGS BITFIELD f BAD",
+            "BITFIELD", "BITFIELD_RO", "PING");
+
+    /// <summary>Random BITFIELD operations of every width, signedness and overflow mode against redis-server.</summary>
+    [Fact]
+    public void BitField_RandomOperations_AsRedis()
+    {
+        var random = new Random(4321);
+        var script = new List<string[]>();
+        string[] overflows = ["WRAP", "SAT", "FAIL"];
+        for (int round = 0; round < 60; round++)
+        {
+            var cmd = new List<string> { "BITFIELD", "rf" + (round % 4) };
+            int ops = random.Next(1, 6);
+            for (int o = 0; o < ops; o++)
+            {
+                bool signed = random.Next(2) == 0;
+                int bits = signed ? random.Next(1, 65) : random.Next(1, 64);
+                string type = (signed ? "i" : "u") + bits;
+                string offset = random.Next(4) == 0 ? "#" + random.Next(0, 6) : random.Next(0, 200).ToString();
+                long value = random.Next(3) switch
+                {
+                    0 => random.NextInt64(long.MinValue, long.MaxValue),
+                    1 => random.NextInt64(-1000, 1000),
+                    _ => random.NextInt64(0, 1L << Math.Min(bits, 62)),
+                };
+                switch (random.Next(4))
+                {
+                    case 0: cmd.AddRange(["GET", type, offset]); break;
+                    case 1: cmd.AddRange(["SET", type, offset, value.ToString()]); break;
+                    case 2: cmd.AddRange(["INCRBY", type, offset, value.ToString()]); break;
+                    default: cmd.AddRange(["OVERFLOW", overflows[random.Next(3)]]); break;
+                }
+            }
+            script.Add(cmd.ToArray());
+            if (round % 10 == 9) script.Add(["GET", "rf" + (round % 4)]);
+        }
+        Differential.AssertSame(script.ToArray());
+    }
+
     /// <summary>Random bitmaps and ranges: BITCOUNT and BITPOS must agree with redis-server on every one.</summary>
     [Fact]
     public void BitCountBitPos_RandomRanges_AsRedis()
