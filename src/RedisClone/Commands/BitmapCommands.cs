@@ -612,7 +612,12 @@ internal static class BitmapCommands
         if (index <= lastWhole)
         {
             var whole = bytes[index..(int)(lastWhole + 1)];
-            int found = whole.IndexOfAnyExcept(skip);
+            // Eight bytes at a time to the first word holding a wanted bit, then byte by byte in it.
+            var words = MemoryMarshal.Cast<byte, ulong>(whole);
+            int word = words.IndexOfAnyExcept(one ? 0UL : ulong.MaxValue);
+            int from = word < 0 ? words.Length * 8 : word * 8;
+            int found = whole[from..].IndexOfAnyExcept(skip);
+            if (found >= 0) found += from;
             if (found >= 0)
             {
                 byte b = whole[found];
