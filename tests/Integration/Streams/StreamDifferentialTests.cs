@@ -156,4 +156,47 @@ public class StreamDifferentialTests
         script.Add(["XRANGE", "s", "-", "+"]);
         Differential.AssertSame(script.ToArray());
     }
+
+    [RedisFact]
+    public void KeyCommands_OnStream_MatchRedis() => Differential.AssertSame(
+        "XADD s 1-1 a 1 b 2",
+        "XADD s 2-5 a 10 b 20",
+        "XADD s 3-0 c 100",
+        "XADD s 4-0 n -7 big 18446744073709551616",
+        "DEBUG DIGEST-VALUE s",
+        "EXPIRE s 1000",
+        "DEBUG DIGEST-VALUE s",
+        "PERSIST s",
+        "SORT s",
+        "SORT_RO s",
+        "LLEN s",
+        "HGET s a",
+        "SCAN 0 TYPE stream",
+        "SCAN 0 TYPE hash",
+        "MOVE s 10",
+        "EXISTS s",
+        "SELECT 10",
+        "XRANGE s - +",
+        "MOVE s 9",
+        "SELECT 9",
+        "COPY s t",
+        "XDEL t 2-5",
+        "XLEN s",
+        "XLEN t",
+        "UNLINK t",
+        "DEL s",
+        "EXISTS s t",
+        "XADD s 0-1 a 1",
+        "XDEL s 0-1",
+        "XLEN s",
+        "TYPE s",
+        "XRANGE s - +",
+        "XADD s 0-1 a 1",
+        "XADD s 0-* a 1",
+        "XADD s 18446744073709551615-18446744073709551615 a 1",
+        "XADD s 18446744073709551615-* a 1",
+        "XADD s * a 1",
+        "XADD s 18446744073709551616-1 a 1",
+        "XADD s 01-2 a 1",
+        "XRANGE s - +");
 }
