@@ -96,9 +96,11 @@ internal static class StreamCommands
     }
 
     /// <summary>XADD's and XTRIM's options, as streamParseAddOrTrimArgsOrReply reads them.</summary>
-    private ref struct TrimArgs
+    private struct TrimArgs
     {
         public RedisStream.TrimStrategy Strategy;
+        /// <summary>The index of the threshold argument (after '~' or '=' when given), for the propagated rewrite.</summary>
+        public int ThresholdIndex;
         public long MaxLen;
         public StreamId MinId;
         public bool Approximate;
@@ -157,6 +159,7 @@ internal static class StreamCommands
                     }
                     args.Strategy = RedisStream.TrimStrategy.MinId;
                 }
+                args.ThresholdIndex = i + 1;
                 i++;
             }
             else if (ctx.ArgIs(i, "LIMIT") && more > 0)
@@ -261,6 +264,7 @@ internal static class StreamCommands
         {
             if (args.NoMkStream)
             {
+                ctx.Unchanged = true;
                 ctx.Reply.NullBulk();
                 return;
             }
@@ -307,6 +311,35 @@ internal static class StreamCommands
         if (args.Strategy != RedisStream.TrimStrategy.None
             && stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit) > 0)
             ctx.Notify(Ev.Stream, "xtrim", key);
+        bool rewriteId = !args.IdGiven || !args.SeqGiven;
+        if (rewriteId || args.Approximate) Propagate(ref ctx, stream, in args, rewriteId ? idPos : -1, id);
+    }
+
+    /// <summary>
+    /// Propagates XADD or XTRIM as Redis rewrites them: a generated ID in place of "*" or "ms-*",
+    /// and an approximate trim as the exact one it turned out to be ("~" becomes "=" and the
+    /// threshold the length, or the first ID, the stream was left with), so a replica or an AOF
+    /// replay trims exactly the same entries whatever its node sizes.
+    /// </summary>
+    private static void Propagate(ref CommandContext ctx, RedisStream stream, in TrimArgs args, int idPos, StreamId id)
+    {
+        if (ctx.Propagation is not { } log) return;
+        Span<byte> idText = stackalloc byte[StreamId.MaxTextLength];
+        int idLength = id.Format(idText);
+        Span<byte> trimText = stackalloc byte[StreamId.MaxTextLength];
+        int trimLength = 0;
+        if (args.Approximate)
+            trimLength = args.Strategy == RedisStream.TrimStrategy.MaxLen
+                ? RedisNumbers.FormatInt64(stream.Length, trimText)
+                : stream.FirstStoredId.Format(trimText);
+        log.Rewrite(ctx.DbIndex);
+        for (int i = 0; i < ctx.ArgCount; i++)
+        {
+            if (args.Approximate && i == args.ThresholdIndex - 1) log.Add("="u8);
+            else if (args.Approximate && i == args.ThresholdIndex) log.Add(trimText.Slice(0, trimLength));
+            else if (i == idPos) log.Add(idText.Slice(0, idLength));
+            else log.Add(ctx.Arg(i));
+        }
     }
 
     /// <summary>XLEN key — the number of entries, 0 when the key is missing.</summary>
@@ -452,7 +485,11 @@ internal static class StreamCommands
             return;
         }
         long deleted = stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit);
-        if (deleted > 0) ctx.Notify(Ev.Stream, "xtrim", key);
+        if (deleted > 0)
+        {
+            ctx.Notify(Ev.Stream, "xtrim", key);
+            if (args.Approximate) Propagate(ref ctx, stream, in args, -1, default);
+        }
         else ctx.Unchanged = true;
         ctx.Reply.Integer(deleted);
     }

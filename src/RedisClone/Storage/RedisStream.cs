@@ -81,6 +81,12 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         => BaseBytes + 8 + 8 + 4 * 16 + 8 + MemoryMeter.ObjectHeader + 16 + MemoryMeter.ArrayBytes(_nodes.Capacity, 8)
            + _nodes.Count * (long)(MemoryMeter.ObjectHeader + 24 + MemoryMeter.ArrayHeader) + _bufferBytes;
 
+    /// <summary>
+    /// The first entry's ID counting deleted ones (streamGetEdgeID without skipping tombstones): the
+    /// first node's master ID, as a node's first entry is its master; the greatest ID when empty.
+    /// </summary>
+    public StreamId FirstStoredId => _nodes.Count > 0 ? _nodes[0].Master : StreamId.Max;
+
     /// <summary>Number of nodes (for tests and DEBUG).</summary>
     public int NodeCount => _nodes.Count;
 
