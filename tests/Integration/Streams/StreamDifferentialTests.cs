@@ -199,4 +199,31 @@ public class StreamDifferentialTests
         "XADD s 18446744073709551616-1 a 1",
         "XADD s 01-2 a 1",
         "XRANGE s - +");
+
+    /// <summary>IDs are read as Redis's string2ull reads them: strtoull's leading blanks, sign and zeros pass; trailing text does not.</summary>
+    [RedisFact]
+    public void XAdd_IdSpellings_MatchRedis() => Differential.AssertSame(
+        ["XADD", "s", " 5-1", "a", "1"],
+        ["XADD", "s", "+6-1", "a", "1"],
+        ["XADD", "s", "007-01", "a", "1"],
+        ["XADD", "s", "8-1 ", "a", "1"],
+        ["XADD", "s", "9--1", "a", "1"],
+        ["XADD", "s", "10-1-1", "a", "1"],
+        ["XADD", "s", "-", "a", "1"],
+        ["XADD", "s", "+", "a", "1"],
+        ["XADD", "s", "", "a", "1"],
+        ["XADD", "s", "11-", "a", "1"],
+        ["XADD", "s", "12-*", "a", "1"],
+        ["XADD", "s", "12-*", "a", "1"],
+        ["XADD", "s", "*-1", "a", "1"],
+        ["XADD", "s", "99999999999999999999-1", "a", "1"],
+        ["XADD", "s", "13-1", "a", ""],
+        ["XADD", "s", "14-1", "", "x"],
+        ["XRANGE", "s", "(", "+"],
+        ["XRANGE", "s", "((5", "+"],
+        ["XRANGE", "s", " 6", "+ "],
+        ["XRANGE", "s", "7", "12", "COUNT", "1", "COUNT", "2"],
+        ["XRANGE", "s", "7", "12", "COUNT", "9223372036854775807"],
+        ["XRANGE", "s", "-", "+"],
+        ["XREVRANGE", "s", "+", "-", "COUNT", "3"]);
 }
