@@ -260,49 +260,64 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
                 EnterNode(ref c, next);
                 continue;
             }
-            var lp = c.Lp;
-            var master = _nodes[c.NodeIndex].Master;
-            int p = c.Pos;
-            int at = p;
-            long flags = Listpack.Get(lp, p).Int;
-            p = Listpack.Skip(lp, p);
-            ulong ms = master.Ms + unchecked((ulong)Listpack.Get(lp, p).Int);
-            p = Listpack.Skip(lp, p);
-            ulong seq = master.Seq + unchecked((ulong)Listpack.Get(lp, p).Int);
-            p = Listpack.Skip(lp, p);
-            var id = new StreamId(ms, seq);
-            bool same = (flags & FlagSameFields) != 0;
-            long fieldCount = c.MasterFieldCount;
-            if (!same)
-            {
-                fieldCount = Listpack.Get(lp, p).Int;
-                p = Listpack.Skip(lp, p);
-            }
-            int pairsPos = p;
-
+            var e = ReadEntry(c.Lp, c.Pos, _nodes[c.NodeIndex].Master, c.MasterFieldCount);
+            int at = c.Pos;
             if (c.Reverse)
             {
-                c.Pos = at == c.FirstEntryPos ? -1 : PreviousEntry(lp, at);
-                if (id < c.Start) { c.Done = true; return false; }
-                if ((flags & FlagDeleted) != 0 || id > c.End) continue;
+                c.Pos = at == c.FirstEntryPos ? -1 : PreviousEntry(c.Lp, at);
+                if (e.Id < c.Start) { c.Done = true; return false; }
+                if (e.Deleted || e.Id > c.End) continue;
             }
             else
             {
-                long skip = same ? fieldCount : fieldCount * 2;
-                for (long i = 0; i < skip; i++) p = Listpack.Skip(lp, p);
-                p = Listpack.Skip(lp, p); // lp-count
-                c.Pos = p >= Listpack.Bytes(lp) - 1 ? -1 : p;
-                if (id > c.End) { c.Done = true; return false; }
-                if ((flags & FlagDeleted) != 0 || id < c.Start) continue;
+                c.Pos = e.Next;
+                if (e.Id > c.End) { c.Done = true; return false; }
+                if (e.Deleted || e.Id < c.Start) continue;
             }
-            c.Id = id;
-            c.FieldCount = fieldCount;
-            c.SameFields = same;
-            c.FieldPos = same ? c.MasterFieldsPos : pairsPos;
-            c.ValuePos = pairsPos;
+            c.Id = e.Id;
+            c.FieldCount = e.FieldCount;
+            c.SameFields = e.SameFields;
+            c.FieldPos = e.SameFields ? c.MasterFieldsPos : e.PairsPos;
+            c.ValuePos = e.PairsPos;
             return true;
         }
         return false;
+    }
+
+    /// <summary>One entry's header, read by <see cref="ReadEntry"/>.</summary>
+    private readonly struct EntryHeader(long flags, StreamId id, long fieldCount, int pairsPos, int next)
+    {
+        public readonly long Flags = flags;
+        public readonly StreamId Id = id;
+        public readonly long FieldCount = fieldCount;
+        /// <summary>Where the entry's fields (or, with SAMEFIELDS, its values) start.</summary>
+        public readonly int PairsPos = pairsPos;
+        /// <summary>The next entry's flags, or -1 after the node's last entry.</summary>
+        public readonly int Next = next;
+        public bool Deleted => (Flags & FlagDeleted) != 0;
+        public bool SameFields => (Flags & FlagSameFields) != 0;
+    }
+
+    /// <summary>Decodes the entry whose flags are at <paramref name="p"/> in a node with <paramref name="master"/> ID.</summary>
+    private static EntryHeader ReadEntry(byte[] lp, int p, StreamId master, long masterFieldCount)
+    {
+        long flags = Listpack.Get(lp, p).Int;
+        p = Listpack.Skip(lp, p);
+        ulong ms = master.Ms + unchecked((ulong)Listpack.Get(lp, p).Int);
+        p = Listpack.Skip(lp, p);
+        ulong seq = master.Seq + unchecked((ulong)Listpack.Get(lp, p).Int);
+        p = Listpack.Skip(lp, p);
+        long fieldCount = masterFieldCount, elements = masterFieldCount;
+        if ((flags & FlagSameFields) == 0)
+        {
+            fieldCount = Listpack.Get(lp, p).Int;
+            elements = fieldCount * 2;
+            p = Listpack.Skip(lp, p);
+        }
+        int pairs = p;
+        for (long i = 0; i < elements; i++) p = Listpack.Skip(lp, p);
+        p = Listpack.Skip(lp, p); // lp-count
+        return new EntryHeader(flags, new StreamId(ms, seq), fieldCount, pairs, p >= Listpack.Bytes(lp) - 1 ? -1 : p);
     }
 
     /// <summary>The current entry's next field and value (call <see cref="Cursor.FieldCount"/> times).</summary>
@@ -356,16 +371,17 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
     {
         int index = FindNode(id);
         if (index < 0) return false;
-        var c = new Cursor { Start = id, End = id, Lp = [] };
+        var c = new Cursor { Lp = [] };
         EnterNode(ref c, index);
+        var master = _nodes[index].Master;
         int flagsPos = -1;
-        // Walk this node only: an ID lies in the node whose master is the greatest one below it.
-        while (c.Pos >= 0)
+        // Only this node: an ID lies in the node with the greatest master ID not above it.
+        for (int at = c.FirstEntryPos; at >= 0;)
         {
-            int at = c.Pos;
-            if (!MoveNextInNode(ref c, out bool wasDeleted)) break;
-            if (c.Id == id && !wasDeleted) { flagsPos = at; break; }
-            if (c.Id > id) break;
+            var e = ReadEntry(c.Lp, at, master, c.MasterFieldCount);
+            if (e.Id > id) break;
+            if (e.Id == id && !e.Deleted) { flagsPos = at; break; }
+            at = e.Next;
         }
         if (flagsPos < 0) return false;
 
@@ -392,38 +408,6 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         Length--;
         if (id > MaxDeletedId) MaxDeletedId = id;
         return true;
-    }
-
-    /// <summary>Steps to the cursor node's next entry, deleted or not, for a lookup by ID.</summary>
-    private bool MoveNextInNode(ref Cursor c, out bool deleted)
-    {
-        deleted = false;
-        int index = c.NodeIndex;
-        while (c.Pos >= 0)
-        {
-            var lp = c.Lp;
-            var master = _nodes[index].Master;
-            int p = c.Pos;
-            long flags = Listpack.Get(lp, p).Int;
-            p = Listpack.Skip(lp, p);
-            ulong ms = master.Ms + unchecked((ulong)Listpack.Get(lp, p).Int);
-            p = Listpack.Skip(lp, p);
-            ulong seq = master.Seq + unchecked((ulong)Listpack.Get(lp, p).Int);
-            p = Listpack.Skip(lp, p);
-            long skip = c.MasterFieldCount;
-            if ((flags & FlagSameFields) == 0)
-            {
-                skip = Listpack.Get(lp, p).Int * 2;
-                p = Listpack.Skip(lp, p);
-            }
-            for (long i = 0; i < skip; i++) p = Listpack.Skip(lp, p);
-            p = Listpack.Skip(lp, p);
-            c.Pos = p >= Listpack.Bytes(lp) - 1 ? -1 : p;
-            deleted = (flags & FlagDeleted) != 0;
-            c.Id = new StreamId(ms, seq);
-            return true;
-        }
-        return false;
     }
 
     /// <summary>After deletions: the first ID is the first live entry's, or 0-0 when none is left.</summary>
@@ -476,34 +460,19 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
             EnterNode(ref c, index);
             long before = lp.Length;
             long removedHere = 0;
-            int p = c.FirstEntryPos;
-            while (p >= 0)
+            for (int p = c.FirstEntryPos; p >= 0;)
             {
-                int flagsPos = p;
-                long flags = Listpack.Get(lp, p).Int;
-                p = Listpack.Skip(lp, p);
-                ulong ms = node.Master.Ms + unchecked((ulong)Listpack.Get(lp, p).Int);
-                p = Listpack.Skip(lp, p);
-                ulong seq = node.Master.Seq + unchecked((ulong)Listpack.Get(lp, p).Int);
-                p = Listpack.Skip(lp, p);
-                bool stop = strategy == TrimStrategy.MaxLen ? Length <= maxLen : new StreamId(ms, seq) >= minId;
+                var e = ReadEntry(lp, p, node.Master, c.MasterFieldCount);
+                bool stop = strategy == TrimStrategy.MaxLen ? Length <= maxLen : e.Id >= minId;
                 if (stop) break;
-                long skip = c.MasterFieldCount;
-                if ((flags & FlagSameFields) == 0)
+                if (!e.Deleted)
                 {
-                    skip = Listpack.Get(lp, p).Int * 2;
-                    p = Listpack.Skip(lp, p);
-                }
-                for (long i = 0; i < skip; i++) p = Listpack.Skip(lp, p);
-                p = Listpack.Skip(lp, p);
-                if ((flags & FlagDeleted) == 0)
-                {
-                    // The flags keep their one-byte encoding (1 to 3), so positions do not move.
-                    ReplaceInt(ref lp, flagsPos, flags | FlagDeleted);
+                    // The flags keep their one-byte encoding (0 to 3), so positions do not move.
+                    ReplaceInt(ref lp, p, e.Flags | FlagDeleted);
                     removedHere++;
                     Length--;
                 }
-                if (p >= Listpack.Bytes(lp) - 1) p = -1;
+                p = e.Next;
             }
             deleted += removedHere;
             int q = Listpack.First(lp);
@@ -531,12 +500,12 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         int q = Listpack.Last(lp);
         long back = Listpack.Get(lp, q).Int;
         for (long i = 0; i < back; i++) q = Listpack.Prev(lp, q);
-        q = Listpack.Skip(lp, q);
-        ulong ms = node.Master.Ms + unchecked((ulong)Listpack.Get(lp, q).Int);
-        q = Listpack.Skip(lp, q);
-        ulong seq = node.Master.Seq + unchecked((ulong)Listpack.Get(lp, q).Int);
-        return new StreamId(ms, seq);
+        return ReadEntry(lp, q, node.Master, MasterFieldCount(lp)).Id;
     }
+
+    /// <summary>The number of master fields of a node.</summary>
+    private static long MasterFieldCount(byte[] lp)
+        => Listpack.Get(lp, Listpack.Skip(lp, Listpack.Skip(lp, Listpack.First(lp)))).Int;
 
     // ---------------------------------------------------------------- listpack integers
 
