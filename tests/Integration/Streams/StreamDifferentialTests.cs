@@ -226,4 +226,20 @@ public class StreamDifferentialTests
         ["XRANGE", "s", "7", "12", "COUNT", "9223372036854775807"],
         ["XRANGE", "s", "-", "+"],
         ["XREVRANGE", "s", "+", "-", "COUNT", "3"]);
+
+    [RedisFact]
+    public void Stream_FromScriptsAndTransactions_MatchRedis() => Differential.AssertSame(
+        ["EVAL", "return redis.call('XADD', KEYS[1], '1-1', 'a', '1', 'b', '2')", "1", "s"],
+        ["EVAL", "return redis.call('XRANGE', KEYS[1], '-', '+')", "1", "s"],
+        ["EVAL", "return redis.pcall('XADD', KEYS[1], '1-1', 'a', '1')", "1", "s"],
+        ["EVAL", "return redis.call('XLEN', KEYS[1])", "1", "s"],
+        ["MULTI"],
+        ["XADD", "s", "2-1", "c", "3"],
+        ["XADD", "s", "2-1", "c", "3"],
+        ["XTRIM", "s", "MAXLEN", "1"],
+        ["XRANGE", "s", "-", "+"],
+        ["EXEC"],
+        ["MULTI"],
+        ["XADD", "s", "3-1"],
+        ["EXEC"]);
 }
