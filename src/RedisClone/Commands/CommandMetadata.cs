@@ -163,6 +163,7 @@ internal sealed class CommandMeta
 /// <c>@7.0.0</c> since, <c>~2.8.12</c> deprecated since, <c>#0</c> key spec index (key arguments
 /// otherwise count up from 0 in order).</item>
 /// <item>A name holding ':' that is not followed by a type or a token stays a name (<c>ip:port</c>).</item>
+/// <item><c>name:'~'</c> a pure token written in quotes, for tokens made of syntax characters (XADD's <c>=</c>, <c>~</c>, <c>*</c>).</item>
 /// </list>
 /// <para><b>Key specs</b> are separated by ';'. Each is its flags (<c>RW access update</c>...) and
 /// optionally: <c>i=2</c> index, <c>kw=STREAMS,1</c> keyword and start, <c>bs=unknown</c>;
@@ -527,6 +528,8 @@ internal static partial class CommandMetadata
                     _ => null,
                 };
                 if (type != null) return new CommandArg { Name = name, Type = type.Value };
+                if (kind.Length > 2 && kind[0] == '\'' && kind[^1] == '\'')
+                    return new CommandArg { Name = name, Type = ArgType.PureToken, Token = kind[1..^1] };
                 if (IsToken(kind)) return new CommandArg { Name = name, Type = ArgType.PureToken, Token = kind };
             }
             if (IsToken(word)) return new CommandArg { Name = word.ToLowerInvariant(), Type = ArgType.PureToken, Token = word };
@@ -547,7 +550,12 @@ internal static partial class CommandMetadata
         private string Word()
         {
             int start = _pos;
-            while (_pos < _text.Length && !" \t()[]{}|=@~#+.".Contains(_text[_pos])) _pos++;
+            while (_pos < _text.Length && !" \t()[]{}|=@~#+.".Contains(_text[_pos]))
+            {
+                // A quoted token ('=', '~', '*') may hold the characters that are syntax elsewhere.
+                if (_text[_pos] == '\'') _pos = _text.IndexOf('\'', _pos + 1) is int q and >= 0 ? q : throw Error("missing quote");
+                _pos++;
+            }
             if (_pos == start) throw Error("expected a name");
             return _text.Substring(start, _pos - start);
         }

@@ -186,4 +186,19 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> DebugPackedThreshold => "-ERR argument must be a memory value bigger than 1 and smaller than 4gb\r\n"u8;
     public static ReadOnlySpan<byte> NotListpack => "-ERR Not a listpack encoded object.\r\n"u8;
     public static ReadOnlySpan<byte> NotQuicklist => "-ERR Not a quicklist encoded object.\r\n"u8;
+
+    // Streams.
+    public static ReadOnlySpan<byte> StreamInvalidId => "-ERR Invalid stream ID specified as stream command argument\r\n"u8;
+    public static ReadOnlySpan<byte> StreamIdTooSmall => "-ERR The ID specified in XADD is equal or smaller than the target stream top item\r\n"u8;
+    public static ReadOnlySpan<byte> StreamIdZero => "-ERR The ID specified in XADD must be greater than 0-0\r\n"u8;
+    public static ReadOnlySpan<byte> StreamExhausted => "-ERR The stream has exhausted the last possible ID, unable to add more items\r\n"u8;
+    public static ReadOnlySpan<byte> StreamElementsTooLarge => "-ERR Elements are too large to be stored\r\n"u8;
+    public static ReadOnlySpan<byte> StreamMaxLenNegative => "-ERR The MAXLEN argument must be >= 0.\r\n"u8;
+    public static ReadOnlySpan<byte> StreamLimitNegative => "-ERR The LIMIT argument must be >= 0.\r\n"u8;
+    public static ReadOnlySpan<byte> StreamTrimBoth => "-ERR syntax error, MAXLEN and MINID options at the same time are not compatible\r\n"u8;
+    public static ReadOnlySpan<byte> StreamLimitWithoutStrategy => "-ERR syntax error, LIMIT cannot be used without specifying a trimming strategy\r\n"u8;
+    public static ReadOnlySpan<byte> StreamTrimWithoutStrategy => "-ERR syntax error, XTRIM must be called with a trimming strategy\r\n"u8;
+    public static ReadOnlySpan<byte> StreamLimitWithoutApprox => "-ERR syntax error, LIMIT cannot be used without the special ~ option\r\n"u8;
+    public static ReadOnlySpan<byte> StreamInvalidStart => "-ERR invalid start ID for the interval\r\n"u8;
+    public static ReadOnlySpan<byte> StreamInvalidEnd => "-ERR invalid end ID for the interval\r\n"u8;
 }

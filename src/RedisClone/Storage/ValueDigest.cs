@@ -24,7 +24,7 @@ internal static class ValueDigest
     public const int Size = 20;
 
     // Redis's object type numbers (OBJ_STRING ... OBJ_HASH), part of every value's digest.
-    private const uint StringType = 0, ListType = 1, SetType = 2, SortedSetType = 3, HashType = 4;
+    private const uint StringType = 0, ListType = 1, SetType = 2, SortedSetType = 3, HashType = 4, StreamType = 6;
 
     /// <summary>Digest ^= SHA1(data).</summary>
     public static void Xor(Span<byte> digest, ReadOnlySpan<byte> data)
@@ -110,11 +110,34 @@ internal static class ValueDigest
                     Xor(digest, element);
                 }
                 break;
+            case RedisStream stream:
+            {
+                // Entry by entry, oldest first: "ms.seq" (a dot, as Redis writes it here), then each field and value.
+                MixNumber(digest, StreamType);
+                Span<byte> id = stackalloc byte[StreamId.MaxTextLength];
+                var cursor = stream.Seek(StreamId.Min, StreamId.Max, reverse: false);
+                while (stream.MoveNext(ref cursor))
+                {
+                    int n = cursor.Id.Format(id);
+                    id[id.Slice(0, n).IndexOf((byte)'-')] = (byte)'.';
+                    Mix(digest, id.Slice(0, n));
+                    for (long f = 0; f < cursor.FieldCount; f++)
+                    {
+                        RedisStream.NextPair(ref cursor, out var field, out var fieldValue);
+                        Mix(digest, ElementText(cursor.Lp, field, scratch));
+                        Mix(digest, ElementText(cursor.Lp, fieldValue, scratch));
+                    }
+                }
+                break;
+            }
             default:
                 throw new InvalidOperationException($"no digest for a value of type {value.GetType().Name}");
         }
         if (entry.ExpireAt != 0) Xor(digest, "!!expire!!"u8);
     }
+
+    private static ReadOnlySpan<byte> ElementText(byte[] lp, ListpackValue v, Span<byte> scratch)
+        => v.IsInt ? scratch.Slice(0, RedisNumbers.FormatInt64(v.Int, scratch)) : lp.AsSpan(v.Start, v.Length);
 
     /// <summary>One key's share of the dataset digest: its name mixed, then its value.</summary>
     public static void AddKey(Span<byte> digest, in KeyTable.Entry entry)

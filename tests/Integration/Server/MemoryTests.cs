@@ -222,4 +222,26 @@ public class MemoryTests
         c.Call("SELECT", "3");
         Assert.Equal(":0\r\n", c.Call("DBSIZE"));
     }
+
+    [Fact]
+    public async Task UsedMemory_Stream_GrowsWithXAddShrinksWithXTrimAndFallsBackWhenDeleted()
+    {
+        await using var server = TestServer.Start(shards: 2);
+        using var c = server.Connect();
+        long start = Dataset(c);
+
+        Pipeline(c, 20_000, i => ["XADD", "st", $"{i + 1}-0", "name", Value(i), "n", i.ToString()]);
+        // Every entry holds at least its 32-byte value.
+        await Eventually.WaitFor(() => Dataset(c) - start > 20_000 * 32L, () => $"dataset {Dataset(c)} did not grow from {start}");
+        long full = Settled(c);
+
+        Assert.Equal(":10000\r\n", c.Call("XTRIM", "st", "MAXLEN", "10000"));
+        await Eventually.WaitFor(() => Dataset(c) < full - 10_000 * 32L, () => $"dataset {Dataset(c)} did not shrink from {full} after XTRIM");
+
+        Assert.Equal(":1\r\n", c.Call("COPY", "st", "copy"));
+        Assert.Equal(":2\r\n", c.Call("DEL", "st", "copy"));
+        Assert.Equal(start, Dataset(c));
+        Thread.Sleep(250); // a settle tick after the delete must not bring anything back
+        Assert.Equal(start, Dataset(c));
+    }
 }

@@ -107,6 +107,8 @@ internal sealed class ConfigRegistry
     private static readonly int OutputBufferLimitIndex = IndexOf("client-output-buffer-limit");
     private static readonly int HashEntriesIndex = IndexOf("hash-max-listpack-entries");
     private static readonly int HashValueIndex = IndexOf("hash-max-listpack-value");
+    private static readonly int StreamNodeEntriesIndex = IndexOf("stream-node-max-entries");
+    private static readonly int StreamNodeBytesIndex = IndexOf("stream-node-max-bytes");
     private static readonly int IntsetEntriesIndex = IndexOf("set-max-intset-entries");
     private static readonly int SetEntriesIndex = IndexOf("set-max-listpack-entries");
     private static readonly int SetValueIndex = IndexOf("set-max-listpack-value");
@@ -167,6 +169,12 @@ internal sealed class ConfigRegistry
     public long HashMaxListpackEntries => Volatile.Read(ref _numbers[HashEntriesIndex]);
 
     public long HashMaxListpackValue => Volatile.Read(ref _numbers[HashValueIndex]);
+
+    /// <summary>stream-node-max-entries: live plus deleted entries after which a stream node is closed (0: no limit).</summary>
+    public long StreamNodeMaxEntries => Volatile.Read(ref _numbers[StreamNodeEntriesIndex]);
+
+    /// <summary>stream-node-max-bytes: the listpack size at which a stream node is closed (0: no limit).</summary>
+    public long StreamNodeMaxBytes => Volatile.Read(ref _numbers[StreamNodeBytesIndex]);
 
     public long SetMaxIntsetEntries => Volatile.Read(ref _numbers[IntsetEntriesIndex]);
 

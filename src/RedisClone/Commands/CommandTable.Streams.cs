@@ -1,0 +1,52 @@
+using static RedisClone.Commands.CommandFlags;
+
+namespace RedisClone.Commands;
+
+internal sealed partial class CommandTable
+{
+    private const string StreamTrimArgs =
+        "trim{strategy(MAXLEN | minid:MINID@6.2.0) [operator(equal:'=' | approximately:'~')] threshold [LIMIT=count:integer@6.2.0]}";
+
+    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); consumer groups, XREAD and XINFO are not here yet.</summary>
+    private static IEnumerable<CommandDef> StreamRows() =>
+    [
+        new("xadd", -5, Write | DenyOom | Fast, StreamCommands.XAdd,
+            keys: "RW update -- UPDATE instead of INSERT because of the optional trimming feature", group: "stream")
+        {
+            Summary = "Adds an entry to a stream, creating the key unless NOMKSTREAM; can trim the stream in the same call.",
+            Since = "5.0.0", Complexity = "O(1) to add, O(N) for N entries trimmed",
+            Args = "key:key [NOMKSTREAM@6.2.0] [" + StreamTrimArgs + "] id_or_auto(auto_id:'*' | id) field_value{field value}...",
+            History = "6.2.0: NOMKSTREAM, trimming by MINID and LIMIT; 7.0.0: IDs with an automatic sequence (ms-*)",
+            Tips = "nondeterministic_output",
+        },
+        new("xlen", 2, ReadOnly | Fast, StreamCommands.XLen, keys: "RO", group: "stream")
+        {
+            Summary = "Returns the number of entries in a stream.",
+            Since = "5.0.0", Complexity = "O(1)", Args = "key:key",
+        },
+        new("xrange", -4, ReadOnly, StreamCommands.XRange, keys: "RO access", group: "stream")
+        {
+            Summary = "Returns the entries of a stream between two IDs, oldest first.",
+            Since = "5.0.0", Complexity = "O(N), N = entries returned", Args = "key:key start end [COUNT=count:integer]",
+            History = "6.2.0: Exclusive bounds with (",
+        },
+        new("xrevrange", -4, ReadOnly, StreamCommands.XRevRange, keys: "RO access", group: "stream")
+        {
+            Summary = "Returns the entries of a stream between two IDs, newest first.",
+            Since = "5.0.0", Complexity = "O(N), N = entries returned", Args = "key:key end start [COUNT=count:integer]",
+            History = "6.2.0: Exclusive bounds with (",
+        },
+        new("xdel", -3, Write | Fast, StreamCommands.XDel, keys: "RW delete", group: "stream")
+        {
+            Summary = "Deletes entries of a stream by ID; returns how many existed.",
+            Since = "5.0.0", Complexity = "O(1) per entry", Args = "key:key id...",
+        },
+        new("xtrim", -4, Write, StreamCommands.XTrim, keys: "RW delete", group: "stream")
+        {
+            Summary = "Removes the oldest entries of a stream, down to a length or up to an ID (whole nodes only with ~).",
+            Since = "5.0.0", Complexity = "O(N), N = entries removed", Args = "key:key " + StreamTrimArgs,
+            History = "6.2.0: Trimming by MINID and LIMIT",
+            Tips = "nondeterministic_output",
+        },
+    ];
+}

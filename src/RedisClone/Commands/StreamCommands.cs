@@ -1,0 +1,496 @@
+using RedisClone.Common;
+using RedisClone.Protocol;
+using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
+
+namespace RedisClone.Commands;
+
+/// <summary>
+/// The streams family, first part: XADD, XLEN, XRANGE, XREVRANGE, XDEL and XTRIM over
+/// <see cref="RedisStream"/> values. Consumer groups, XREAD, XINFO and XSETID are not here yet.
+/// </summary>
+/// <remarks>
+/// Arguments are checked in Redis's order (XADD and XTRIM parse every option before looking the
+/// key up; XDEL looks the key up before parsing its IDs). Keyspace events as Redis 7: "xadd", then
+/// "xtrim" when XADD's trimming removed something; "xtrim" and "xdel" only when entries went.
+/// A stream emptied by XDEL or XTRIM stays, as in Redis.
+/// </remarks>
+internal static class StreamCommands
+{
+    // ---------------------------------------------------------------- argument parsing
+
+    /// <summary>
+    /// string2ull: a canonical non-negative int64, or what strtoull accepts (leading spaces, a sign,
+    /// leading zeros, values past int64) as a whole string.
+    /// </summary>
+    private static bool TryParseUInt64(ReadOnlySpan<byte> s, out ulong value)
+    {
+        value = 0;
+        if (s.Length <= 20 && RedisNumbers.TryParseInt64(s, out long n))
+        {
+            if (n < 0) return false;
+            value = (ulong)n;
+            return true;
+        }
+        int i = 0;
+        while (i < s.Length && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) i++;
+        bool negative = false;
+        if (i < s.Length && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+        if (i == s.Length) return false;
+        ulong v = 0;
+        for (; i < s.Length; i++)
+        {
+            uint d = (uint)(s[i] - '0');
+            if (d > 9) return false;
+            if (v > (ulong.MaxValue - d) / 10) return false; // ERANGE
+            v = v * 10 + d;
+        }
+        value = negative ? unchecked(0 - v) : v;
+        return true;
+    }
+
+    /// <summary>
+    /// streamGenericParseIDOrReply: "-" and "+" (unless <paramref name="strict"/>), "ms" (sequence
+    /// <paramref name="missingSeq"/>), "ms-seq", and with <paramref name="allowAutoSeq"/> "ms-*"
+    /// (then <paramref name="seqGiven"/> is false).
+    /// </summary>
+    private static bool TryParseId(ReadOnlySpan<byte> text, ulong missingSeq, bool strict, bool allowAutoSeq,
+        out StreamId id, out bool seqGiven)
+    {
+        id = default;
+        seqGiven = true;
+        if (text.Length > 127) return false;
+        if (text.Length == 1 && (text[0] == '-' || text[0] == '+'))
+        {
+            if (strict) return false;
+            id = text[0] == '-' ? StreamId.Min : StreamId.Max;
+            return true;
+        }
+        // Redis reads the ID as a C string: it ends at a NUL byte.
+        int nul = text.IndexOf((byte)0);
+        if (nul >= 0) text = text.Slice(0, nul);
+        int dash = text.IndexOf((byte)'-');
+        if (!TryParseUInt64(dash < 0 ? text : text.Slice(0, dash), out ulong ms)) return false;
+        ulong seq = missingSeq;
+        if (dash >= 0)
+        {
+            var rest = text.Slice(dash + 1);
+            if (allowAutoSeq && rest.Length == 1 && rest[0] == '*')
+            {
+                seq = 0;
+                seqGiven = false;
+            }
+            else if (!TryParseUInt64(rest, out seq)) return false;
+        }
+        id = new StreamId(ms, seq);
+        return true;
+    }
+
+    /// <summary>An interval bound: "(" makes it exclusive, after which "-" and "+" are refused.</summary>
+    private static bool TryParseBound(ReadOnlySpan<byte> text, ulong missingSeq, out StreamId id, out bool exclusive)
+    {
+        exclusive = text.Length > 1 && text[0] == '(';
+        return exclusive
+            ? TryParseId(text.Slice(1), missingSeq, strict: true, allowAutoSeq: false, out id, out _)
+            : TryParseId(text, missingSeq, strict: false, allowAutoSeq: false, out id, out _);
+    }
+
+    /// <summary>XADD's and XTRIM's options, as streamParseAddOrTrimArgsOrReply reads them.</summary>
+    private struct TrimArgs
+    {
+        public RedisStream.TrimStrategy Strategy;
+        /// <summary>The index of the threshold argument (after '~' or '=' when given), for the propagated rewrite.</summary>
+        public int ThresholdIndex;
+        public long MaxLen;
+        public StreamId MinId;
+        public bool Approximate;
+        public long Limit;
+        public bool NoMkStream;
+        public bool IdGiven, SeqGiven;
+        public StreamId Id;
+    }
+
+    /// <summary>Parses from argument 2; returns the ID's index for XADD (or the end for XTRIM), -1 after replying an error.</summary>
+    private static int ParseTrimArgs(ref CommandContext ctx, bool xadd, out TrimArgs args)
+    {
+        args = default;
+        bool limitGiven = false;
+        int i = 2;
+        for (; i < ctx.ArgCount; i++)
+        {
+            int more = ctx.ArgCount - 1 - i;
+            var opt = ctx.Arg(i);
+            if (xadd && opt.Length == 1 && opt[0] == '*') break;
+            bool maxLen = ctx.ArgIs(i, "MAXLEN");
+            if ((maxLen || ctx.ArgIs(i, "MINID")) && more > 0)
+            {
+                if (args.Strategy != RedisStream.TrimStrategy.None)
+                {
+                    ctx.Error(RespErrors.StreamTrimBoth);
+                    return -1;
+                }
+                args.Approximate = false;
+                var next = ctx.Arg(i + 1);
+                if (more >= 2 && next.Length == 1 && (next[0] == '~' || next[0] == '='))
+                {
+                    args.Approximate = next[0] == '~';
+                    i++;
+                }
+                if (maxLen)
+                {
+                    if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out args.MaxLen))
+                    {
+                        ctx.Error(RespErrors.NotInteger);
+                        return -1;
+                    }
+                    if (args.MaxLen < 0)
+                    {
+                        ctx.Error(RespErrors.StreamMaxLenNegative);
+                        return -1;
+                    }
+                    args.Strategy = RedisStream.TrimStrategy.MaxLen;
+                }
+                else
+                {
+                    if (!TryParseId(ctx.Arg(i + 1), 0, strict: true, allowAutoSeq: false, out args.MinId, out _))
+                    {
+                        ctx.Error(RespErrors.StreamInvalidId);
+                        return -1;
+                    }
+                    args.Strategy = RedisStream.TrimStrategy.MinId;
+                }
+                args.ThresholdIndex = i + 1;
+                i++;
+            }
+            else if (ctx.ArgIs(i, "LIMIT") && more > 0)
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out args.Limit))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return -1;
+                }
+                if (args.Limit < 0)
+                {
+                    ctx.Error(RespErrors.StreamLimitNegative);
+                    return -1;
+                }
+                limitGiven = true;
+                i++;
+            }
+            else if (xadd && ctx.ArgIs(i, "NOMKSTREAM"))
+            {
+                args.NoMkStream = true;
+            }
+            else if (xadd)
+            {
+                if (!TryParseId(opt, 0, strict: true, allowAutoSeq: true, out args.Id, out args.SeqGiven))
+                {
+                    ctx.Error(RespErrors.StreamInvalidId);
+                    return -1;
+                }
+                args.IdGiven = true;
+                break;
+            }
+            else
+            {
+                ctx.Error(RespErrors.Syntax);
+                return -1;
+            }
+        }
+        if (args.Limit != 0 && args.Strategy == RedisStream.TrimStrategy.None)
+        {
+            ctx.Error(RespErrors.StreamLimitWithoutStrategy);
+            return -1;
+        }
+        if (!xadd && args.Strategy == RedisStream.TrimStrategy.None)
+        {
+            ctx.Error(RespErrors.StreamTrimWithoutStrategy);
+            return -1;
+        }
+        if (limitGiven)
+        {
+            if (!args.Approximate)
+            {
+                ctx.Error(RespErrors.StreamLimitWithoutApprox);
+                return -1;
+            }
+        }
+        else if (args.Approximate)
+        {
+            // Without LIMIT, '~' still bounds the work: 100 nodes' worth of entries.
+            args.Limit = 100 * ctx.Server.Config.StreamNodeMaxEntries;
+            if (args.Limit <= 0) args.Limit = 10000;
+            if (args.Limit > 1000000) args.Limit = 1000000;
+        }
+        else
+        {
+            args.Limit = 0;
+        }
+        return i;
+    }
+
+    /// <summary>XADD's field-value arguments, read where they lie.</summary>
+    private readonly ref struct ArgFields(CommandContext ctx, int first) : IStreamFields
+    {
+        private readonly CommandContext _ctx = ctx;
+        public int PairCount => (_ctx.ArgCount - first) / 2;
+        public ReadOnlySpan<byte> Field(int index) => _ctx.Arg(first + 2 * index);
+        public ReadOnlySpan<byte> Value(int index) => _ctx.Arg(first + 2 * index + 1);
+    }
+
+    // ---------------------------------------------------------------- commands
+
+    /// <summary>XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...] — the new entry's ID.</summary>
+    public static void XAdd(ref CommandContext ctx)
+    {
+        int idPos = ParseTrimArgs(ref ctx, xadd: true, out var args);
+        if (idPos < 0) return;
+        int fieldPos = idPos + 1;
+        if (ctx.ArgCount - fieldPos < 2 || (ctx.ArgCount - fieldPos) % 2 == 1)
+        {
+            ctx.Error(RespErrors.WrongArity("xadd"));
+            return;
+        }
+        if (args.IdGiven && args.SeqGiven && args.Id == StreamId.Min)
+        {
+            ctx.Error(RespErrors.StreamIdZero);
+            return;
+        }
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (!Lookup.TryWrite(ref ctx, db, key, out _, out RedisStream? stream)) return;
+        bool created = false;
+        if (stream == null)
+        {
+            if (args.NoMkStream)
+            {
+                ctx.Unchanged = true;
+                ctx.Reply.NullBulk();
+                return;
+            }
+            stream = new RedisStream();
+            created = true;
+        }
+        if (stream.LastId == StreamId.Max)
+        {
+            ctx.Error(RespErrors.StreamExhausted);
+            return;
+        }
+
+        var last = stream.LastId;
+        StreamId id;
+        bool valid = true;
+        if (!args.IdGiven)
+        {
+            ulong now = (ulong)ctx.NowMs;
+            if (now > last.Ms) id = new StreamId(now, 0);
+            else valid = last.TryIncrement(out id);
+        }
+        else if (args.SeqGiven) id = args.Id;
+        else if (last.Ms == args.Id.Ms)
+        {
+            valid = last.Seq != ulong.MaxValue;
+            id = new StreamId(last.Ms, valid ? last.Seq + 1 : 0);
+        }
+        else id = args.Id;
+
+        var config = ctx.Server.Config;
+        var result = valid
+            ? stream.Append(new ArgFields(ctx, fieldPos), id, config.StreamNodeMaxBytes, config.StreamNodeMaxEntries)
+            : RedisStream.AppendResult.IdTooSmall;
+        if (result != RedisStream.AppendResult.Added)
+        {
+            ctx.Error(result == RedisStream.AppendResult.IdTooSmall ? RespErrors.StreamIdTooSmall : RespErrors.StreamElementsTooLarge);
+            return;
+        }
+        if (created) db.Add(key.ToArray(), stream);
+
+        Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
+        ctx.Reply.Bulk(text.Slice(0, id.Format(text)));
+        ctx.Notify(Ev.Stream, "xadd", key);
+        if (args.Strategy != RedisStream.TrimStrategy.None
+            && stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit) > 0)
+            ctx.Notify(Ev.Stream, "xtrim", key);
+        bool rewriteId = !args.IdGiven || !args.SeqGiven;
+        if (rewriteId || args.Approximate) Propagate(ref ctx, stream, in args, rewriteId ? idPos : -1, id);
+    }
+
+    /// <summary>
+    /// Propagates XADD or XTRIM as Redis rewrites them: a generated ID in place of "*" or "ms-*",
+    /// and an approximate trim as the exact one it turned out to be ("~" becomes "=" and the
+    /// threshold the length, or the first ID, the stream was left with), so a replica or an AOF
+    /// replay trims exactly the same entries whatever its node sizes.
+    /// </summary>
+    private static void Propagate(ref CommandContext ctx, RedisStream stream, in TrimArgs args, int idPos, StreamId id)
+    {
+        if (ctx.Propagation is not { } log) return;
+        Span<byte> idText = stackalloc byte[StreamId.MaxTextLength];
+        int idLength = id.Format(idText);
+        Span<byte> trimText = stackalloc byte[StreamId.MaxTextLength];
+        int trimLength = 0;
+        if (args.Approximate)
+            trimLength = args.Strategy == RedisStream.TrimStrategy.MaxLen
+                ? RedisNumbers.FormatInt64(stream.Length, trimText)
+                : stream.FirstStoredId.Format(trimText);
+        log.Rewrite(ctx.DbIndex);
+        for (int i = 0; i < ctx.ArgCount; i++)
+        {
+            if (args.Approximate && i == args.ThresholdIndex - 1) log.Add("="u8);
+            else if (args.Approximate && i == args.ThresholdIndex) log.Add(trimText.Slice(0, trimLength));
+            else if (i == idPos) log.Add(idText.Slice(0, idLength));
+            else log.Add(ctx.Arg(i));
+        }
+    }
+
+    /// <summary>XLEN key — the number of entries, 0 when the key is missing.</summary>
+    public static void XLen(ref CommandContext ctx)
+    {
+        if (!Lookup.TryRead(ref ctx, ctx.Arg(1), out RedisStream? stream)) return;
+        ctx.Reply.Integer(stream?.Length ?? 0);
+    }
+
+    /// <summary>XRANGE key start end [COUNT count] — entries from start to end, oldest first.</summary>
+    public static void XRange(ref CommandContext ctx) => Range(ref ctx, reverse: false);
+
+    /// <summary>XREVRANGE key end start [COUNT count] — entries from end down to start, newest first.</summary>
+    public static void XRevRange(ref CommandContext ctx) => Range(ref ctx, reverse: true);
+
+    private static void Range(ref CommandContext ctx, bool reverse)
+    {
+        var startArg = ctx.Arg(reverse ? 3 : 2);
+        var endArg = ctx.Arg(reverse ? 2 : 3);
+        if (!TryParseBound(startArg, 0, out var start, out bool startExclusive))
+        {
+            ctx.Error(RespErrors.StreamInvalidId);
+            return;
+        }
+        if (startExclusive && !start.TryIncrement(out start))
+        {
+            ctx.Error(RespErrors.StreamInvalidStart);
+            return;
+        }
+        if (!TryParseBound(endArg, ulong.MaxValue, out var end, out bool endExclusive))
+        {
+            ctx.Error(RespErrors.StreamInvalidId);
+            return;
+        }
+        if (endExclusive && !end.TryDecrement(out end))
+        {
+            ctx.Error(RespErrors.StreamInvalidEnd);
+            return;
+        }
+        long count = -1;
+        for (int j = 4; j < ctx.ArgCount; j++)
+        {
+            if (ctx.ArgIs(j, "COUNT") && ctx.ArgCount - j - 1 >= 1)
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(j + 1), out count))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return;
+                }
+                if (count < 0) count = 0;
+                j++;
+            }
+            else
+            {
+                ctx.Error(RespErrors.Syntax);
+                return;
+            }
+        }
+        if (!Lookup.TryRead(ref ctx, ctx.Arg(1), out RedisStream? stream)) return;
+        if (stream == null)
+        {
+            ctx.Reply.ArrayHeader(0);
+            return;
+        }
+        if (count == 0)
+        {
+            ctx.Reply.NullArray();
+            return;
+        }
+        if (count == -1) count = long.MaxValue;
+
+        // The reply's length comes first: count the entries, then walk again to write them.
+        var cursor = stream.Seek(start, end, reverse);
+        long n = 0;
+        while (n < count && stream.MoveNext(ref cursor)) n++;
+        ctx.Reply.ArrayHeader(n);
+        cursor = stream.Seek(start, end, reverse);
+        Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
+        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++)
+        {
+            ctx.Reply.ArrayHeader(2);
+            ctx.Reply.Bulk(text.Slice(0, cursor.Id.Format(text)));
+            ctx.Reply.ArrayHeader(cursor.FieldCount * 2);
+            for (long f = 0; f < cursor.FieldCount; f++)
+            {
+                RedisStream.NextPair(ref cursor, out var field, out var value);
+                BulkElement(ref ctx, cursor.Lp, field, text);
+                BulkElement(ref ctx, cursor.Lp, value, text);
+            }
+        }
+    }
+
+    private static void BulkElement(ref CommandContext ctx, byte[] lp, ListpackValue v, scoped Span<byte> scratch)
+    {
+        if (v.IsInt) ctx.Reply.Bulk(scratch.Slice(0, RedisNumbers.FormatInt64(v.Int, scratch)));
+        else ctx.Reply.Bulk(lp.AsSpan(v.Start, v.Length));
+    }
+
+    /// <summary>XDEL key id [id ...] — how many of the entries existed and were deleted.</summary>
+    public static void XDel(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (!Lookup.TryWrite(ref ctx, db, key, out _, out RedisStream? stream)) return;
+        if (stream == null)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        for (int j = 2; j < ctx.ArgCount; j++)
+        {
+            if (!TryParseId(ctx.Arg(j), 0, strict: true, allowAutoSeq: false, out _, out _))
+            {
+                ctx.Error(RespErrors.StreamInvalidId);
+                return;
+            }
+        }
+        long deleted = 0;
+        for (int j = 2; j < ctx.ArgCount; j++)
+        {
+            TryParseId(ctx.Arg(j), 0, strict: true, allowAutoSeq: false, out var id, out _);
+            if (stream.Delete(id)) deleted++;
+        }
+        if (deleted > 0)
+        {
+            stream.FinishDeletes();
+            ctx.Notify(Ev.Stream, "xdel", key);
+        }
+        else ctx.Unchanged = true;
+        ctx.Reply.Integer(deleted);
+    }
+
+    /// <summary>XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] — how many entries were removed.</summary>
+    public static void XTrim(ref CommandContext ctx)
+    {
+        if (ParseTrimArgs(ref ctx, xadd: false, out var args) < 0) return;
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (!Lookup.TryWrite(ref ctx, db, key, out _, out RedisStream? stream)) return;
+        if (stream == null)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        long deleted = stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit);
+        if (deleted > 0)
+        {
+            ctx.Notify(Ev.Stream, "xtrim", key);
+            if (args.Approximate) Propagate(ref ctx, stream, in args, -1, default);
+        }
+        else ctx.Unchanged = true;
+        ctx.Reply.Integer(deleted);
+    }
+}
