@@ -36,6 +36,13 @@ internal sealed partial class CommandTable
             Since = "5.0.0", Complexity = "O(N), N = entries returned", Args = "key:key end start [COUNT=count:integer]",
             History = "6.2.0: Exclusive bounds with (",
         },
+        new("xsetid", -3, Write | DenyOom | Fast, StreamCommands.XSetId, keys: "RW update", group: "stream")
+        {
+            Summary = "Sets the last ID of a stream (and its entries-added and greatest deleted ID), as replication does.",
+            Since = "5.0.0", Complexity = "O(1)",
+            Args = "key:key last-id:string [ENTRIESADDED=entries_added:integer@7.0.0] [MAXDELETEDID=max_deleted_entry_id:string@7.0.0]",
+            History = "7.0.0: Added the `entries_added` and `max_deleted_entry_id` arguments.",
+        },
         new("xdel", -3, Write | Fast, StreamCommands.XDel, keys: "RW delete", group: "stream")
         {
             Summary = "Deletes entries of a stream by ID; returns how many existed.",

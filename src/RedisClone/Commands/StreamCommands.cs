@@ -342,6 +342,86 @@ internal static class StreamCommands
         }
     }
 
+    /// <summary>
+    /// XSETID key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id] — sets the ID a
+    /// stream's next entry must exceed (what replicas receive to stay in step), never below its last
+    /// live entry or its greatest deleted ID.
+    /// </summary>
+    public static void XSetId(ref CommandContext ctx)
+    {
+        if (!TryParseId(ctx.Arg(2), 0, strict: true, allowAutoSeq: false, out var id, out _))
+        {
+            ctx.Error(RespErrors.StreamInvalidId);
+            return;
+        }
+        long entriesAdded = -1;
+        var maxDeleted = StreamId.Min;
+        for (int i = 3; i < ctx.ArgCount; i += 2)
+        {
+            bool more = i + 1 < ctx.ArgCount;
+            if (more && ctx.ArgIs(i, "ENTRIESADDED"))
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(i + 1), out entriesAdded))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return;
+                }
+                if (entriesAdded < 0)
+                {
+                    ctx.Error(RespErrors.XSetIdEntriesAddedNegative);
+                    return;
+                }
+            }
+            else if (more && ctx.ArgIs(i, "MAXDELETEDID"))
+            {
+                if (!TryParseId(ctx.Arg(i + 1), 0, strict: true, allowAutoSeq: false, out maxDeleted, out _))
+                {
+                    ctx.Error(RespErrors.StreamInvalidId);
+                    return;
+                }
+                if (id < maxDeleted)
+                {
+                    ctx.Error(RespErrors.XSetIdBelowGivenMaxDeleted);
+                    return;
+                }
+            }
+            else
+            {
+                ctx.Error(RespErrors.Syntax);
+                return;
+            }
+        }
+        var key = ctx.Arg(1);
+        if (!Lookup.TryWrite(ref ctx, ctx.Db(key), key, out _, out RedisStream? stream)) return;
+        if (stream == null)
+        {
+            ctx.Error(RespErrors.NoSuchKey);
+            return;
+        }
+        // Redis 7.2 (#11444); 7.0 let this through.
+        if (id < stream.MaxDeletedId)
+        {
+            ctx.Error(RespErrors.XSetIdBelowMaxDeleted);
+            return;
+        }
+        if (stream.Length > 0)
+        {
+            if (id < stream.LastLiveId())
+            {
+                ctx.Error(RespErrors.XSetIdBelowTop);
+                return;
+            }
+            if (entriesAdded != -1 && stream.Length > entriesAdded)
+            {
+                ctx.Error(RespErrors.XSetIdEntriesAddedBelowLength);
+                return;
+            }
+        }
+        stream.SetIds(id, entriesAdded, maxDeleted);
+        ctx.Reply.Ok();
+        ctx.Notify(Ev.Stream, "xsetid", key);
+    }
+
     /// <summary>XLEN key — the number of entries, 0 when the key is missing.</summary>
     public static void XLen(ref CommandContext ctx)
     {

@@ -189,6 +189,11 @@ internal static partial class RespErrors
 
     // Streams.
     public static ReadOnlySpan<byte> StreamInvalidId => "-ERR Invalid stream ID specified as stream command argument\r\n"u8;
+    public static ReadOnlySpan<byte> XSetIdEntriesAddedNegative => "-ERR entries_added must be positive\r\n"u8;
+    public static ReadOnlySpan<byte> XSetIdBelowGivenMaxDeleted => "-ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id\r\n"u8;
+    public static ReadOnlySpan<byte> XSetIdBelowMaxDeleted => "-ERR The ID specified in XSETID is smaller than current max_deleted_entry_id\r\n"u8;
+    public static ReadOnlySpan<byte> XSetIdBelowTop => "-ERR The ID specified in XSETID is smaller than the target stream top item\r\n"u8;
+    public static ReadOnlySpan<byte> XSetIdEntriesAddedBelowLength => "-ERR The entries_added specified in XSETID is smaller than the target stream length\r\n"u8;
     public static ReadOnlySpan<byte> StreamIdTooSmall => "-ERR The ID specified in XADD is equal or smaller than the target stream top item\r\n"u8;
     public static ReadOnlySpan<byte> StreamIdZero => "-ERR The ID specified in XADD must be greater than 0-0\r\n"u8;
     public static ReadOnlySpan<byte> StreamExhausted => "-ERR The stream has exhausted the last possible ID, unable to add more items\r\n"u8;

@@ -210,6 +210,24 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         internal int FieldPos, ValuePos;
     }
 
+    /// <summary>The last live entry's ID (Redis's streamLastValidID); 0-0 when the stream is empty.</summary>
+    public StreamId LastLiveId()
+    {
+        var c = Seek(StreamId.Min, StreamId.Max, reverse: true);
+        return MoveNext(ref c) ? c.Id : StreamId.Min;
+    }
+
+    /// <summary>
+    /// XSETID: the stream's last ID, and when given (not negative, not 0-0) its entries-added count
+    /// and greatest deleted ID. The caller checked them against the stream.
+    /// </summary>
+    public void SetIds(StreamId lastId, long entriesAdded, StreamId maxDeletedId)
+    {
+        LastId = lastId;
+        if (entriesAdded >= 0) EntriesAdded = entriesAdded;
+        if (maxDeletedId != StreamId.Min) MaxDeletedId = maxDeletedId;
+    }
+
     /// <summary>Starts a walk over the live entries from <paramref name="start"/> to <paramref name="end"/> inclusive.</summary>
     public Cursor Seek(StreamId start, StreamId end, bool reverse)
     {

@@ -87,6 +87,35 @@ public class StreamDifferentialTests
         => Differential.AssertSameResp3(Basics.Select(Differential.SplitLine).ToArray());
 
     [RedisFact]
+    public void XSetId_RulesAndErrors_MatchRedis() => Differential.AssertSame(
+        "XSETID missing 5-0", "XADD s 10-1 f v", "XADD s 20-1 f v", "XSETID s 100-5", "XADD s 100-5 f v", "XADD s 100-6 f v",
+        "XSETID s 15", "XSETID s 100-6", "XSETID s 100-6 ENTRIESADDED 3", "XSETID s 100-6 ENTRIESADDED 2",
+        "XSETID s 100-6 ENTRIESADDED -1", "XSETID s 100-6 ENTRIESADDED x", "XSETID s 100-6 MAXDELETEDID 200-0",
+        "XSETID s 100-6 MAXDELETEDID 50-0", "XSETID s 100-7 MAXDELETEDID 0-0",
+        "XSETID s 100-7 MAXDELETEDID abc", "XSETID s -", "XSETID s +", "XSETID s abc", "XSETID s 1-2-3", "XSETID s 100-7 FOO 1",
+        "XSETID s 100-7 ENTRIESADDED", "XSETID s 100-7 MAXDELETEDID", "XSETID s 100-7 entriesadded 10 maxdeletedid 100-6",
+        "XADD s 100-7 f v", "XADD s 100-8 f v", "XRANGE s - +", "XLEN s",
+        "XADD e MAXLEN 0 * f v", "XSETID e 0-0", "XSETID e 0", "XADD e 0-1 f v",
+        "SET str x", "XSETID str 1-1", "XSETID s", "PING");
+
+    /// <summary>
+    /// Redis 7.2 (#11444) refuses an XSETID below the stream's greatest deleted ID, which 7.0 (the
+    /// reference server) let through: checked against 7.2's text here.
+    /// </summary>
+    [Fact]
+    public void XSetId_BelowMaxDeletedId_RefusedAs72()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TestServer.KeyPrefix("xsetid") + "s";
+        c.Call("XADD", key, "10-1", "f", "v");
+        c.Call("XADD", key, "20-1", "f", "v");
+        Assert.Equal(":1\r\n", c.Call("XDEL", key, "20-1"));
+        Assert.Equal("-ERR The ID specified in XSETID is smaller than current max_deleted_entry_id\r\n", c.Call("XSETID", key, "15-0"));
+        Assert.Equal("-ERR The ID specified in XSETID is smaller than current max_deleted_entry_id\r\n", c.Call("XSETID", key, "5-0"));
+        Assert.Equal("+OK\r\n", c.Call("XSETID", key, "20-1"));
+    }
+
+    [RedisFact]
     public void XAdd_TrimOptionErrors_MatchRedis() => Differential.AssertSame(
         "XADD s MAXLEN 1 MINID 1 1-1 a 1",
         "XADD s MAXLEN -1 1-1 a 1",
