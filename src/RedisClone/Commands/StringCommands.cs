@@ -538,6 +538,7 @@ internal static class StringCommands
             patch.CopyTo(created.AsSpan((int)offset));
             slot = db.Add(key.ToArray(), created);
             db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
+            ctx.Notify(Ev.String, "setrange", key);
             ctx.Reply.Integer(created.Length);
             return;
         }
@@ -556,6 +557,7 @@ internal static class StringCommands
             : StringValue.Writable(in db.Table.At(slot));
         patch.CopyTo(target.Slice((int)offset));
         db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
+        ctx.Notify(Ev.String, "setrange", key);
         ctx.Reply.Integer(target.Length);
     }
 

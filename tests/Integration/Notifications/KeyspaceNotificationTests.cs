@@ -15,6 +15,7 @@ public class KeyspaceNotificationTests
         ["MSET", "c", "1", "d", "2"], ["GETEX", "c", "EX", "50"], ["GETEX", "c", "PERSIST"], ["GETDEL", "d"],
         ["EXPIRE", "a", "200"], ["PERSIST", "a"], ["RENAME", "a", "e"], ["DEL", "e", "nothing"],
         ["SETEX", "f", "10", "v"], ["PEXPIRE", "f", "0"], ["DEL", "f"],
+        ["SETRANGE", "g", "3", "abc"], ["SETRANGE", "g", "0", "x"], ["SETRANGE", "g", "0", ""], ["SETRANGE", "h", "5", ""],
     ];
 
     [RedisFact]
