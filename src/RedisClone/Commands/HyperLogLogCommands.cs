@@ -1,0 +1,197 @@
+using RedisClone.Protocol;
+using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
+
+namespace RedisClone.Commands;
+
+/// <summary>
+/// HyperLogLog: strings in Redis's HLL layout (see <see cref="HyperLogLog"/>), so a value written
+/// here reads the same on redis-server and the other way round.
+/// </summary>
+internal static class HyperLogLogCommands
+{
+    /// <summary>
+    /// PFADD key [element ...] — adds the elements' hashes to the HLL, creating it (sparse) when
+    /// missing; 1 when a register changed or the key was created, else 0.
+    /// </summary>
+    /// <remarks>
+    /// A dense value is raised in place; a sparse one is edited in a copy (it may grow or turn dense)
+    /// that replaces the value once. As Redis: the cached count goes stale and "pfadd" fires only when
+    /// something changed.
+    /// </remarks>
+    public static void PfAdd(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (!Lookup.TryWriteString(ref ctx, db, key, out int slot, out var current)) return;
+        bool created = slot < 0;
+        if (!created && !HyperLogLog.HasValidHeader(current))
+        {
+            ctx.Error(RespErrors.HllNotValid);
+            return;
+        }
+        int updated = created ? 1 : 0;
+        if (!created && HyperLogLog.IsDense(current))
+        {
+            var bytes = StringValue.Writable(in db.Table.At(slot));
+            var registers = bytes[HyperLogLog.HeaderSize..];
+            for (int j = 2; j < ctx.ArgCount; j++)
+            {
+                int count = HyperLogLog.PatternLength(ctx.Arg(j), out int index);
+                if (HyperLogLog.RaiseDense(registers, index, count)) updated++;
+            }
+            if (updated > 0) HyperLogLog.InvalidateCount(bytes);
+        }
+        else if (ctx.ArgCount > 2 || created)
+        {
+            var editor = new HyperLogLog.Editor(created ? HyperLogLog.CreateEmpty() : current, ctx.Server.Config.HllSparseMaxBytes);
+            bool corrupt = false;
+            for (int j = 2; j < ctx.ArgCount; j++)
+            {
+                int count = HyperLogLog.PatternLength(ctx.Arg(j), out int index);
+                int result = editor.Set(index, count);
+                if (result < 0)
+                {
+                    corrupt = true;
+                    break;
+                }
+                updated += result;
+            }
+            // Registers raised before a corrupt part was met stay raised, as in Redis (which edits in place).
+            if (updated > 0 || corrupt)
+            {
+                if (updated > 0) HyperLogLog.InvalidateCount(editor.Writable);
+                if (created) slot = db.Add(key.ToArray(), editor.Value.ToArray());
+                else db.ReplaceString(slot, editor.Value);
+                db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
+            }
+            if (corrupt)
+            {
+                ctx.Error(RespErrors.HllCorrupt);
+                return;
+            }
+        }
+        if (updated > 0) ctx.Notify(Ev.String, "pfadd", key);
+        else ctx.Unchanged = true;
+        ctx.Reply.Raw(updated > 0 ? Resp.One : Resp.Zero);
+    }
+
+    /// <summary>
+    /// PFCOUNT key [key ...] — the estimated number of distinct elements added to the HLL, or to the
+    /// union of several (merged into a scratch register set, nothing stored); 0 for missing keys.
+    /// </summary>
+    /// <remarks>
+    /// With one key the count is served from the header's cache when it is fresh, else computed and
+    /// cached in the header, which WATCH sees as a change of the key and which propagates, as in Redis.
+    /// </remarks>
+    public static void PfCount(ref CommandContext ctx)
+    {
+        if (ctx.ArgCount > 2)
+        {
+            var max = new byte[HyperLogLog.Registers];
+            for (int j = 1; j < ctx.ArgCount; j++)
+            {
+                if (!Lookup.TryReadString(ref ctx, ctx.Arg(j), out var value, out bool found)) return;
+                if (!found) continue;
+                if (!HyperLogLog.HasValidHeader(value))
+                {
+                    ctx.Error(RespErrors.HllNotValid);
+                    return;
+                }
+                if (!HyperLogLog.TryMerge(value, max))
+                {
+                    ctx.Error(RespErrors.HllCorrupt);
+                    return;
+                }
+            }
+            ctx.Reply.Integer(HyperLogLog.CountRaw(max));
+            return;
+        }
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
+        if (slot < 0)
+        {
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        if (!StringValue.TryGet(in db.Table.At(slot), out var hll))
+        {
+            ctx.WrongType();
+            return;
+        }
+        if (!HyperLogLog.HasValidHeader(hll))
+        {
+            ctx.Error(RespErrors.HllNotValid);
+            return;
+        }
+        if (!HyperLogLog.TryCachedCount(hll, out long cardinality))
+        {
+            if (!HyperLogLog.TryCount(hll, out cardinality))
+            {
+                ctx.Error(RespErrors.HllCorrupt);
+                return;
+            }
+            HyperLogLog.StoreCount(StringValue.Writable(in db.Table.At(slot)), cardinality);
+            // Redis counts this as a change (dirty++): WATCHers of the key see it, and PFCOUNT
+            // propagates as sent although the command is read-only.
+            db.SignalModified(key);
+            ctx.Propagation?.Force(PropagationTarget.Both);
+        }
+        ctx.Reply.Integer(cardinality);
+    }
+
+    /// <summary>
+    /// PFMERGE destkey [sourcekey ...] — sets destkey to the union of itself and the sources (a
+    /// missing destkey starts empty); OK.
+    /// </summary>
+    /// <remarks>
+    /// Every key's shard gate is held (the key specs name them all). As Redis: the destination is
+    /// read as a source too, turns dense when any source is dense, and counts as written even when
+    /// nothing changed ("pfadd" fires).
+    /// </remarks>
+    public static void PfMerge(ref CommandContext ctx)
+    {
+        var max = new byte[HyperLogLog.Registers];
+        bool useDense = false;
+        for (int j = 1; j < ctx.ArgCount; j++)
+        {
+            if (!Lookup.TryReadString(ref ctx, ctx.Arg(j), out var value, out bool found)) return;
+            if (!found) continue;
+            if (!HyperLogLog.HasValidHeader(value))
+            {
+                ctx.Error(RespErrors.HllNotValid);
+                return;
+            }
+            if (HyperLogLog.IsDense(value)) useDense = true;
+            if (!HyperLogLog.TryMerge(value, max))
+            {
+                ctx.Error(RespErrors.HllCorrupt);
+                return;
+            }
+        }
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        ReadOnlySpan<byte> current = default;
+        if (slot >= 0) StringValue.TryGet(in db.Table.At(slot), out current);
+        var editor = new HyperLogLog.Editor(slot < 0 ? HyperLogLog.CreateEmpty() : current, ctx.Server.Config.HllSparseMaxBytes);
+        if (useDense && !editor.Densify())
+        {
+            // Redis has already created a missing destination by then; it cannot be missing here
+            // (a dense source was merged and the destination, read first, merged cleanly).
+            ctx.Error(RespErrors.HllCorrupt);
+            return;
+        }
+        for (int j = 0; j < max.Length; j++)
+        {
+            if (max[j] != 0) editor.Set(j, max[j]);
+        }
+        HyperLogLog.InvalidateCount(editor.Writable);
+        if (slot < 0) slot = db.Add(key.ToArray(), editor.Value.ToArray());
+        else db.ReplaceString(slot, editor.Value);
+        db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
+        ctx.Notify(Ev.String, "pfadd", key);
+        ctx.Reply.Raw(Resp.Ok);
+    }
+}
