@@ -27,5 +27,15 @@ internal sealed partial class CommandTable
             Since = "2.8.9", Complexity = "O(N) to merge N HyperLogLogs, but with high constant times.",
             Args = "destkey:key [sourcekey:key...]",
         },
+        new("pfdebug", 3, Write | DenyOom | Admin, HyperLogLogCommands.PfDebug, keys: "RW access i=2", group: "hyperloglog")
+        {
+            Summary = "Shows the inside of a HyperLogLog value (registers, opcodes, encoding) or makes it dense; for debugging.",
+            Since = "2.8.9", Complexity = "N/A", Args = "subcommand:string key:key", SysCmd = true,
+        },
+        new("pfselftest", 1, Admin, HyperLogLogCommands.PfSelfTest, group: "hyperloglog")
+        {
+            Summary = "Runs the HyperLogLog implementation's own checks; for testing.",
+            Since = "2.8.9", Complexity = "N/A", SysCmd = true,
+        },
     ];
 }

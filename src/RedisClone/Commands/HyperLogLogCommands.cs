@@ -194,4 +194,138 @@ internal static class HyperLogLogCommands
         ctx.Notify(Ev.String, "pfadd", key);
         ctx.Reply.Raw(Resp.Ok);
     }
+
+    /// <summary>
+    /// PFDEBUG GETREG|DECODE|ENCODING|TODENSE key — looks inside an HLL: its 16384 registers (making
+    /// a sparse value dense first), its sparse opcodes as text, its encoding, or converts it to dense
+    /// (1 when it was sparse).
+    /// </summary>
+    /// <remarks>As Redis, only a conversion to dense counts as a write (and propagates).</remarks>
+    public static void PfDebug(ref CommandContext ctx)
+    {
+        var sub = ctx.Arg(1);
+        var key = ctx.Arg(2);
+        var db = ctx.Db(key);
+        ctx.Unchanged = true;
+        if (!Lookup.TryWriteString(ref ctx, db, key, out int slot, out var hll)) return;
+        if (slot < 0)
+        {
+            ctx.Error(RespErrors.HllDebugNoKey);
+            return;
+        }
+        if (!HyperLogLog.HasValidHeader(hll))
+        {
+            ctx.Error(RespErrors.HllNotValid);
+            return;
+        }
+        bool getReg = System.Text.Ascii.EqualsIgnoreCase(sub, "GETREG"u8);
+        if (getReg || System.Text.Ascii.EqualsIgnoreCase(sub, "TODENSE"u8))
+        {
+            bool converted = false;
+            if (!HyperLogLog.IsDense(hll))
+            {
+                var dense = HyperLogLog.ToDense(hll);
+                if (dense == null)
+                {
+                    ctx.Error(RespErrors.HllCorrupt);
+                    return;
+                }
+                db.ReplaceValue(slot, dense);
+                db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
+                ctx.Unchanged = false;
+                converted = true;
+                hll = dense;
+            }
+            if (!getReg)
+            {
+                ctx.Reply.Raw(converted ? Resp.One : Resp.Zero);
+                return;
+            }
+            var registers = hll[HyperLogLog.HeaderSize..];
+            ctx.Reply.ArrayHeader(HyperLogLog.Registers);
+            for (int j = 0; j < HyperLogLog.Registers; j++) ctx.Reply.Integer(HyperLogLog.GetDense(registers, j));
+        }
+        else if (System.Text.Ascii.EqualsIgnoreCase(sub, "DECODE"u8))
+        {
+            if (HyperLogLog.IsDense(hll)) ctx.Error(RespErrors.HllNotSparse);
+            else ctx.Reply.Bulk(System.Text.Encoding.ASCII.GetBytes(HyperLogLog.DecodeSparse(hll)));
+        }
+        else if (System.Text.Ascii.EqualsIgnoreCase(sub, "ENCODING"u8))
+        {
+            ctx.Reply.SimpleString(HyperLogLog.IsDense(hll) ? "dense"u8 : "sparse"u8);
+        }
+        else
+        {
+            ctx.Error(RespErrors.HllDebugUnknown(System.Text.Encoding.UTF8.GetString(sub)));
+        }
+    }
+
+    /// <summary>
+    /// PFSELFTEST — checks the register packing and the estimator: random registers written and read
+    /// back, then ten million elements added to a dense and to a sparse HLL whose counts must agree
+    /// (the sparse one staying sparse while small) and stay within six standard errors at every power
+    /// of ten. OK, or an error naming the failed check.
+    /// </summary>
+    public static void PfSelfTest(ref CommandContext ctx)
+    {
+        var random = new Random();
+        var dense = new byte[HyperLogLog.DenseSize];
+        "HYLL"u8.CopyTo(dense);
+        var registers = dense.AsSpan(HyperLogLog.HeaderSize);
+        var expected = new byte[HyperLogLog.Registers];
+        for (int cycle = 0; cycle < 1000; cycle++)
+        {
+            for (int i = 0; i < expected.Length; i++)
+            {
+                expected[i] = (byte)random.Next(64);
+                HyperLogLog.SetDense(registers, i, expected[i]);
+            }
+            for (int i = 0; i < expected.Length; i++)
+            {
+                int value = HyperLogLog.GetDense(registers, i);
+                if (value != expected[i])
+                {
+                    ctx.Error(RespErrors.HllTestFailed($"Register {i} should be {expected[i]} but is {value}"));
+                    return;
+                }
+            }
+        }
+
+        registers.Clear();
+        long sparseMax = ctx.Server.Config.HllSparseMaxBytes;
+        var sparse = new HyperLogLog.Editor(HyperLogLog.CreateEmpty(), sparseMax);
+        double relativeError = 1.04 / Math.Sqrt(HyperLogLog.Registers);
+        long checkpoint = 1;
+        ulong seed = (ulong)random.NextInt64();
+        Span<byte> element = stackalloc byte[8];
+        for (long j = 1; j <= 10_000_000; j++)
+        {
+            System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(element, (ulong)j ^ seed);
+            int count = HyperLogLog.PatternLength(element, out int index);
+            HyperLogLog.RaiseDense(registers, index, count);
+            sparse.Set(index, count);
+            if (j != checkpoint) continue;
+            if (j < sparseMax / 2 && sparse.IsDense)
+            {
+                ctx.Error(RespErrors.HllTestFailed("sparse encoding not used"));
+                return;
+            }
+            HyperLogLog.TryCount(dense, out long denseCount);
+            HyperLogLog.TryCount(sparse.Value, out long sparseCount);
+            if (denseCount != sparseCount)
+            {
+                ctx.Error(RespErrors.HllTestFailed("dense/sparse disagree"));
+                return;
+            }
+            long error = Math.Abs(checkpoint - denseCount);
+            long maxError = j == 10 ? 1 : (long)Math.Ceiling(relativeError * 6 * checkpoint);
+            if (error > maxError)
+            {
+                ctx.Error(RespErrors.HllTestFailed($"Too big error. card:{checkpoint} abserr:{error}"));
+                return;
+            }
+            checkpoint *= 10;
+        }
+        ctx.Reply.Ok();
+    }
 }

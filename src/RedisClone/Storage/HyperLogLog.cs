@@ -264,6 +264,37 @@ internal static class HyperLogLog
         return z / 3;
     }
 
+    /// <summary>
+    /// A sparse body as text, one token per opcode: <c>z:len</c> (ZERO), <c>Z:len</c> (XZERO),
+    /// <c>v:value,len</c> (VAL), separated by spaces (PFDEBUG DECODE's format).
+    /// </summary>
+    public static string DecodeSparse(ReadOnlySpan<byte> hll)
+    {
+        var text = new System.Text.StringBuilder();
+        var body = hll[HeaderSize..];
+        for (int p = 0; p < body.Length;)
+        {
+            if (text.Length > 0) text.Append(' ');
+            byte op = body[p];
+            if ((op & 0xc0) == 0)
+            {
+                text.Append("z:").Append((op & 0x3f) + 1);
+                p++;
+            }
+            else if ((op & 0x80) == 0)
+            {
+                text.Append("Z:").Append(XZeroLength(body, p));
+                p += 2;
+            }
+            else
+            {
+                text.Append("v:").Append(((op >> 2) & 0x1f) + 1).Append(',').Append((op & 3) + 1);
+                p++;
+            }
+        }
+        return text.ToString();
+    }
+
     /// <summary>An XZERO run's length; a truncated opcode at the very end reads its second byte as 0, as Redis's terminator.</summary>
     private static int XZeroLength(ReadOnlySpan<byte> body, int p)
         => (((body[p] & 0x3f) << 8) | (p + 1 < body.Length ? body[p + 1] : 0)) + 1;

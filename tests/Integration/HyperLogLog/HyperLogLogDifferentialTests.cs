@@ -129,6 +129,25 @@ public sealed class HyperLogLogDifferentialTests
         Differential.AssertSameBytes(script);
     }
 
+    [Fact]
+    public void PfDebug_SubcommandsAndErrors_AsRedis()
+    {
+        var many = Enumerable.Range(0, 400).Select(i => "d" + i).ToArray();
+        Differential.AssertSame(
+            ["PFADD", "h", "a", "b", "c", "d", "e"], ["PFDEBUG", "ENCODING", "h"], ["PFDEBUG", "DECODE", "h"], ["PFDEBUG", "decode", "h"],
+            ["PFADD", "m", .. many], ["PFDEBUG", "DECODE", "m"], ["PFDEBUG", "ENCODING", "m"],
+            ["EXPIRE", "h", "100"], ["PFDEBUG", "GETREG", "h"], ["PFDEBUG", "ENCODING", "h"], ["GET", "h"], ["TTL", "h"],
+            ["PFDEBUG", "DECODE", "h"], ["PFDEBUG", "TODENSE", "h"], ["PFDEBUG", "TODENSE", "m"], ["GET", "m"], ["PFDEBUG", "GETREG", "m"],
+            ["PFCOUNT", "m"], ["PFADD", "x"], ["PFDEBUG", "GETREG", "x"], ["PFDEBUG", "DECODE", "x"],
+            ["PFDEBUG", "ENCODING", "missing"], ["PFDEBUG", "Nope", "missing"], ["PFDEBUG", "Nope", "h"],
+            ["SET", "s", "foo"], ["PFDEBUG", "ENCODING", "s"], ["LPUSH", "l", "a"], ["PFDEBUG", "ENCODING", "l"],
+            ["PFDEBUG", "GETREG"], ["PFDEBUG", "GETREG", "h", "x"], ["PFSELFTEST", "x"], ["PING"]);
+    }
+
+    [Fact]
+    public void PfSelfTest_Passes_AsRedis()
+        => Differential.AssertSame("PFSELFTEST", "PFSELFTEST");
+
     /// <summary>Keys on different shards (no hash tags): multi-key PFCOUNT and PFMERGE read them all in one step.</summary>
     [Fact]
     public void PfCountPfMerge_KeysOnManyShards_AsRedis()
@@ -196,7 +215,9 @@ public sealed class HyperLogLogPropagationTests
     public void PfAddPfCountPfMerge_Propagation_AsRedis()
         => PropagationDifferential.AssertSame(
             "PFADD h a b", "PFADD h a", "PFADD h", "PFCOUNT h", "PFCOUNT h", "PFADD h c", "PFCOUNT h", "PFCOUNT missing",
-            "PFCOUNT h missing", "PFMERGE d h", "PFMERGE d", "PFADD e", "SET s x", "PFADD s a", "PFCOUNT s");
+            "PFCOUNT h missing", "PFMERGE d h", "PFMERGE d", "PFADD e", "SET s x", "PFADD s a", "PFCOUNT s",
+            "PFDEBUG ENCODING h", "PFDEBUG DECODE h", "PFDEBUG TODENSE h", "PFDEBUG TODENSE h", "PFADD g a", "PFDEBUG GETREG g",
+            "PFDEBUG GETREG g", "PFDEBUG TODENSE missing");
 
     [RedisFact]
     public void PfAddPfMerge_Events_AsRedis()
