@@ -88,7 +88,9 @@ internal static class HyperLogLogCommands
     {
         if (ctx.ArgCount > 2)
         {
-            var max = new byte[HyperLogLog.Registers];
+            // The union's registers, one byte each: on the stack (16 KB), nothing stored.
+            Span<byte> max = stackalloc byte[HyperLogLog.Registers];
+            max.Clear();
             for (int j = 1; j < ctx.ArgCount; j++)
             {
                 if (!Lookup.TryReadString(ref ctx, ctx.Arg(j), out var value, out bool found)) return;
@@ -152,7 +154,8 @@ internal static class HyperLogLogCommands
     /// </remarks>
     public static void PfMerge(ref CommandContext ctx)
     {
-        var max = new byte[HyperLogLog.Registers];
+        Span<byte> max = stackalloc byte[HyperLogLog.Registers];
+        max.Clear();
         bool useDense = false;
         for (int j = 1; j < ctx.ArgCount; j++)
         {

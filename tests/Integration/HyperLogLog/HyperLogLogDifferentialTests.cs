@@ -144,6 +144,24 @@ public sealed class HyperLogLogDifferentialTests
             ["PFDEBUG", "GETREG"], ["PFDEBUG", "GETREG", "h", "x"], ["PFSELFTEST", "x"], ["PING"]);
     }
 
+    /// <summary>PFCOUNT that refreshes the cached count modifies the key for WATCH; one served from the cache does not.</summary>
+    [Fact]
+    public void PfCount_CacheRefresh_BreaksWatchAsRedis()
+        => Differential.AssertSame(
+            "PFADD h a b", "WATCH h", "PFCOUNT h", "MULTI", "PING", "EXEC",
+            "WATCH h", "PFCOUNT h", "MULTI", "PING", "EXEC",
+            "WATCH h", "PFCOUNT h missing", "MULTI", "PING", "EXEC", "WATCH h", "PFADD h a", "MULTI", "PING", "EXEC");
+
+    [Fact]
+    public void PfCommands_FromScripts_AsRedis()
+        => Differential.AssertSame(
+            ["EVAL", "redis.call('PFADD', KEYS[1], 'x', 'y'); return redis.call('PFCOUNT', KEYS[1])", "1", "{s}h"],
+            ["EVAL", "return redis.call('PFMERGE', KEYS[1], KEYS[2])", "2", "{s}d", "{s}h"], ["GET", "{s}d"],
+            ["EVAL_RO", "return redis.call('PFCOUNT', KEYS[1])", "1", "{s}h"],
+            ["EVAL_RO", "return redis.call('PFADD', KEYS[1], 'z')", "1", "{s}h"],
+            ["EVAL", "return redis.pcall('PFADD', KEYS[1], 'z')", "1", "{s}s"], ["SET", "{s}s", "v"],
+            ["EVAL", "return redis.pcall('PFADD', KEYS[1], 'z')", "1", "{s}s"]);
+
     [Fact]
     public void PfSelfTest_Passes_AsRedis()
         => Differential.AssertSame("PFSELFTEST", "PFSELFTEST");
