@@ -83,7 +83,8 @@ internal sealed partial class CommandTable
     /// <summary>Every entry, one family file (CommandTable.*.cs) each.</summary>
     private static IEnumerable<CommandDef> Build() =>
     [
-        .. StringRows(), .. BitmapRows(), .. KeyRows(), .. ConnectionRows(), .. ServerRows(), .. ListRows(), .. HashRows(), .. SetRows(),
-        .. SortedSetRows(), .. StreamRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows(), .. BlockingRows(), .. ScriptingRows(),
+        .. StringRows(), .. BitmapRows(), .. HyperLogLogRows(), .. KeyRows(), .. ConnectionRows(), .. ServerRows(), .. ListRows(),
+        .. HashRows(), .. SetRows(), .. SortedSetRows(), .. StreamRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows(),
+        .. BlockingRows(), .. ScriptingRows(),
     ];
 }

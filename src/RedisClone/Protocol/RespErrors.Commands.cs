@@ -62,6 +62,14 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> BitFieldOverflowType => "-ERR Invalid OVERFLOW type specified\r\n"u8;
     public static ReadOnlySpan<byte> BitFieldRoGetOnly => "-ERR BITFIELD_RO only supports the GET subcommand\r\n"u8;
 
+    // HyperLogLog (hyperloglog.c): a string that is not an HLL, and an HLL whose body is corrupt.
+    public static ReadOnlySpan<byte> HllNotValid => "-WRONGTYPE Key is not a valid HyperLogLog string value.\r\n"u8;
+    public static ReadOnlySpan<byte> HllCorrupt => "-INVALIDOBJ Corrupted HLL object detected\r\n"u8;
+    public static ReadOnlySpan<byte> HllDebugNoKey => "-ERR The specified key does not exist\r\n"u8;
+    public static ReadOnlySpan<byte> HllNotSparse => "-ERR HLL encoding is not sparse\r\n"u8;
+    public static string HllDebugUnknown(string subcommand) => $"ERR Unknown PFDEBUG subcommand '{subcommand}'";
+    public static string HllTestFailed(string what) => "ERR TESTFAILED " + what;
+
     // Scripts.
     public static ReadOnlySpan<byte> NumKeysNegative => "-ERR Number of keys can't be negative\r\n"u8;
     public static ReadOnlySpan<byte> NoScript => "-NOSCRIPT No matching script. Please use EVAL.\r\n"u8;

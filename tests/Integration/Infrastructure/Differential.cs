@@ -21,7 +21,11 @@ public static class Differential
     /// <summary>The same, with both connections switched to RESP3 (HELLO 3) first.</summary>
     public static void AssertSameResp3(params string[][] script) => AssertSame(3, script);
 
-    private static void AssertSame(int protocol, string[][] script)
+    /// <summary>The same with arguments as raw bytes (values outside ASCII, such as HLL strings).</summary>
+    public static void AssertSameBytes(params byte[][][] script)
+        => AssertSame(2, script.Select(cmd => cmd.Select(a => Encoding.Latin1.GetString(a)).ToArray()).ToArray(), latin1: true);
+
+    private static void AssertSame(int protocol, string[][] script, bool latin1 = false)
     {
         var reference = ReferenceRedis.Shared ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
         Gate.Wait();
@@ -38,8 +42,8 @@ public static class Differential
             var failures = new StringBuilder();
             foreach (var cmd in script)
             {
-                string expected = theirs.Call(cmd);
-                string actual = FinishScan(ours, cmd, ours.Call(cmd));
+                string expected = latin1 ? theirs.Call(ToLatin1(cmd)) : theirs.Call(cmd);
+                string actual = FinishScan(ours, cmd, latin1 ? ours.Call(ToLatin1(cmd)) : ours.Call(cmd));
                 if (expected != actual)
                     failures.AppendLine($"{string.Join(' ', cmd)}\n  redis:     {Show(expected)}\n  redisclone: {Show(actual)}");
             }
@@ -50,6 +54,8 @@ public static class Differential
             Gate.Release();
         }
     }
+
+    private static byte[][] ToLatin1(string[] cmd) => cmd.Select(a => Encoding.Latin1.GetBytes(a)).ToArray();
 
     /// <summary>Splits on spaces; "\x20" style escapes are not needed by callers, use string[] for odd bytes.</summary>
     public static string[] SplitLine(string line) => line.Split(' ', StringSplitOptions.RemoveEmptyEntries);

@@ -115,6 +115,7 @@ internal sealed class ConfigRegistry
     private static readonly int ZsetEntriesIndex = IndexOf("zset-max-listpack-entries");
     private static readonly int ZsetValueIndex = IndexOf("zset-max-listpack-value");
     private static readonly int ListSizeIndex = IndexOf("list-max-listpack-size");
+    private static readonly int HllSparseMaxBytesIndex = IndexOf("hll-sparse-max-bytes");
     private static readonly int LogLevelIndex = IndexOf("loglevel");
     private static readonly int LogFileIndex = IndexOf("logfile");
     private static readonly int BusyReplyThresholdIndex = IndexOf("busy-reply-threshold");
@@ -177,6 +178,9 @@ internal sealed class ConfigRegistry
     public long StreamNodeMaxBytes => Volatile.Read(ref _numbers[StreamNodeBytesIndex]);
 
     public long SetMaxIntsetEntries => Volatile.Read(ref _numbers[IntsetEntriesIndex]);
+
+    /// <summary>hll-sparse-max-bytes: the size (header included) past which a sparse HyperLogLog turns dense.</summary>
+    public long HllSparseMaxBytes => Volatile.Read(ref _numbers[HllSparseMaxBytesIndex]);
 
     public long SetMaxListpackEntries => Volatile.Read(ref _numbers[SetEntriesIndex]);
 
