@@ -84,6 +84,6 @@ internal sealed partial class CommandTable
     private static IEnumerable<CommandDef> Build() =>
     [
         .. StringRows(), .. BitmapRows(), .. KeyRows(), .. ConnectionRows(), .. ServerRows(), .. ListRows(), .. HashRows(), .. SetRows(),
-        .. SortedSetRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows(), .. BlockingRows(), .. ScriptingRows(),
+        .. SortedSetRows(), .. GeoRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows(), .. BlockingRows(), .. ScriptingRows(),
     ];
 }
