@@ -48,6 +48,26 @@ internal sealed partial class CommandTable
             Args = "destination:key source:key " + GeoSearchFromBy[8..] + " [order(ASC | DESC)] [count{COUNT=count:integer [ANY]}] [STOREDIST]",
             History = "7.0.0: Added support for uppercase unit names.",
         },
+        new("georadius", -6, Write | DenyOom, GeoCommands.GeoRadius, keys: "RO access; OW update kw=STORE,6; OW update kw=STOREDIST,6",
+            group: "geo", keyFinder: GeoCommands.RadiusKeys)
+        {
+            Summary = "Returns the points of a geo index within a radius of a position, or stores them in a sorted set.",
+            Since = "3.2.0", Complexity = "O(N + log M), N = points in the cells around the circle, M = points in the index",
+            Args = "key:key longitude:double latitude:double radius:double " + GeoUnit
+                + " [WITHCOORD] [WITHDIST] [WITHHASH] [count{COUNT=count:integer [ANY@6.2.0]}] [order(ASC | DESC)] [STORE=key:key] [STOREDIST=key:key]",
+            History = "6.2.0: Added the `ANY` option for `COUNT`.; 7.0.0: Added support for uppercase unit names.",
+            DeprecatedSince = "6.2.0", ReplacedBy = "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument",
+        },
+        new("georadiusbymember", -5, Write | DenyOom, GeoCommands.GeoRadiusByMember, keys: "RO access; OW update kw=STORE,5; OW update kw=STOREDIST,5",
+            group: "geo", keyFinder: GeoCommands.RadiusKeys)
+        {
+            Summary = "Returns the points of a geo index within a radius of one of its members, or stores them in a sorted set.",
+            Since = "3.2.0", Complexity = "O(N + log M), N = points in the cells around the circle, M = points in the index",
+            Args = "key:key member radius:double " + GeoUnit
+                + " [WITHCOORD] [WITHDIST] [WITHHASH] [count{COUNT=count:integer [ANY]}] [order(ASC | DESC)] [STORE=key:key] [STOREDIST=key:key]",
+            History = "7.0.0: Added support for uppercase unit names.",
+            DeprecatedSince = "6.2.0", ReplacedBy = "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments",
+        },
         new("georadius_ro", -6, ReadOnly, GeoCommands.GeoRadiusRo, keys: "RO access", group: "geo")
         {
             Summary = "Returns the points of a geo index within a radius of a position (GEORADIUS without storing).",

@@ -162,6 +162,33 @@ internal static partial class GeoCommands
     /// <summary>GEOSEARCHSTORE dst src ... [STOREDIST] — GEOSEARCH's members stored in dst (scores, or distances); how many.</summary>
     public static void GeoSearchStore(ref CommandContext ctx) => SearchGeneric(ref ctx, 2, SearchKind.Search | SearchKind.SearchStore);
 
+    /// <summary>GEORADIUS key lon lat radius unit [...] [STORE key|STOREDIST key] — GEOSEARCH FROMLONLAT BYRADIUS in the older syntax, or stored.</summary>
+    public static void GeoRadius(ref CommandContext ctx) => SearchGeneric(ref ctx, 1, SearchKind.RadiusCoords);
+
+    /// <summary>GEORADIUSBYMEMBER key member radius unit [...] [STORE key|STOREDIST key] — GEOSEARCH FROMMEMBER BYRADIUS in the older syntax, or stored.</summary>
+    public static void GeoRadiusByMember(ref CommandContext ctx) => SearchGeneric(ref ctx, 1, SearchKind.RadiusMember);
+
+    /// <summary>
+    /// GEORADIUS and GEORADIUSBYMEMBER's keys (Redis's georadiusGetKeys): the source, and the
+    /// argument after the last STORE or STOREDIST from the sixth argument on.
+    /// </summary>
+    public static int RadiusKeys(ref CommandContext ctx, scoped Span<int> keys)
+    {
+        keys[0] = 1;
+        int stored = -1;
+        for (int i = 5; i < ctx.ArgCount; i++)
+        {
+            if ((ctx.ArgIs(i, "STORE") || ctx.ArgIs(i, "STOREDIST")) && i + 1 < ctx.ArgCount)
+            {
+                stored = i + 1;
+                i++;
+            }
+        }
+        if (stored < 0) return 1;
+        keys[1] = stored;
+        return 2;
+    }
+
     /// <summary>GEORADIUS_RO key lon lat radius unit [...] — GEOSEARCH FROMLONLAT BYRADIUS in the older syntax.</summary>
     public static void GeoRadiusRo(ref CommandContext ctx) => SearchGeneric(ref ctx, 1, SearchKind.RadiusCoords | SearchKind.NoStore);
 
@@ -193,7 +220,7 @@ internal static partial class GeoCommands
         if (!Lookup.TryRead<RedisSortedSet>(ref ctx, ctx.Arg(srcAt), out var zset)) return;
         var shape = new Shape();
         int baseArgs;
-        bool store = false;
+        int storeAt = 0; // the destination key's argument, 0 without one
         if ((kind & SearchKind.RadiusCoords) != 0)
         {
             baseArgs = 6;
@@ -217,7 +244,7 @@ internal static partial class GeoCommands
         else
         {
             baseArgs = srcAt + 1;
-            store = (kind & SearchKind.SearchStore) != 0;
+            if ((kind & SearchKind.SearchStore) != 0) storeAt = 1;
         }
 
         bool withDist = false, withHash = false, withCoord = false, any = false, storeDist = false;
@@ -249,7 +276,19 @@ internal static partial class GeoCommands
                 }
                 i++;
             }
-            else if (ctx.ArgIs(a, "STOREDIST") && search && store)
+            else if (ctx.ArgIs(a, "STORE") && i + 1 < remaining && !noStore && !search)
+            {
+                storeAt = a + 1;
+                storeDist = false;
+                i++;
+            }
+            else if (ctx.ArgIs(a, "STOREDIST") && i + 1 < remaining && !noStore && !search)
+            {
+                storeAt = a + 1;
+                storeDist = true;
+                i++;
+            }
+            else if (ctx.ArgIs(a, "STOREDIST") && search && (kind & SearchKind.SearchStore) != 0)
             {
                 storeDist = true;
             }
@@ -287,15 +326,15 @@ internal static partial class GeoCommands
             }
             else
             {
-                _ = noStore; // the old syntax's STORE options live in GEORADIUS/GEORADIUSBYMEMBER, not served here
                 ctx.Syntax();
                 return;
             }
         }
 
+        bool store = storeAt != 0;
         if (store && (withDist || withHash || withCoord))
         {
-            ctx.Error(RespErrors.GeoSearchStoreWith);
+            ctx.Error(search ? RespErrors.GeoSearchStoreWith : RespErrors.GeoRadiusStoreWith);
             return;
         }
         if (search && !(fromMember || fromLonLat))
@@ -313,9 +352,11 @@ internal static partial class GeoCommands
             ctx.Error(RespErrors.GeoAnyWithoutCount);
             return;
         }
+        // GEORADIUS and GEORADIUSBYMEMBER are writes only when they store: a plain search propagates nothing.
+        if (!store) ctx.Unchanged = true;
         if (zset == null)
         {
-            if (store) StoreResult(ref ctx, [], 0, false);
+            if (store) StoreResult(ref ctx, storeAt, search, [], 0, false);
             else ctx.Reply.Raw(Resp.EmptyArray);
             return;
         }
@@ -339,7 +380,7 @@ internal static partial class GeoCommands
 
         if (store)
         {
-            StoreResult(ref ctx, hits, returned, storeDist, shape.Conversion);
+            StoreResult(ref ctx, storeAt, search, hits, returned, storeDist, shape.Conversion);
             return;
         }
         int options = (withDist ? 1 : 0) + (withCoord ? 1 : 0) + (withHash ? 1 : 0);
@@ -361,9 +402,10 @@ internal static partial class GeoCommands
     }
 
     /// <summary>GEOSEARCHSTORE's end: the destination becomes the result (deleted when empty); reply its size.</summary>
-    private static void StoreResult(ref CommandContext ctx, List<Hit> hits, int returned, bool storeDist, double conversion = 1)
+    private static void StoreResult(ref CommandContext ctx, int dstAt, bool search, List<Hit> hits, int returned, bool storeDist,
+        double conversion = 1)
     {
-        var dst = ctx.Arg(1);
+        var dst = ctx.Arg(dstAt);
         var db = ctx.Db(dst);
         if (returned == 0)
         {
@@ -388,7 +430,7 @@ internal static partial class GeoCommands
         }
         zset.TrimExcess();
         db.Set(dst, zset, 0, ctx.NowMs);
-        ctx.Notify(Ev.ZSet, "geosearchstore", dst);
+        ctx.Notify(Ev.ZSet, search ? "geosearchstore" : "georadiusstore", dst);
         ctx.Reply.Integer(returned);
     }
 

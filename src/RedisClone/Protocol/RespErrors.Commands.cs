@@ -63,6 +63,7 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> GeoBoxNegative => "-ERR height or width cannot be negative\r\n"u8;
     public static ReadOnlySpan<byte> GeoCountNotPositive => "-ERR COUNT must be > 0\r\n"u8;
     public static ReadOnlySpan<byte> GeoAnyWithoutCount => "-ERR the ANY argument requires COUNT argument\r\n"u8;
+    public static ReadOnlySpan<byte> GeoRadiusStoreWith => "-ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options\r\n"u8;
     public static ReadOnlySpan<byte> GeoSearchStoreWith => "-ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options\r\n"u8;
 
     // Bitmaps.

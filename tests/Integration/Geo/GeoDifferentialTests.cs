@@ -95,6 +95,25 @@ public sealed class GeoDifferentialTests
             "GEORADIUS_RO Sicily 15 37 1 km ANY", "SET s x", "GEORADIUS_RO s 15 37 1 km", "GEORADIUSBYMEMBER_RO s a 1 km", "PING");
 
     [Fact]
+    public void GeoRadiusStore_DestinationsAndErrors_AsRedis()
+        => Differential.AssertSame(
+            "GEOADD {g}src 13.361389 38.115556 Palermo 15.087269 37.502669 Catania 13.583333 37.316667 Licata",
+            "GEORADIUS {g}src 15 37 200 km WITHDIST ASC", "GEORADIUS {g}src 15 37 200 km STORE {g}dst", "ZRANGE {g}dst 0 -1 WITHSCORES",
+            "GEORADIUS {g}src 15 37 200 km STOREDIST {g}dst COUNT 2 DESC", "ZRANGE {g}dst 0 -1 WITHSCORES",
+            "GEORADIUS {g}src 15 37 200 km STORE {g}a STOREDIST {g}b", "EXISTS {g}a", "ZRANGE {g}b 0 -1 WITHSCORES",
+            "GEORADIUS {g}src 15 37 200 km STOREDIST {g}a STORE {g}b", "ZRANGE {g}b 0 -1 WITHSCORES",
+            "GEORADIUS {g}src 0 0 1 km STORE {g}dst", "EXISTS {g}dst", "GEORADIUS {g}missing 0 0 1 km STORE {g}b", "EXISTS {g}b",
+            "GEORADIUS {g}src 15 37 200 km STORE {g}dst WITHDIST", "GEORADIUS {g}src 15 37 200 km STORE", "GEORADIUS {g}src 15 37 200 km STOREDIST",
+            "GEORADIUS {g}src 15 37 200 km FROMMEMBER Palermo", "GEORADIUS {g}src 15 37 200 km BYRADIUS 1 km",
+            "GEORADIUSBYMEMBER {g}src Palermo 200 km WITHDIST WITHCOORD", "GEORADIUSBYMEMBER {g}src Palermo 200 km STORE {g}dst",
+            "ZRANGE {g}dst 0 -1 WITHSCORES", "GEORADIUSBYMEMBER {g}src Palermo 200 mi STOREDIST {g}dst ASC", "ZRANGE {g}dst 0 -1 WITHSCORES",
+            "GEORADIUSBYMEMBER {g}src nope 200 km STORE {g}dst", "GEORADIUSBYMEMBER {g}missing nope x yd STORE {g}dst",
+            "GEORADIUSBYMEMBER {g}src Palermo 200 km STORE {g}dst WITHHASH", "GEORADIUS other 15 37 1 km STORE {g}x",
+            "GEORADIUS {g}src 15 37 200 km STORE other", "ZRANGE other 0 -1 WITHSCORES",
+            "COMMAND GETKEYS GEORADIUS k 1 2 3 km STORE a STOREDIST b", "COMMAND GETKEYS GEORADIUSBYMEMBER k m 3 km STORE a",
+            "COMMAND GETKEYS GEORADIUS k 1 2 3 km", "PING");
+
+    [Fact]
     public void GeoSearch_WithOptionsResp3_AsRedis()
         => Differential.AssertSameResp3(
             Differential.SplitLine(Sicily),
