@@ -75,9 +75,31 @@ internal static partial class GeoCommands
         }
         if (zset.Count == 0) db.RemoveAt(slot);
         // GEOADD runs as ZADD in Redis: the same event name, and nothing when nothing changed.
-        if (added > 0 || updated > 0) ctx.Notify(Ev.ZSet, "zadd", key);
+        if (added > 0 || updated > 0)
+        {
+            ctx.Notify(Ev.ZSet, "zadd", key);
+            PropagateAsZAdd(ref ctx, at, elements);
+        }
         else ctx.Unchanged = true;
         ctx.Reply.Integer(ch ? added + updated : added);
+    }
+
+    /// <summary>
+    /// Redis replaces GEOADD's arguments with a ZADD before running it, so replicas and the AOF get
+    /// "zadd key [options as given] score member ...", the scores as integers.
+    /// </summary>
+    private static void PropagateAsZAdd(ref CommandContext ctx, int at, int elements)
+    {
+        var log = ctx.Propagation;
+        if (log == null) return;
+        log.Rewrite(ctx.DbIndex).Add("zadd"u8);
+        for (int i = 1; i < at; i++) log.Add(ctx.Arg(i));
+        for (int j = 0; j < elements; j++)
+        {
+            RedisNumbers.TryParseDouble(ctx.Arg(at + j * 3), out double lon);
+            RedisNumbers.TryParseDouble(ctx.Arg(at + j * 3 + 1), out double lat);
+            log.Add((long)GeoHash.Score(lon, lat)).Add(ctx.Arg(at + j * 3 + 2));
+        }
     }
 
     // ---------------------------------------------------------------- GEOPOS, GEOHASH, GEODIST
