@@ -114,6 +114,18 @@ public sealed class GeoDifferentialTests
             "COMMAND GETKEYS GEORADIUS k 1 2 3 km", "PING");
 
     [Fact]
+    public void GeoSearch_ExtremeShapes_AsRedis()
+        => Differential.AssertSame(
+            "GEOADD w -180 0 a 180 0 b 179.99999 85 c -179.99999 -85 d 0 85.05112878 n 0 -85.05112878 s 90 45 e -90 -45 f 0 0 o",
+            "GEOSEARCH w FROMLONLAT 0 0 BYRADIUS 100000 km ASC WITHDIST", "GEOSEARCH w FROMLONLAT 0 0 BYRADIUS 1e10 m DESC WITHDIST",
+            "GEOSEARCH w FROMLONLAT 180 0 BYRADIUS 10 km ASC WITHDIST", "GEOSEARCH w FROMLONLAT -179.9 0 BYBOX 50 50 km WITHCOORD",
+            "GEOSEARCH w FROMLONLAT 0 85 BYRADIUS 500 km ASC WITHDIST", "GEOSEARCH w FROMLONLAT 0 -85 BYBOX 20000 20000 km ASC",
+            "GEOSEARCH w FROMMEMBER c BYRADIUS 1000 km WITHDIST ASC", "GEOSEARCH w FROMMEMBER o BYBOX 0 0 m WITHDIST",
+            "GEOSEARCH w FROMMEMBER o BYRADIUS 0 km WITHCOORD", "GEOSEARCH w FROMLONLAT 90 45 BYBOX 1 1 m WITHHASH",
+            "GEOSEARCH w FROMLONLAT 0 0 BYRADIUS 20037 km COUNT 3 DESC WITHDIST", "GEOSEARCH w FROMLONLAT 0 0 BYBOX 40000 40000 km COUNT 9 ANY",
+            "GEODIST w a b", "GEODIST w n s km", "GEODIST w c d mi", "GEODIST w o o", "GEOHASH w a b c d n s e f o", "GEOPOS w a b c d n s");
+
+    [Fact]
     public void GeoSearch_WithOptionsResp3_AsRedis()
         => Differential.AssertSameResp3(
             Differential.SplitLine(Sicily),
