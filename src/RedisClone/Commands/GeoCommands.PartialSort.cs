@@ -13,7 +13,8 @@ internal static partial class GeoCommands
         /// <summary>Sorts enough of <paramref name="items"/> that places <paramref name="low"/>..<paramref name="high"/> hold their final elements.</summary>
         public static void Sort(Span<Hit> items, int direction, int low, int high) => Run(items, 0, items.Length, direction, low, high);
 
-        private static int Compare(in Hit a, in Hit b, int direction)
+        /// <summary>Redis's sort_gp_asc (and, negated, sort_gp_desc): by distance only.</summary>
+        public static int Compare(in Hit a, in Hit b, int direction)
         {
             int c = a.Dist > b.Dist ? 1 : a.Dist == b.Dist ? 0 : -1;
             return c * direction;

@@ -396,7 +396,7 @@ internal static partial class GeoCommands
         {
             // Redis sorts everything with qsort (glibc's is a stable merge sort), or only the first
             // COUNT places with its own partial quicksort, whose tie order we reproduce step by step.
-            if (returned == hits.Count) SortByDistance(hits, sort);
+            if (returned == hits.Count) SortByDistance(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(hits), sort);
             else PartialQuickSort.Sort(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(hits), sort, 0, returned - 1);
         }
 
@@ -563,20 +563,46 @@ internal static partial class GeoCommands
         return true;
     }
 
-    /// <summary>A stable sort by distance (glibc's qsort, which Redis calls, is a merge sort: ties keep their order).</summary>
-    private static void SortByDistance(List<Hit> hits, int direction)
+    /// <summary>
+    /// A stable sort by distance (glibc's qsort, which Redis calls, is a merge sort: ties keep their
+    /// order): a merge sort over the hits with a pooled buffer.
+    /// </summary>
+    private static void SortByDistance(Span<Hit> hits, int direction)
     {
-        var keyed = new (double Dist, int Index)[hits.Count];
-        for (int i = 0; i < keyed.Length; i++) keyed[i] = (hits[i].Dist, i);
-        Array.Sort(keyed, (a, b) =>
+        if (hits.Length < 2) return;
+        var buffer = System.Buffers.ArrayPool<Hit>.Shared.Rent(hits.Length);
+        try
         {
-            int byDist = a.Dist.CompareTo(b.Dist) * direction;
-            return byDist != 0 ? byDist : a.Index.CompareTo(b.Index);
-        });
-        var sorted = new Hit[keyed.Length];
-        for (int i = 0; i < keyed.Length; i++) sorted[i] = hits[keyed[i].Index];
-        hits.Clear();
-        hits.AddRange(sorted);
+            MergeSort(hits, buffer.AsSpan(0, hits.Length), direction);
+        }
+        finally
+        {
+            Array.Clear(buffer, 0, hits.Length); // drop the member references
+            System.Buffers.ArrayPool<Hit>.Shared.Return(buffer);
+        }
+    }
+
+    private static void MergeSort(Span<Hit> v, Span<Hit> scratch, int direction)
+    {
+        if (v.Length <= 16)
+        {
+            for (int i = 1; i < v.Length; i++)
+            {
+                var item = v[i];
+                int j = i;
+                for (; j > 0 && PartialQuickSort.Compare(v[j - 1], item, direction) > 0; j--) v[j] = v[j - 1];
+                v[j] = item;
+            }
+            return;
+        }
+        int mid = v.Length / 2;
+        MergeSort(v[..mid], scratch[..mid], direction);
+        MergeSort(v[mid..], scratch[mid..], direction);
+        int l = 0, r = mid, o = 0;
+        while (l < mid && r < v.Length) scratch[o++] = PartialQuickSort.Compare(v[l], v[r], direction) <= 0 ? v[l++] : v[r++];
+        while (l < mid) scratch[o++] = v[l++];
+        while (r < v.Length) scratch[o++] = v[r++];
+        scratch.CopyTo(v);
     }
 
     // ---------------------------------------------------------------- argument parsing
