@@ -84,7 +84,7 @@ internal sealed partial class CommandTable
     private static IEnumerable<CommandDef> Build() =>
     [
         .. StringRows(), .. BitmapRows(), .. HyperLogLogRows(), .. KeyRows(), .. ConnectionRows(), .. ServerRows(), .. ListRows(),
-        .. HashRows(), .. SetRows(), .. SortedSetRows(), .. StreamRows(), .. SortRows(), .. TransactionRows(), .. PubSubRows(),
-        .. BlockingRows(), .. ScriptingRows(),
+        .. HashRows(), .. SetRows(), .. SortedSetRows(), .. GeoRows(), .. StreamRows(), .. SortRows(), .. TransactionRows(),
+        .. PubSubRows(), .. BlockingRows(), .. ScriptingRows(),
     ];
 }

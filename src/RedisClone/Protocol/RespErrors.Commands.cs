@@ -53,6 +53,19 @@ internal static partial class RespErrors
     // Sets (SINTERCARD) and scripts (EVAL's numkeys).
     public static ReadOnlySpan<byte> NumKeysTooMany => "-ERR Number of keys can't be greater than number of args\r\n"u8;
 
+    // Geo.
+    public static ReadOnlySpan<byte> GeoMemberNotDecodable => "-ERR could not decode requested zset member\r\n"u8;
+    public static ReadOnlySpan<byte> GeoUnsupportedUnit => "-ERR unsupported unit provided. please use M, KM, FT, MI\r\n"u8;
+    public static ReadOnlySpan<byte> GeoNeedNumericRadius => "-ERR need numeric radius\r\n"u8;
+    public static ReadOnlySpan<byte> GeoRadiusNegative => "-ERR radius cannot be negative\r\n"u8;
+    public static ReadOnlySpan<byte> GeoNeedNumericWidth => "-ERR need numeric width\r\n"u8;
+    public static ReadOnlySpan<byte> GeoNeedNumericHeight => "-ERR need numeric height\r\n"u8;
+    public static ReadOnlySpan<byte> GeoBoxNegative => "-ERR height or width cannot be negative\r\n"u8;
+    public static ReadOnlySpan<byte> GeoCountNotPositive => "-ERR COUNT must be > 0\r\n"u8;
+    public static ReadOnlySpan<byte> GeoAnyWithoutCount => "-ERR the ANY argument requires COUNT argument\r\n"u8;
+    public static ReadOnlySpan<byte> GeoRadiusStoreWith => "-ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options\r\n"u8;
+    public static ReadOnlySpan<byte> GeoSearchStoreWith => "-ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options\r\n"u8;
+
     // Bitmaps.
     public static ReadOnlySpan<byte> BitOffsetNotInteger => "-ERR bit offset is not an integer or out of range\r\n"u8;
     public static ReadOnlySpan<byte> BitNotInteger => "-ERR bit is not an integer or out of range\r\n"u8;

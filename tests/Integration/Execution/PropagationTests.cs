@@ -94,6 +94,15 @@ public sealed class PropagationTests
         => PropagationDifferential.AssertSame("SET n 1.5", "INCRBYFLOAT n 0.25", "INCRBYFLOAT m 3", "HINCRBYFLOAT h f 1.5", "GETSET n 7");
 
     [RedisFact]
+    public void Geo_GeoAddAsZAddSearchesOnlyWhenStoring()
+        => PropagationDifferential.AssertSame(
+            "GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania", "GEOADD g nx Ch 13 38 Palermo 1 1 a",
+            "GEOADD g XX 13.361389 38.115556 Palermo", "GEOADD g XX 1 1 nope", "GEOADD g 500 1 bad",
+            "GEORADIUS g 15 37 200 km", "GEORADIUSBYMEMBER g Palermo 200 km", "GEOSEARCH g FROMLONLAT 15 37 BYRADIUS 200 km",
+            "GEORADIUS g 15 37 200 km STORE {g}d", "GEOSEARCHSTORE d2 g FROMLONLAT 15 37 BYRADIUS 200 km STOREDIST",
+            "GEOSEARCHSTORE d2 g FROMLONLAT 0 0 BYRADIUS 1 km", "GEOSEARCHSTORE d2 g FROMLONLAT 0 0 BYRADIUS 1 km");
+
+    [RedisFact]
     public void SPop_PropagatesAsSremOrDel()
         => PropagationDifferential.AssertSame("SADD one a", "SPOP one", "SADD few a b c", "SPOP few 5", "SADD s2 x", "SPOP s2 1", "SPOP missing");
 
