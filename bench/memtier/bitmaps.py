@@ -8,88 +8,31 @@ into a third key, alternating A/B. Prints ms per call (from the request rate) an
 seconds per call, with the ratio RedisClone/redis: at 100 MB a call is a memory-speed scan, so the
 ratio says how close each server's loop comes to the machine's bandwidth.
 """
-import argparse, os, socket, statistics, subprocess, sys, tempfile
+import os, random, socket, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare  # noqa: E402  (Server, free_port, cpu_seconds)
+import compare  # noqa: E402  (side_by_side, send)
 
 SIZE = 100 * 1024 * 1024
 PIECE = 1024 * 1024
 
-
-def send(sock, *args):
-    out = b"*%d\r\n" % len(args)
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out += b"$%d\r\n%s\r\n" % (len(a), a)
-    sock.sendall(out)
-    buf = b""
-    while b"\r\n" not in buf:
-        buf += sock.recv(65536)
-    return buf
-
-
-def fill(port, seed):
-    rnd = __import__("random").Random(seed)
-    with socket.create_connection(("127.0.0.1", port)) as s:
-        for key in (b"bm:a", b"bm:b"):
-            for off in range(0, SIZE, PIECE):
-                send(s, b"SETRANGE", key, off, rnd.randbytes(PIECE))
-
-
 LOADS = [
     ("BITCOUNT whole", ["BITCOUNT", "bm:a"]),
     ("BITCOUNT bit range", ["BITCOUNT", "bm:a", "3", "838860000", "BIT"]),
-    ("BITPOS absent bit", ["BITPOS", "bm:z", "1"]),  # a key of zero bytes, set up below
+    ("BITPOS absent bit", ["BITPOS", "bm:z", "1"]),  # a key of zero bytes only
     ("BITOP AND", ["BITOP", "AND", "bm:d", "bm:a", "bm:b"]),
     ("BITOP XOR", ["BITOP", "XOR", "bm:d", "bm:a", "bm:b"]),
 ]
 
 
-def run(port, pid, args, n):
-    before = compare.cpu_seconds(pid)
-    out = subprocess.run(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(n), "-c", "1", "--csv"] + args,
-                         capture_output=True, text=True, check=True, timeout=600).stdout
-    cpu = compare.cpu_seconds(pid) - before
-    rps = float(out.strip().splitlines()[1].split(",")[1].strip('"'))
-    return 1000.0 / rps, cpu / n
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--calls", type=int, default=40, help="requests per load and round (default 40)")
-    ap.add_argument("--skip-build", action="store_true")
-    args = ap.parse_args()
-    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
-    if not args.skip_build:
-        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(compare.ROOT, "src", "RedisClone"), "-o", build_dir],
-                       check=True, stdout=subprocess.DEVNULL)
-    clone_port, redis_port = compare.free_port(), compare.free_port()
-    clone = compare.Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port),
-                                     "--bind", "127.0.0.1"], clone_port)
-    redis = compare.Server("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                                     "--appendonly", "no"], redis_port)
-    try:
-        for server in (clone, redis):
-            fill(server.port, 7)
-            with socket.create_connection(("127.0.0.1", server.port)) as s:
-                send(s, b"SETRANGE", b"bm:z", SIZE - 1, b"\0")
-        print(f"| load | RedisClone ms/call | redis ms/call | ratio | RedisClone CPU ms/call | redis CPU ms/call | ratio |")
-        print("|---|---|---|---|---|---|---|")
-        for name, cmd in LOADS:
-            res = {"clone": [], "redis": []}
-            run(clone.port, clone.proc.pid, cmd, 5)  # warm-up (JIT)
-            for r in range(args.rounds):
-                for server in ((clone, redis) if r % 2 == 0 else (redis, clone)):
-                    res[server.name].append(run(server.port, server.proc.pid, cmd, args.calls))
-            c_ms = statistics.median(x[0] for x in res["clone"]); r_ms = statistics.median(x[0] for x in res["redis"])
-            c_cpu = statistics.median(x[1] for x in res["clone"]) * 1000; r_cpu = statistics.median(x[1] for x in res["redis"]) * 1000
-            print(f"| {name} | {c_ms:.2f} | {r_ms:.2f} | {c_ms / r_ms:.2f}x | {c_cpu:.2f} | {r_cpu:.2f} | {c_cpu / r_cpu:.2f}x |", flush=True)
-    finally:
-        clone.stop()
-        redis.stop()
+def fill(port):
+    rnd = random.Random(7)
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        for key in (b"bm:a", b"bm:b"):
+            for off in range(0, SIZE, PIECE):
+                compare.send(s, b"SETRANGE", key, off, rnd.randbytes(PIECE))
+        compare.send(s, b"SETRANGE", b"bm:z", SIZE - 1, b"\0")
 
 
 if __name__ == "__main__":
-    main()
+    compare.side_by_side(__doc__, LOADS, fill, default_calls=40, warmup=5, digits=2)

@@ -188,6 +188,70 @@ def svg_chart(rows, path):
         f.write(svg)
 
 
+# --- Shared by the per-family scripts (bitmaps.py, hyperloglog.py): one client, a fixed number of calls.
+
+def send(sock, *args):
+    """Sends one command (arguments as bytes, str or numbers) and returns the first reply line's bytes."""
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    sock.sendall(out)
+    buf = b""
+    while b"\r\n" not in buf:
+        buf += sock.recv(65536)
+    return buf
+
+
+def calls(port, pid, args, n):
+    """redis-benchmark from one client, n requests of args: (ms per call, server CPU seconds per call)."""
+    before = cpu_seconds(pid)
+    out = subprocess.run(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(n), "-c", "1", "--csv"] + args,
+                         capture_output=True, text=True, check=True, timeout=600).stdout
+    cpu = cpu_seconds(pid) - before
+    rps = float(out.strip().splitlines()[1].split(",")[1].strip('"'))
+    return 1000.0 / rps, cpu / n
+
+
+def side_by_side(description, loads, fill, default_calls, warmup, digits):
+    """Starts both servers, runs fill(port) on each, then every (name, redis-benchmark args) load,
+    alternating A/B for --rounds, and prints a markdown table of ms and server CPU ms per call."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--calls", type=int, default=default_calls, help=f"requests per load and round (default {default_calls})")
+    ap.add_argument("--skip-build", action="store_true")
+    args = ap.parse_args()
+    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
+    if not args.skip_build:
+        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
+                       check=True, stdout=subprocess.DEVNULL)
+    clone_port, redis_port = free_port(), free_port()
+    clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port),
+                             "--bind", "127.0.0.1"], clone_port)
+    redis = Server("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], redis_port)
+    try:
+        for server in (clone, redis):
+            fill(server.port)
+        print("| load | RedisClone ms/call | redis ms/call | ratio | RedisClone CPU ms/call | redis CPU ms/call | ratio |")
+        print("|---|---|---|---|---|---|---|")
+        for name, cmd in loads:
+            res = {"clone": [], "redis": []}
+            calls(clone.port, clone.proc.pid, cmd, warmup)  # warm-up (JIT)
+            for r in range(args.rounds):
+                for server in ((clone, redis) if r % 2 == 0 else (redis, clone)):
+                    res[server.name].append(calls(server.port, server.proc.pid, cmd, args.calls))
+            c_ms = statistics.median(x[0] for x in res["clone"])
+            r_ms = statistics.median(x[0] for x in res["redis"])
+            c_cpu = statistics.median(x[1] for x in res["clone"]) * 1000
+            r_cpu = statistics.median(x[1] for x in res["redis"]) * 1000
+            f = f".{digits}f"
+            print(f"| {name} | {c_ms:{f}} | {r_ms:{f}} | {c_ms / r_ms:.2f}x | {c_cpu:{f}} | {r_cpu:{f}} | {c_cpu / r_cpu:.2f}x |", flush=True)
+    finally:
+        clone.stop()
+        redis.stop()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="A/B alternations per load (default 3)")

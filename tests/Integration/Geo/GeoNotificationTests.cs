@@ -18,20 +18,5 @@ public sealed class GeoNotificationTests
 
     [RedisFact]
     public void GeoCommands_EmitSameEventsAsRedis()
-    {
-        // A private redis-server: notify-keyspace-events is server-wide, and other tests read it on the shared one.
-        using var reference = ReferenceRedis.StartOrNull()!;
-        var server = TestServer.Start(shards: 2);
-        try
-        {
-            var theirs = KeyspaceEvents.Collect(reference.Connect, "KEA", Script);
-            var ours = KeyspaceEvents.Collect(server.Connect, "KEA", Script);
-            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
-            Assert.NotEmpty(ours);
-        }
-        finally
-        {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
-        }
-    }
+        => KeyspaceEvents.AssertSameOnPrivateServers(Script);
 }

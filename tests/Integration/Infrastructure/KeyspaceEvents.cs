@@ -40,6 +40,28 @@ public static class KeyspaceEvents
         return events;
     }
 
+    /// <summary>
+    /// Starts a private redis-server and a private RedisClone (notify-keyspace-events is server-wide,
+    /// and other tests read it on the shared ones), runs <paramref name="script"/> on both with
+    /// <paramref name="flags"/> and asserts the same, non-empty event sequence.
+    /// </summary>
+    public static void AssertSameOnPrivateServers(string[][] script, string flags = "KEA")
+    {
+        using var reference = ReferenceRedis.StartOrNull()!;
+        var server = TestServer.Start(shards: 2);
+        try
+        {
+            var theirs = Collect(reference.Connect, flags, script);
+            var ours = Collect(server.Connect, flags, script);
+            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
+            Assert.NotEmpty(ours);
+        }
+        finally
+        {
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+
     /// <summary>Runs the script on both servers and asserts the same, non-empty event sequence.</summary>
     public static void AssertSame(NotificationServers servers, string flags, string[] script, int db = 13)
     {

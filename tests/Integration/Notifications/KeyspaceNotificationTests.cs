@@ -20,41 +20,13 @@ public class KeyspaceNotificationTests
 
     [RedisFact]
     public void StringAndKeyCommands_EmitSameEventsAsRedis()
-    {
-        // A private redis-server: notify-keyspace-events is server-wide, and other tests read it on the shared one.
-        using var reference = ReferenceRedis.StartOrNull()!;
-        var server = TestServer.Start(shards: 2);
-        try
-        {
-            var theirs = KeyspaceEvents.Collect(reference.Connect, "KEA", Script);
-            var ours = KeyspaceEvents.Collect(server.Connect, "KEA", Script);
-            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
-            Assert.NotEmpty(ours);
-        }
-        finally
-        {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
-        }
-    }
+        => KeyspaceEvents.AssertSameOnPrivateServers(Script);
 
     [RedisFact]
     public void KeyMissEvents_SameAsRedis()
     {
-        // A private redis-server: notify-keyspace-events is server-wide, and other tests read it on the shared one.
-        using var reference = ReferenceRedis.StartOrNull()!;
-        var server = TestServer.Start(shards: 2);
-        try
-        {
-            string[][] script = [["GET", "missing"], ["SET", "present", "1"], ["GET", "present"], ["GETSET", "missing2", "x"]];
-            var theirs = KeyspaceEvents.Collect(reference.Connect, "Em", script);
-            var ours = KeyspaceEvents.Collect(server.Connect, "Em", script);
-            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
-            Assert.NotEmpty(ours);
-        }
-        finally
-        {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
-        }
+        string[][] script = [["GET", "missing"], ["SET", "present", "1"], ["GET", "present"], ["GETSET", "missing2", "x"]];
+        KeyspaceEvents.AssertSameOnPrivateServers(script, "Em");
     }
 
     [Fact]

@@ -17,20 +17,5 @@ public sealed class ScriptNotificationTests
 
     [RedisFact]
     public void ScriptAndFunctionWrites_EmitSameEventsAsRedis()
-    {
-        // Private servers: notify-keyspace-events is server-wide.
-        using var reference = ReferenceRedis.StartOrNull()!;
-        var server = TestServer.Start(shards: 2);
-        try
-        {
-            var theirs = KeyspaceEvents.Collect(reference.Connect, "KEA", Script);
-            var ours = KeyspaceEvents.Collect(server.Connect, "KEA", Script);
-            Assert.Equal(string.Join("\n", theirs), string.Join("\n", ours));
-            Assert.NotEmpty(ours);
-        }
-        finally
-        {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
-        }
-    }
+        => KeyspaceEvents.AssertSameOnPrivateServers(Script);
 }
