@@ -705,11 +705,29 @@ internal static partial class GeoCommands
         ctx.Reply.Raw("\r\n"u8);
     }
 
-    /// <summary>Redis's addReplyDoubleDistance: four decimals, always a bulk string.</summary>
+    /// <summary>
+    /// Redis 7.2's addReplyDoubleDistance (fixedpoint_d2string with 4 digits): the distance times
+    /// 10^4 rounded to the nearest integer, ties to even as llrint, printed with four decimals; always
+    /// a bulk string. 7.0 printed "%.4f", which rounds the exact value: the two differ only when
+    /// d * 10^4 lands on a rounding tie.
+    /// </summary>
     private static void Distance(ref CommandContext ctx, double meters)
     {
-        Span<byte> text = stackalloc byte[64];
-        meters.TryFormat(text, out int n, "F4", CultureInfo.InvariantCulture);
-        ctx.Reply.Bulk(text.Slice(0, n));
+        Span<byte> text = stackalloc byte[48];
+        ctx.Reply.Bulk(text[..FormatDistance(meters, text)]);
+    }
+
+    /// <summary>The text of <see cref="Distance"/> written into <paramref name="text"/> (48 bytes suffice); its length.</summary>
+    internal static int FormatDistance(double meters, Span<byte> text)
+    {
+        long scaled = (long)Math.Round(meters * 10000.0, MidpointRounding.ToEven);
+        int n = 0;
+        if (scaled < 0) text[n++] = (byte)'-';
+        ulong magnitude = scaled < 0 ? (ulong)(-(scaled + 1)) + 1 : (ulong)scaled;
+        System.Buffers.Text.Utf8Formatter.TryFormat(magnitude / 10000, text[n..], out int written);
+        n += written;
+        text[n++] = (byte)'.';
+        System.Buffers.Text.Utf8Formatter.TryFormat(magnitude % 10000, text[n..], out written, new System.Buffers.StandardFormat('D', 4));
+        return n + written;
     }
 }
