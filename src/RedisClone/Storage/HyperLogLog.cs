@@ -127,29 +127,8 @@ internal static class HyperLogLog
             }
             return true;
         }
-        int i = 0;
-        for (int p = 0; p < body.Length;)
-        {
-            byte op = body[p];
-            if ((op & 0xc0) == 0)
-            {
-                i += (op & 0x3f) + 1;
-                p++;
-            }
-            else if ((op & 0x80) == 0)
-            {
-                i += XZeroLength(body, p);
-                p += 2;
-            }
-            else
-            {
-                int run = (op & 3) + 1, value = ((op >> 2) & 0x1f) + 1;
-                if (run + i > Registers) return false; // see ToDense
-                for (int end = i + run; i < end; i++) Raise(max, i, value);
-                p++;
-            }
-        }
-        return i == Registers;
+        var raise = new RaiseRuns(max);
+        return TryWalkSparse(body, ref raise);
 
         static void Raise(Span<byte> max, int i, int value)
         {
@@ -306,7 +285,43 @@ internal static class HyperLogLog
         sparse[..HeaderSize].CopyTo(dense);
         dense[4] = DenseEncoding;
         var registers = dense.AsSpan(HeaderSize);
-        var body = sparse[HeaderSize..];
+        var set = new SetRuns(dense.AsSpan(HeaderSize));
+        return TryWalkSparse(sparse[HeaderSize..], ref set) ? dense : null;
+    }
+
+    /// <summary>What a sparse walk does with each VAL run: registers start..start+count-1 hold value.</summary>
+    private interface IValRuns
+    {
+        void Run(int start, int count, int value);
+    }
+
+    private readonly ref struct RaiseRuns(Span<byte> max) : IValRuns
+    {
+        private readonly Span<byte> _max = max;
+
+        public void Run(int start, int count, int value)
+        {
+            for (int i = start; i < start + count; i++)
+                if (value > _max[i]) _max[i] = (byte)value;
+        }
+    }
+
+    private readonly ref struct SetRuns(Span<byte> registers) : IValRuns
+    {
+        private readonly Span<byte> _registers = registers;
+
+        public void Run(int start, int count, int value)
+        {
+            for (int i = start; i < start + count; i++) SetDense(_registers, i, value);
+        }
+    }
+
+    /// <summary>
+    /// Walks a sparse body's ZERO, XZERO and VAL opcodes, handing each VAL run to <paramref name="runs"/>:
+    /// false when the body does not cover exactly the 16384 registers.
+    /// </summary>
+    private static bool TryWalkSparse<T>(ReadOnlySpan<byte> body, ref T runs) where T : struct, IValRuns, allows ref struct
+    {
         int i = 0;
         for (int p = 0; p < body.Length;)
         {
@@ -327,12 +342,13 @@ internal static class HyperLogLog
                 // A VAL run past the last register is corrupt even when the registers before it add
                 // up: 7.2.6 stopped there and accepted the value; the CVE-2025-32023 fix (7.2.10,
                 // and Debian's 7.0.15) refuses it, as here.
-                if (run + i > Registers) return null;
-                for (int end = i + run; i < end; i++) SetDense(registers, i, value);
+                if (run + i > Registers) return false;
+                runs.Run(i, run, value);
+                i += run;
                 p++;
             }
         }
-        return i == Registers ? dense : null;
+        return i == Registers;
     }
 
     // ---------------------------------------------------------------- editing
