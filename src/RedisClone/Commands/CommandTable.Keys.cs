@@ -54,6 +54,19 @@ internal sealed partial class CommandTable
             Since = "6.2.0", Complexity = "O(N), N = elements copied",
             Args = "source:key destination:key [DB=destination-db:integer] [REPLACE]",
         },
+        new("dump", 2, ReadOnly, DumpCommands.Dump, keys: "RO access")
+        {
+            Summary = "Returns a key's value serialized as Redis does (RDB value, version, CRC64), for RESTORE.",
+            Since = "2.6.0", Complexity = "O(1) to find the key, O(N*M) to serialize N elements of M bytes",
+            Args = "key:key", Tips = "nondeterministic_output", Acl = "keyspace",
+        },
+        new("restore", -4, Write | DenyOom, DumpCommands.Restore, keys: "OW update")
+        {
+            Summary = "Creates a key from a value serialized by DUMP, with a TTL, optionally replacing it.",
+            Since = "2.6.0", Complexity = "O(N*M) to rebuild N elements of M bytes (O(N*M*log N) for sorted sets)",
+            Args = "key:key ttl:integer serialized-value:string [REPLACE@3.0.0] [ABSTTL@5.0.0] [IDLETIME=seconds:integer@5.0.0] [FREQ=frequency:integer@5.0.0]",
+            History = "3.0.0: REPLACE; 5.0.0: ABSTTL; 5.0.0: IDLETIME and FREQ", Acl = "keyspace dangerous",
+        },
         new("move", 3, Write | Fast, KeyCommands.Move, keys: "RW access update")
         {
             Summary = "Moves a key to another database.",

@@ -20,11 +20,14 @@ internal static class RdbString
 
     private const int EncodedInt8 = 0, EncodedInt16 = 1, EncodedInt32 = 2, EncodedLzf = 3;
 
-    /// <summary>Appends <paramref name="value"/> encoded as Redis's rdbSaveRawString encodes it.</summary>
-    public static void Write(IBufferWriter<byte> output, ReadOnlySpan<byte> value)
+    /// <summary>
+    /// Appends <paramref name="value"/> encoded as Redis's rdbSaveRawString encodes it; LZF is tried
+    /// only when <paramref name="compress"/> (rdbcompression).
+    /// </summary>
+    public static void Write(IBufferWriter<byte> output, ReadOnlySpan<byte> value, bool compress = true)
     {
         if (value.Length <= 11 && RedisNumbers.TryParseInt64(value, out long integer) && TryWriteInteger(output, integer)) return;
-        if (value.Length > 20)
+        if (compress && value.Length > 20)
         {
             int budget = value.Length - 4; // compression must save at least four bytes
             var compressed = ArrayPool<byte>.Shared.Rent(budget);

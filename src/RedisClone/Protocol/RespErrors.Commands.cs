@@ -208,6 +208,14 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NotListpack => "-ERR Not a listpack encoded object.\r\n"u8;
     public static ReadOnlySpan<byte> NotQuicklist => "-ERR Not a quicklist encoded object.\r\n"u8;
 
+    // DUMP and RESTORE.
+    public static ReadOnlySpan<byte> BusyKey => "-BUSYKEY Target key name already exists.\r\n"u8;
+    public static ReadOnlySpan<byte> RestoreTtl => "-ERR Invalid TTL value, must be >= 0\r\n"u8;
+    public static ReadOnlySpan<byte> RestoreIdleTime => "-ERR Invalid IDLETIME value, must be >= 0\r\n"u8;
+    public static ReadOnlySpan<byte> RestoreFreq => "-ERR Invalid FREQ value, must be >= 0 and <= 255\r\n"u8;
+    public static ReadOnlySpan<byte> DumpPayloadWrong => "-ERR DUMP payload version or checksum are wrong\r\n"u8;
+    public static ReadOnlySpan<byte> BadDataFormat => "-ERR Bad data format\r\n"u8;
+
     // Streams.
     public static ReadOnlySpan<byte> StreamInvalidId => "-ERR Invalid stream ID specified as stream command argument\r\n"u8;
     public static ReadOnlySpan<byte> XSetIdEntriesAddedNegative => "-ERR entries_added must be positive\r\n"u8;

@@ -150,6 +150,9 @@ internal sealed class KeyTable
     /// <summary>The <see cref="LruClock"/> stamp of the slot's last access.</summary>
     public uint LastAccess(int slot) => _access[slot];
 
+    /// <summary>Makes the key at <paramref name="slot"/> look last accessed <paramref name="seconds"/> ago (RESTORE IDLETIME).</summary>
+    public void SetIdleSeconds(int slot, long seconds) => _access[slot] = LruClock.Now - (uint)Math.Min(seconds, uint.MaxValue);
+
     public bool IsUsed(int slot) => _chains.IsUsed(_entries, slot);
 
     /// <summary>Slot of <paramref name="key"/>, or -1.</summary>

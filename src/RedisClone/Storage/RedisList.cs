@@ -36,6 +36,12 @@ internal sealed class RedisList : MeteredValue, IRedisValue
 
     public long Count => _data is byte[] lp ? Listpack.Count(lp) : ((Quicklist)_data).Count;
 
+    /// <summary>The listpacks the list is made of: one while small, else the quicklist's nodes (for RDB).</summary>
+    public int PackCount => _data is byte[] ? 1 : ((Quicklist)_data).NodeCount;
+
+    /// <summary>The listpack <paramref name="i"/> of <see cref="PackCount"/> (its buffer may be larger than the listpack).</summary>
+    public byte[] PackAt(int i) => _data is byte[] lp ? lp : ((Quicklist)_data).Node(i);
+
     public IRedisValue DeepCopy()
         => new RedisList(_data is byte[] lp ? Listpack.Clone(lp) : ((Quicklist)_data).Clone());
 

@@ -108,6 +108,9 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
 
     public bool IsHashtable => _kind == HashtableKind;
 
+    /// <summary>The intset's bytes per integer (2, 4 or 8): the widest it ever needed, as Redis's intset.</summary>
+    public int IntsetWidth => _width;
+
     public int Count => _kind == HashtableKind ? Table.Count : _count;
 
     public IRedisValue DeepCopy() => new RedisSet(_kind)

@@ -538,4 +538,33 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         Span<byte> text = stackalloc byte[20];
         Listpack.Replace(ref lp, p, text.Slice(0, RedisNumbers.FormatInt64(value, text)));
     }
+
+    // ---------------------------------------------------------------- RDB
+
+    /// <summary>The master ID of node <paramref name="i"/> (its key in Redis's radix tree).</summary>
+    public StreamId NodeMaster(int i) => _nodes[i].Master;
+
+    /// <summary>The listpack of node <paramref name="i"/>, exactly its bytes.</summary>
+    public ReadOnlySpan<byte> NodeListpack(int i) => _nodes[i].Lp.AsSpan(0, Listpack.Bytes(_nodes[i].Lp));
+
+    /// <summary>
+    /// Appends a node read from an RDB file or DUMP payload, as it was saved. The caller validated
+    /// its layout (entries in order, above the previous node's) and sets the counters with
+    /// <see cref="SetLoadedState"/> once every node is in.
+    /// </summary>
+    public void LoadNode(StreamId master, byte[] lp)
+    {
+        _nodes.Add(new Node(master, lp));
+        _bufferBytes += lp.Length;
+    }
+
+    /// <summary>The stream's counters as an RDB file or DUMP payload gives them.</summary>
+    public void SetLoadedState(long length, StreamId lastId, StreamId firstId, StreamId maxDeletedId, long entriesAdded)
+    {
+        Length = length;
+        LastId = lastId;
+        FirstId = firstId;
+        MaxDeletedId = maxDeletedId;
+        EntriesAdded = entriesAdded;
+    }
 }

@@ -101,6 +101,7 @@ internal sealed class ConfigRegistry
     private static readonly int ProtectedConfigsIndex = IndexOf("enable-protected-configs");
     private static readonly int ReplBacklogSizeIndex = IndexOf("repl-backlog-size");
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
+    private static readonly int RdbCompressionIndex = IndexOf("rdbcompression");
     private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
     private static readonly int LazyServerDelIndex = IndexOf("lazyfree-lazy-server-del");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
@@ -195,6 +196,9 @@ internal sealed class ConfigRegistry
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
 
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
+
+    /// <summary>rdbcompression: strings in RDB files and DUMP payloads are LZF-compressed when it pays.</summary>
+    public bool RdbCompression => Volatile.Read(ref _numbers[RdbCompressionIndex]) != 0;
 
     /// <summary>lazyfree-lazy-expire: keys removed because they expired propagate as UNLINK instead of DEL.</summary>
     public bool LazyfreeLazyExpire => Volatile.Read(ref _numbers[LazyExpireIndex]) != 0;

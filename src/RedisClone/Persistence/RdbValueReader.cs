@@ -1,0 +1,451 @@
+using System.Buffers.Binary;
+using RedisClone.Common;
+using RedisClone.Storage;
+
+namespace RedisClone.Persistence;
+
+/// <summary>
+/// Reads one RDB value body (after its type byte) into a stored value: every type and encoding a
+/// Redis 7.2 or older server writes (strings; lists as quicklists of listpacks or ziplists, or the
+/// old linked and ziplist forms; sets as intsets, listpacks or plain; sorted sets as listpacks,
+/// ziplists or with text or binary scores; hashes as listpacks, ziplists, zipmaps or plain;
+/// streams of all three versions, except their consumer groups for now).
+/// </summary>
+/// <remarks>
+/// <para>The input is untrusted: lengths are checked against what is left before anything is
+/// allocated, blobs are validated whole (<see cref="PackedFormats"/>), and duplicates, empty
+/// values and inconsistent counts are refused as Redis refuses them. The result is built with the
+/// same encoding rules as commands use, under the limits of the moment (<see cref="Limits"/>), so
+/// OBJECT ENCODING afterwards is what the data would have by command.</para>
+/// <para>On failure <see cref="Reason"/> says why, for a log line; RESTORE answers "Bad data
+/// format" whatever it is.</para>
+/// </remarks>
+internal static class RdbValueReader
+{
+    /// <summary>The encoding limits that decide how loaded values are stored.</summary>
+    internal readonly record struct Limits(
+        long HashEntries, long HashValue,
+        RedisSet.Limits Set,
+        RedisSortedSet.Limits Zset,
+        long ListFill);
+
+    /// <summary>Why the last read failed (one thread reads at a time per caller; a log line, not an API).</summary>
+    [ThreadStatic] public static string? Reason;
+
+    /// <summary>Reads a value of <paramref name="type"/> at <paramref name="position"/>; null when malformed.</summary>
+    public static object? Read(ReadOnlySpan<byte> input, ref int position, byte type, in Limits limits)
+    {
+        Reason = null;
+        try
+        {
+            return type switch
+            {
+                RdbType.String => ReadString(input, ref position),
+                RdbType.List => ReadPlainList(input, ref position, limits),
+                RdbType.ListZiplist => ReadZiplistList(input, ref position, limits),
+                RdbType.ListQuicklist or RdbType.ListQuicklist2 => ReadQuicklist(input, ref position, type, limits),
+                RdbType.Set => ReadPlainSet(input, ref position, limits),
+                RdbType.SetIntset => ReadIntset(input, ref position, limits),
+                RdbType.SetListpack => ReadListpackSet(input, ref position, limits),
+                RdbType.Zset or RdbType.Zset2 => ReadPlainZset(input, ref position, binary: type == RdbType.Zset2, limits),
+                RdbType.ZsetZiplist or RdbType.ZsetListpack => ReadPackedZset(input, ref position, ziplist: type == RdbType.ZsetZiplist, limits),
+                RdbType.Hash => ReadPlainHash(input, ref position, limits),
+                RdbType.HashZipmap or RdbType.HashZiplist or RdbType.HashListpack => ReadPackedHash(input, ref position, type, limits),
+                RdbType.StreamListpacks or RdbType.StreamListpacks2 or RdbType.StreamListpacks3 => ReadStream(input, ref position, type),
+                RdbType.ModulePreGa or RdbType.Module2 => Fail("a module value (no modules are loaded)"),
+                _ => Fail($"unknown value type {type}"),
+            };
+        }
+        catch (OutOfMemoryException)
+        {
+            return Fail("a length too large to allocate");
+        }
+    }
+
+    private static object? Fail(string reason)
+    {
+        Reason ??= reason;
+        return null;
+    }
+
+    // ---------------------------------------------------------------- primitives
+
+    private static bool TryLength(ReadOnlySpan<byte> input, ref int position, out long length)
+    {
+        length = 0;
+        if (!RdbString.TryReadLength(input, ref position, out ulong raw, out bool encoded) || encoded)
+        {
+            Reason ??= "a malformed length";
+            return false;
+        }
+        if (raw > long.MaxValue)
+        {
+            Reason ??= "a length out of range";
+            return false;
+        }
+        length = (long)raw;
+        return true;
+    }
+
+    /// <summary>A length that counts elements each taking at least one byte of what is left.</summary>
+    private static bool TryCount(ReadOnlySpan<byte> input, ref int position, out int count)
+    {
+        count = 0;
+        if (!TryLength(input, ref position, out long length)) return false;
+        if (length > input.Length - position)
+        {
+            Reason ??= "a count larger than the data";
+            return false;
+        }
+        count = (int)length;
+        return true;
+    }
+
+    private static bool TryString(ReadOnlySpan<byte> input, ref int position, out byte[] value)
+    {
+        if (RdbString.TryRead(input, ref position, out value)) return true;
+        Reason ??= "a malformed string";
+        return false;
+    }
+
+    private static object? ReadString(ReadOnlySpan<byte> input, ref int position)
+        => TryString(input, ref position, out var value) ? value : null;
+
+    private static bool TryUInt64(ReadOnlySpan<byte> input, ref int position, out ulong value)
+    {
+        value = 0;
+        if (RdbString.TryReadLength(input, ref position, out value, out bool encoded) && !encoded) return true;
+        Reason ??= "a malformed number";
+        return false;
+    }
+
+    // ---------------------------------------------------------------- lists
+
+    private static object? ReadPlainList(ReadOnlySpan<byte> input, ref int position, in Limits limits)
+    {
+        if (!TryCount(input, ref position, out int count)) return null;
+        if (count == 0) return Fail("an empty list");
+        var list = RedisList.NewQuicklist();
+        for (int i = 0; i < count; i++)
+        {
+            if (!TryString(input, ref position, out var element)) return null;
+            list.PushTail(element);
+        }
+        list.ConvertIfSmall(limits.ListFill);
+        return list;
+    }
+
+    private static object? ReadZiplistList(ReadOnlySpan<byte> input, ref int position, in Limits limits)
+    {
+        if (!TryString(input, ref position, out var blob)) return null;
+        var elements = new List<PackedFormats.Element>();
+        if (!PackedFormats.TryReadZiplist(blob, elements)) return Fail("a malformed ziplist");
+        if (elements.Count == 0) return Fail("an empty list");
+        var list = RedisList.NewQuicklist();
+        Span<byte> scratch = stackalloc byte[20];
+        foreach (var e in elements) list.PushTail(e.Text(blob, scratch));
+        list.ConvertIfSmall(limits.ListFill);
+        return list;
+    }
+
+    private static object? ReadQuicklist(ReadOnlySpan<byte> input, ref int position, byte type, in Limits limits)
+    {
+        if (!TryCount(input, ref position, out int nodes)) return null;
+        if (nodes == 0) return Fail("an empty list");
+        var list = RedisList.NewQuicklist();
+        var elements = new List<PackedFormats.Element>();
+        Span<byte> scratch = stackalloc byte[20];
+        for (int n = 0; n < nodes; n++)
+        {
+            long container = RdbType.ContainerPacked;
+            if (type == RdbType.ListQuicklist2)
+            {
+                if (!TryLength(input, ref position, out container)) return null;
+                if (container != RdbType.ContainerPacked && container != RdbType.ContainerPlain)
+                    return Fail("a quicklist node of unknown container");
+            }
+            if (!TryString(input, ref position, out var blob)) return null;
+            if (container == RdbType.ContainerPlain)
+            {
+                list.PushTail(blob);
+                continue;
+            }
+            bool valid = type == RdbType.ListQuicklist2
+                ? PackedFormats.TryReadListpack(blob, elements)
+                : PackedFormats.TryReadZiplist(blob, elements);
+            if (!valid) return Fail("a malformed list node");
+            // Redis skips empty nodes (older versions could save them).
+            foreach (var e in elements) list.PushTail(e.Text(blob, scratch));
+        }
+        if (list.Count == 0) return Fail("an empty list");
+        list.ConvertIfSmall(limits.ListFill);
+        return list;
+    }
+
+    // ---------------------------------------------------------------- sets
+
+    private static object? ReadPlainSet(ReadOnlySpan<byte> input, ref int position, in Limits limits)
+    {
+        if (!TryCount(input, ref position, out int count)) return null;
+        if (count == 0) return Fail("an empty set");
+        RedisSet? set = null;
+        for (int i = 0; i < count; i++)
+        {
+            if (!TryString(input, ref position, out var member)) return null;
+            set ??= RedisSet.Create(member, count, limits.Set);
+            if (!set.Add(member, limits.Set)) return Fail("a duplicate set member");
+        }
+        return set;
+    }
+
+    private static object? ReadIntset(ReadOnlySpan<byte> input, ref int position, in Limits limits)
+    {
+        if (!TryString(input, ref position, out var blob)) return null;
+        var values = new List<long>();
+        if (!PackedFormats.TryReadIntset(blob, values)) return Fail("a malformed intset");
+        if (values.Count == 0) return Fail("an empty set");
+        var set = RedisSet.CreateIntset();
+        Span<byte> text = stackalloc byte[20];
+        foreach (long v in values) set.Add(text[..RedisNumbers.FormatInt64(v, text)], limits.Set);
+        return set;
+    }
+
+    private static object? ReadListpackSet(ReadOnlySpan<byte> input, ref int position, in Limits limits)
+    {
+        if (!TryString(input, ref position, out var blob)) return null;
+        var elements = new List<PackedFormats.Element>();
+        if (!PackedFormats.TryReadListpack(blob, elements)) return Fail("a malformed listpack");
+        if (elements.Count == 0) return Fail("an empty set");
+        var set = RedisSet.CreateListpack();
+        Span<byte> scratch = stackalloc byte[20];
+        foreach (var e in elements)
+            if (!set.Add(e.Text(blob, scratch), limits.Set)) return Fail("a duplicate set member");
+        return set;
+    }
+
+    // ---------------------------------------------------------------- sorted sets
+
+    private static object? ReadPlainZset(ReadOnlySpan<byte> input, ref int position, bool binary, in Limits limits)
+    {
+        if (!TryCount(input, ref position, out int count)) return null;
+        if (count == 0) return Fail("an empty sorted set");
+        var index = new SortedSetIndex(Math.Min(count, 1 << 16));
+        for (int i = 0; i < count; i++)
+        {
+            if (!TryString(input, ref position, out var member)) return null;
+            double score;
+            if (binary)
+            {
+                if (position + 8 > input.Length) return Fail("a truncated score");
+                score = BinaryPrimitives.ReadDoubleLittleEndian(input[position..]);
+                position += 8;
+            }
+            else if (!TryTextScore(input, ref position, out score)) return null;
+            if (double.IsNaN(score)) return Fail("a NaN score");
+            if (index.Find(member) >= 0) return Fail("a duplicate sorted set member");
+            index.Insert(member, score);
+        }
+        return RedisSortedSet.FromIndex(index, limits.Zset);
+    }
+
+    /// <summary>RDB's old text score: a length byte (253 nan, 254 +inf, 255 -inf) then that many characters.</summary>
+    private static bool TryTextScore(ReadOnlySpan<byte> input, ref int position, out double score)
+    {
+        score = 0;
+        if (position >= input.Length)
+        {
+            Reason ??= "a truncated score";
+            return false;
+        }
+        int length = input[position++];
+        switch (length)
+        {
+            case 253: score = double.NaN; return true;
+            case 254: score = double.PositiveInfinity; return true;
+            case 255: score = double.NegativeInfinity; return true;
+        }
+        if (position + length > input.Length || !RedisNumbers.TryParseDouble(input.Slice(position, length), out score))
+        {
+            Reason ??= "a malformed score";
+            return false;
+        }
+        position += length;
+        return true;
+    }
+
+    private static object? ReadPackedZset(ReadOnlySpan<byte> input, ref int position, bool ziplist, in Limits limits)
+    {
+        if (!TryString(input, ref position, out var blob)) return null;
+        var elements = new List<PackedFormats.Element>();
+        bool valid = ziplist ? PackedFormats.TryReadZiplist(blob, elements) : PackedFormats.TryReadListpack(blob, elements);
+        if (!valid || elements.Count % 2 != 0) return Fail("a malformed sorted set blob");
+        if (elements.Count == 0) return Fail("an empty sorted set");
+        var index = new SortedSetIndex(elements.Count / 2);
+        Span<byte> scratch = stackalloc byte[20];
+        for (int i = 0; i < elements.Count; i += 2)
+        {
+            var member = elements[i].Text(blob, scratch);
+            var s = elements[i + 1];
+            double score;
+            if (s.IsInt) score = s.Int;
+            else if (!RedisNumbers.TryParseDouble(blob.AsSpan(s.Start, s.Length), out score) || double.IsNaN(score))
+                return Fail("a malformed score");
+            if (index.Find(member) >= 0) return Fail("a duplicate sorted set member");
+            index.Insert(member, score);
+        }
+        // Redis keeps a loaded listpack as it is unless it has too many entries (long members stay).
+        var zsetLimits = limits.Zset with { ListpackValue = long.MaxValue };
+        return RedisSortedSet.FromIndex(index, zsetLimits);
+    }
+
+    // ---------------------------------------------------------------- hashes
+
+    private static object? ReadPlainHash(ReadOnlySpan<byte> input, ref int position, in Limits limits)
+    {
+        if (!TryCount(input, ref position, out int count)) return null;
+        if (count == 0) return Fail("an empty hash");
+        var hash = new RedisHash();
+        if (count > limits.HashEntries) hash.ConvertToTable();
+        for (int i = 0; i < count; i++)
+        {
+            if (!TryString(input, ref position, out var field)) return null;
+            if (!TryString(input, ref position, out var value)) return null;
+            if (!hash.Set(field, value, limits.HashEntries, limits.HashValue)) return Fail("a duplicate hash field");
+        }
+        return hash;
+    }
+
+    private static object? ReadPackedHash(ReadOnlySpan<byte> input, ref int position, byte type, in Limits limits)
+    {
+        if (!TryString(input, ref position, out var blob)) return null;
+        var elements = new List<PackedFormats.Element>();
+        bool valid = type switch
+        {
+            RdbType.HashZipmap => PackedFormats.TryReadZipmap(blob, elements),
+            RdbType.HashZiplist => PackedFormats.TryReadZiplist(blob, elements),
+            _ => PackedFormats.TryReadListpack(blob, elements),
+        };
+        if (!valid || elements.Count % 2 != 0) return Fail("a malformed hash blob");
+        if (elements.Count == 0) return Fail("an empty hash");
+        var hash = new RedisHash();
+        if (elements.Count / 2 > limits.HashEntries) hash.ConvertToTable();
+        Span<byte> fieldScratch = stackalloc byte[20];
+        Span<byte> valueScratch = stackalloc byte[20];
+        for (int i = 0; i < elements.Count; i += 2)
+        {
+            var field = elements[i].Text(blob, fieldScratch);
+            var value = elements[i + 1].Text(blob, valueScratch);
+            if (!hash.Set(field, value, limits.HashEntries, limits.HashValue)) return Fail("a duplicate hash field");
+        }
+        return hash;
+    }
+
+    // ---------------------------------------------------------------- streams
+
+    private static object? ReadStream(ReadOnlySpan<byte> input, ref int position, byte type)
+    {
+        if (!TryCount(input, ref position, out int nodes)) return null;
+        var stream = new RedisStream();
+        var elements = new List<PackedFormats.Element>();
+        StreamId previous = StreamId.Min;
+        bool any = false;
+        long live = 0;
+        for (int n = 0; n < nodes; n++)
+        {
+            if (!TryString(input, ref position, out var key)) return null;
+            if (key.Length != 16) return Fail("a stream node key that is not an ID");
+            var master = new StreamId(BinaryPrimitives.ReadUInt64BigEndian(key), BinaryPrimitives.ReadUInt64BigEndian(key.AsSpan(8)));
+            if (!TryString(input, ref position, out var lp)) return null;
+            if (!PackedFormats.TryReadListpack(lp, elements)) return Fail("a malformed stream listpack");
+            if (elements.Count == 0) return Fail("an empty stream listpack");
+            if (!TryValidateNode(lp, elements, master, ref previous, ref any, out long nodeLive)) return Fail("a malformed stream node");
+            live += nodeLive;
+            stream.LoadNode(master, lp);
+        }
+        if (!TryLength(input, ref position, out long length)) return null;
+        if (!TryUInt64(input, ref position, out ulong lastMs) || !TryUInt64(input, ref position, out ulong lastSeq)) return null;
+        var lastId = new StreamId(lastMs, lastSeq);
+        StreamId firstId = StreamId.Min, maxDeleted = StreamId.Min;
+        long entriesAdded = length;
+        if (type >= RdbType.StreamListpacks2)
+        {
+            if (!TryUInt64(input, ref position, out ulong ms) || !TryUInt64(input, ref position, out ulong seq)) return null;
+            firstId = new StreamId(ms, seq);
+            if (!TryUInt64(input, ref position, out ms) || !TryUInt64(input, ref position, out seq)) return null;
+            maxDeleted = new StreamId(ms, seq);
+            if (!TryLength(input, ref position, out entriesAdded)) return null;
+        }
+        if (length != live) return Fail("a stream length that does not match its entries");
+        if (any && previous > lastId) return Fail("a stream entry above the stream's last ID");
+        if (type < RdbType.StreamListpacks2)
+        {
+            // Version 1 streams do not record these: the first live entry's ID, and entries-added
+            // taken as the length (what Redis assumes).
+            stream.SetLoadedState(length, lastId, StreamId.Min, StreamId.Min, length);
+            stream.FinishDeletes();
+        }
+        else
+        {
+            stream.SetLoadedState(length, lastId, firstId, maxDeleted, entriesAdded);
+        }
+        if (!TryLength(input, ref position, out long groups)) return null;
+        if (groups != 0) return Fail("a stream with consumer groups (not loaded yet)");
+        return stream;
+    }
+
+    private const int FlagDeleted = 1, FlagSameFields = 2;
+
+    /// <summary>
+    /// Checks a node's listpack is a stream node: the master entry (live and deleted counts, the
+    /// master fields, a 0), then entries of flags, ID differences, fields or values per the
+    /// SAMEFIELDS flag, and an element count matching its length; IDs strictly ascending, above
+    /// the previous node's and not below the master's; the counts matching the entries.
+    /// </summary>
+    private static bool TryValidateNode(byte[] lp, List<PackedFormats.Element> e, StreamId master,
+        ref StreamId previous, ref bool any, out long liveCount)
+    {
+        liveCount = 0;
+        int i = 0;
+        bool Int(out long v)
+        {
+            v = 0;
+            if (i >= e.Count || !e[i].IsInt) return false;
+            v = e[i++].Int;
+            return true;
+        }
+        if (any && master <= previous) return false;
+        if (!Int(out long live) || !Int(out long deleted) || !Int(out long masterFields)) return false;
+        if (live < 0 || deleted < 0 || masterFields < 0 || masterFields > e.Count) return false;
+        i += (int)masterFields;
+        if (!Int(out long terminator) || terminator != 0) return false;
+        long seenLive = 0, seenDeleted = 0;
+        while (i < e.Count)
+        {
+            if (!Int(out long flags) || (flags & ~(FlagDeleted | FlagSameFields)) != 0) return false;
+            if (!Int(out long msDiff) || !Int(out long seqDiff)) return false;
+            var id = new StreamId(master.Ms + unchecked((ulong)msDiff), master.Seq + unchecked((ulong)seqDiff));
+            if (id < master || (any && id <= previous)) return false;
+            previous = id;
+            any = true;
+            long elements;
+            if ((flags & FlagSameFields) != 0)
+            {
+                elements = masterFields;
+            }
+            else
+            {
+                if (!Int(out long fields) || fields < 0 || fields > e.Count) return false;
+                elements = fields * 2;
+            }
+            if (elements > e.Count - i) return false;
+            i += (int)elements;
+            long expectedCount = (flags & FlagSameFields) != 0 ? masterFields + 3 : elements + 4;
+            if (!Int(out long lpCount) || lpCount != expectedCount) return false;
+            if ((flags & FlagDeleted) != 0) seenDeleted++;
+            else seenLive++;
+        }
+        if (seenLive != live || seenDeleted != deleted) return false;
+        liveCount = live;
+        return true;
+    }
+}
