@@ -42,6 +42,10 @@ internal static class Program
         {
             return 1; // the reason is logged
         }
+        catch (Persistence.RdbLoadException)
+        {
+            return 1; // logged with the file and the offset
+        }
 
         // One per process: it may run a full collection, which would be wrong for a test process
         // hosting many servers.
@@ -52,8 +56,8 @@ internal static class Program
         });
 
         using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(
-            System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; _ = server.StopAsync(); });
-        Console.CancelKeyPress += (_, e) => { e.Cancel = true; _ = server.StopAsync(); };
+            System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; OnSignal(server, "SIGTERM"); });
+        Console.CancelKeyPress += (_, e) => { e.Cancel = true; OnSignal(server, "SIGINT"); };
 
         // Through the log (Redis's "Ready to accept connections" is a notice), which also loads and
         // opens its sinks now, while descriptors are to spare.
@@ -61,5 +65,32 @@ internal static class Program
                           $"({server.Shards.Count} shards, {options.Databases} databases)");
         await server.Stopped;
         return 0;
+    }
+
+    private static int _signals;
+
+    /// <summary>
+    /// SIGTERM or SIGINT: save when save points are configured, then stop. A save that fails keeps
+    /// the server running (as Redis: stopping would lose the data); a second signal stops it anyway.
+    /// </summary>
+    private static void OnSignal(RedisServer server, string name)
+    {
+        if (Interlocked.Increment(ref _signals) > 1)
+        {
+            server.Log.Warning($"You insist... exiting now.");
+            _ = server.StopAsync();
+            return;
+        }
+        server.Log.Warning($"Received {name} scheduling shutdown...");
+        _ = Task.Run(async () =>
+        {
+            if (server.Config.SavePoints.Length > 0 && server.SaveForShutdown() != null)
+            {
+                server.Log.Warning($"{name} received but errors trying to shut down the server, check the logs for more information");
+                return;
+            }
+            server.Log.Warning("Redis is now ready to exit, bye bye...");
+            await server.StopAsync();
+        });
     }
 }

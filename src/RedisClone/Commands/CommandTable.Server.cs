@@ -111,6 +111,17 @@ internal sealed partial class CommandTable
                 Summary = "Returns the unix time of the last successful save to disk.",
                 Since = "1.0.0", Complexity = "O(1)", Tips = "nondeterministic_output", Acl = "admin dangerous",
             },
+            new("save", 1, Admin | NoScript | NoMulti | NoAsyncLoading, PersistenceCommands.Save, group: "server", routing: AllShards)
+            {
+                Summary = "Writes the dataset to the RDB file now, blocking other clients until done.",
+                Since = "1.0.0", Complexity = "O(N), N = keys in all databases", Acl = "admin dangerous",
+            },
+            new("bgsave", -1, Admin | NoScript | NoAsyncLoading, PersistenceCommands.BgSave, group: "server", routing: AllShards)
+            {
+                Summary = "Writes the dataset to the RDB file in the background, as it is at this moment.",
+                Since = "1.0.0", Complexity = "O(1) to start", Args = "[SCHEDULE@3.2.2]",
+                History = "3.2.2: SCHEDULE", Acl = "admin dangerous",
+            },
             new("debug", -2, Adm, DebugCommands.Debug, group: "server", routing: AllShards)
             {
                 Summary = "Developer and testing commands.",

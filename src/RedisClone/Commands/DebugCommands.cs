@@ -23,7 +23,7 @@ namespace RedisClone.Commands;
 /// </para>
 /// <para>
 /// Left out, and answered as unknown subcommands: what would crash or restart the server
-/// (SEGFAULT, PANIC, ASSERT, OOM, RESTART, CRASH-AND-RECOVER), persistence (RELOAD, LOADAOF,
+/// (SEGFAULT, PANIC, ASSERT, OOM, RESTART, CRASH-AND-RECOVER), persistence (LOADAOF,
 /// AOF-FLUSH-SLEEP, SET-SKIP-CHECKSUM-VALIDATION, CONFIG-REWRITE-FORCE-ALL), replication and
 /// cluster links (REPLICATE, DROP-CLUSTER-PACKET-FILTER, CLUSTERLINK), scripting
 /// (SET-DISABLE-DENY-SCRIPTS), and what reports C internals this server does not have (SDSLEN,
@@ -57,6 +57,12 @@ internal static class DebugCommands
         "PROTOCOL <type>",
         "    One reply of the kind named, to exercise a client's parser: string, integer,",
         "    double, bignum, null, array, set, map, attrib, push, verbatim, true or false.",
+        "RELOAD [option ...]",
+        "    Write the RDB file, empty the server, and load the file back. Options:",
+        "    * MERGE: a key in the file replaces the key of that name in memory.",
+        "    * NOFLUSH: keep what is in memory (a key also in the file is then an",
+        "      error, unless MERGE).",
+        "    * NOSAVE: load the file as it is, without writing it first.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    0 stops deleting expired keys in the background (they still expire when",
         "    accessed); 1 starts it again.",
@@ -89,6 +95,48 @@ internal static class DebugCommands
     /// Subcommands are matched by name and argument count together, in Redis's order, so a known
     /// name with the wrong count gets Redis's "unknown subcommand or wrong number of arguments".
     /// </remarks>
+    /// <summary>DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save, flush (functions too), load back; every gate is held.</summary>
+    private static void Reload(ref CommandContext ctx)
+    {
+        bool merge = false, flush = true, save = true;
+        for (int j = 2; j < ctx.ArgCount; j++)
+        {
+            if (ctx.ArgIs(j, "MERGE")) merge = true;
+            else if (ctx.ArgIs(j, "NOFLUSH")) flush = false;
+            else if (ctx.ArgIs(j, "NOSAVE")) save = false;
+            else
+            {
+                ctx.Error(RespErrors.DebugReloadOptions);
+                return;
+            }
+        }
+        var server = ctx.Server;
+        if (save && server.Rdb.SaveForeground() != null)
+        {
+            ctx.Error(RespErrors.BareErr);
+            return;
+        }
+        if (flush)
+        {
+            var shards = server.Shards;
+            for (int i = 0; i < shards.Count; i++)
+                for (int db = 0; db < shards[i].Store.DatabaseCount; db++) shards[i].Store[db].Clear();
+            server.Functions.Flush();
+        }
+        try
+        {
+            Persistence.RdbLoader.Load(server, server.Config.RdbPath, merge: merge);
+        }
+        catch (Persistence.RdbLoadException ex)
+        {
+            server.Log.Warning($"DEBUG RELOAD: {ex.Message} (offset {ex.Offset})");
+            ctx.Error(RespErrors.DebugReloadFailed);
+            return;
+        }
+        server.Log.Notice("DB reloaded by DEBUG RELOAD");
+        ctx.Reply.Ok();
+    }
+
     public static void Debug(ref CommandContext ctx)
     {
         if (!ConfigRegistry.ProtectedActionAllowed(ctx.Server.Config.EnableDebugCommand, ServerCommands.IsLocal(ctx.Client)))
@@ -104,6 +152,7 @@ internal static class DebugCommands
         else if (ctx.ArgIs(1, "QUICKLIST") && (argc == 3 || argc == 4)) Quicklist(ref ctx);
         else if (ctx.ArgIs(1, "POPULATE") && argc >= 3 && argc <= 5) Populate(ref ctx);
         else if (ctx.ArgIs(1, "DIGEST") && argc == 2) Digest(ref ctx);
+        else if (ctx.ArgIs(1, "RELOAD")) Reload(ref ctx);
         else if (ctx.ArgIs(1, "DIGEST-VALUE")) DigestValue(ref ctx);
         else if (ctx.ArgIs(1, "PROTOCOL") && argc == 3) Protocol(ref ctx);
         else if (ctx.ArgIs(1, "SLEEP") && argc == 3) Sleep(ref ctx);

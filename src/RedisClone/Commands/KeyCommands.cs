@@ -440,12 +440,17 @@ internal static class KeyCommands
     public static void FlushAll(ref CommandContext ctx)
     {
         if (!CheckFlushMode(ref ctx)) return;
+        var rdb = ctx.Server.Rdb;
+        // As Redis: a background save in progress stops, and with save points the empty dataset
+        // is saved at once, so a restart does not bring the flushed keys back.
+        rdb.AbortBackground();
         var shards = ctx.Server.Shards;
         for (int i = 0; i < shards.Count; i++)
         {
             var store = shards[i].Store;
             for (int db = 0; db < store.DatabaseCount; db++) store[db].Clear();
         }
+        if (ctx.Server.Config.SavePoints.Length > 0) rdb.SaveForeground();
         ctx.Reply.Ok();
     }
 

@@ -157,24 +157,27 @@ internal static class ServerCommands
     }
 
     /// <summary>LASTSAVE — unix time of the last successful save (the start time while nothing is persisted).</summary>
-    public static void LastSave(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Server.LastSaveUnix);
+    public static void LastSave(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Server.Rdb.LastSaveUnix);
 
     // ---------------------------------------------------------------- SHUTDOWN, CLUSTER
 
     /// <summary>
     /// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] — stops the server; the caller gets no reply, its
-    /// connection closes with all the others. Nothing is saved: there is no persistence yet, so SAVE
-    /// and NOSAVE only differ in being validated. ABORT finds no shutdown in progress, since a
-    /// shutdown here does not wait for replicas.
+    /// connection closes with all the others. The RDB file is written first with SAVE, or when save
+    /// points are configured unless NOSAVE; a failed save keeps the server running with Redis's
+    /// error, unless FORCE. ABORT finds no shutdown in progress, since a shutdown here does not wait
+    /// for replicas.
     /// </summary>
+    /// <remarks>The save takes every shard's gate from the connection's thread: it is the last thing it does.</remarks>
     public static void Shutdown(ref CommandContext ctx)
     {
-        bool save = false, noSave = false, other = false, abort = false;
+        bool save = false, noSave = false, other = false, abort = false, force = false;
         for (int i = 1; i < ctx.ArgCount; i++)
         {
             if (ctx.ArgIs(i, "NOSAVE")) noSave = true;
             else if (ctx.ArgIs(i, "SAVE")) save = true;
-            else if (ctx.ArgIs(i, "NOW") || ctx.ArgIs(i, "FORCE")) other = true;
+            else if (ctx.ArgIs(i, "FORCE")) other = force = true;
+            else if (ctx.ArgIs(i, "NOW")) other = true;
             else if (ctx.ArgIs(i, "ABORT")) abort = true;
             else
             {
@@ -198,8 +201,17 @@ internal static class ServerCommands
             ctx.Error(busy);
             return;
         }
-        ctx.Client.CloseAfterReply = true;
         var server = ctx.Server;
+        if (save || (!noSave && server.Config.SavePoints.Length > 0))
+        {
+            if (server.SaveForShutdown() != null && !force)
+            {
+                server.Log.Warning("Errors trying to shut down the server. Check the logs for more information.");
+                ctx.Error(RespErrors.ShutdownErrors);
+                return;
+            }
+        }
+        ctx.Client.CloseAfterReply = true;
         // StopAsync closes every connection, this one included: it must not run on this thread.
         _ = Task.Run(server.StopAsync);
     }

@@ -34,11 +34,14 @@ internal static class CommandRunner
         // handler skips them.
         if (monitor && (def.Flags & CommandFlags.SkipMonitor) != 0 && server.Monitors.Active)
             server.Monitors.Feed(session.Db, session.Address, buffer, i);
+        if ((def.Flags & CommandFlags.Write) != 0 && server.Rdb.InProgress)
+            WriteAheadOfSnapshot(server, session, buffer, i, def, nowMs);
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
         var listener = server.PropagationListener;
         if (listener == null) RunHandler(def, ref ctx);
         else RunPropagating(listener, def, ref ctx, buffer, i);
         server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
+        if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged) server.Rdb.Changed();
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged && !ctx.SignalledItself
             && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0))
             SignalModifiedKeys(server, session, buffer, i, def, ctx.DbIndex, nowMs);
@@ -120,6 +123,37 @@ internal static class CommandRunner
                 }
         }
         server.Monitors.Feed(session.Db, session.Address, buffer, i, redactFrom, redactTo);
+    }
+
+    /// <summary>
+    /// While a background save runs: before a write command changes its keys in place, each key the
+    /// snapshot has not written yet is written as it still is (see RdbSnapshot). Keys it only reads
+    /// are left alone; keys it creates or deletes the databases report themselves.
+    /// </summary>
+    private static void WriteAheadOfSnapshot(RedisServer server, ClientSession session, CommandBuffer buffer, int i,
+        CommandDef def, long nowMs)
+    {
+        int argc = buffer.ArgCount(i);
+        var args = new byte[argc][];
+        for (int a = 0; a < argc; a++) args[a] = buffer.Arg(i, a).ToArray();
+        var keys = new List<(int Position, KeySpecFlags Flags)>();
+        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys))
+        {
+            keys.Clear();
+            Span<int> positions = stackalloc int[256];
+            int n = Math.Min(KeyRouting.Positions(server, session, buffer, i, def, nowMs, positions), positions.Length);
+            for (int k = 0; k < n; k++) keys.Add((positions[k], KeySpecFlags.RW));
+        }
+        var shards = server.Shards;
+        foreach (var (position, flags) in keys)
+        {
+            if ((flags & KeySpecFlags.RO) != 0) continue;
+            var key = args[position];
+            var database = shards[shards.ShardOf(key)].Store[session.Db];
+            if (database.Owner.Snapshot is not { } hook) continue;
+            int slot = database.Table.Find(key);
+            if (slot >= 0) hook.BeforeChange(database, slot);
+        }
     }
 
     /// <summary>After a write: tells the watchers and blocked clients of the keys it modified (Redis's signalModifiedKey).</summary>

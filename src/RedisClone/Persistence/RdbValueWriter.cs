@@ -20,53 +20,59 @@ namespace RedisClone.Persistence;
 /// </remarks>
 internal static class RdbValueWriter
 {
-    /// <summary>Writes the value of <paramref name="entry"/>; false for a value of no known type.</summary>
-    public static bool Write(IBufferWriter<byte> output, in KeyTable.Entry entry, bool compress)
+    /// <summary>
+    /// Writes the value of <paramref name="entry"/> (its type byte, then, in an RDB file, the key when
+    /// <paramref name="withKey"/>, then its body); false for a value of no known type.
+    /// </summary>
+    public static bool Write(IBufferWriter<byte> output, in KeyTable.Entry entry, bool compress, bool withKey = false)
     {
+        ReadOnlySpan<byte> key = withKey ? entry.Key : default;
         if (StringValue.TryGet(in entry, out var bytes))
         {
-            WriteType(output, RdbType.String);
+            WriteType(output, RdbType.String, key, withKey, compress);
             RdbString.Write(output, bytes, compress);
             return true;
         }
         switch (entry.Value)
         {
             case long integer:
-                WriteType(output, RdbType.String);
+                WriteType(output, RdbType.String, key, withKey, compress);
                 Span<byte> text = stackalloc byte[20];
                 RdbString.Write(output, text[..RedisNumbers.FormatInt64(integer, text)], compress);
                 return true;
             case RedisList list:
-                WriteList(output, list, compress);
+                WriteList(output, list, compress, key, withKey);
                 return true;
             case RedisSet set:
-                WriteSet(output, set, compress);
+                WriteSet(output, set, compress, key, withKey);
                 return true;
             case RedisSortedSet zset:
-                WriteSortedSet(output, zset, compress);
+                WriteSortedSet(output, zset, compress, key, withKey);
                 return true;
             case RedisHash hash:
-                WriteHash(output, hash, compress);
+                WriteHash(output, hash, compress, key, withKey);
                 return true;
             case RedisStream stream:
-                WriteStream(output, stream, compress);
+                WriteStream(output, stream, compress, key, withKey);
                 return true;
             default:
                 return false;
         }
     }
 
-    private static void WriteType(IBufferWriter<byte> output, byte type)
+    /// <summary>The type byte, and in an RDB file the key after it.</summary>
+    private static void WriteType(IBufferWriter<byte> output, byte type, ReadOnlySpan<byte> key, bool withKey, bool compress)
     {
         output.GetSpan(1)[0] = type;
         output.Advance(1);
+        if (withKey) RdbString.Write(output, key, compress);
     }
 
     private static void WriteLength(IBufferWriter<byte> output, long length) => RdbString.WriteLength(output, (ulong)length);
 
-    private static void WriteList(IBufferWriter<byte> output, RedisList list, bool compress)
+    private static void WriteList(IBufferWriter<byte> output, RedisList list, bool compress, ReadOnlySpan<byte> key, bool withKey)
     {
-        WriteType(output, RdbType.ListQuicklist2);
+        WriteType(output, RdbType.ListQuicklist2, key, withKey, compress);
         int packs = list.PackCount;
         WriteLength(output, packs);
         for (int i = 0; i < packs; i++)
@@ -77,7 +83,7 @@ internal static class RdbValueWriter
         }
     }
 
-    private static void WriteSet(IBufferWriter<byte> output, RedisSet set, bool compress)
+    private static void WriteSet(IBufferWriter<byte> output, RedisSet set, bool compress, ReadOnlySpan<byte> key, bool withKey)
     {
         Span<byte> scratch = stackalloc byte[RedisSet.ScratchSize];
         int count = set.Count;
@@ -97,17 +103,17 @@ internal static class RdbValueWriter
                 else if (width == 4) BinaryPrimitives.WriteInt32LittleEndian(at, (int)v);
                 else BinaryPrimitives.WriteInt64LittleEndian(at, v);
             }
-            WriteType(output, RdbType.SetIntset);
+            WriteType(output, RdbType.SetIntset, key, withKey, compress);
             RdbString.Write(output, blob, compress);
             return;
         }
-        WriteType(output, RdbType.Set);
+        WriteType(output, RdbType.Set, key, withKey, compress);
         WriteLength(output, count);
         int position = 0;
         while (set.Next(ref position, scratch, out var member)) RdbString.Write(output, member, compress);
     }
 
-    private static void WriteSortedSet(IBufferWriter<byte> output, RedisSortedSet zset, bool compress)
+    private static void WriteSortedSet(IBufferWriter<byte> output, RedisSortedSet zset, bool compress, ReadOnlySpan<byte> key, bool withKey)
     {
         Span<byte> scratch = stackalloc byte[RedisSortedSet.ScratchSize];
         if (zset.IsListpack)
@@ -124,12 +130,12 @@ internal static class RdbValueWriter
                     Listpack.Append(ref lp, score[..FormatScore(zset.ScoreAt(c), score)]);
                 } while (zset.MoveNext(ref c));
             }
-            WriteType(output, RdbType.ZsetListpack);
+            WriteType(output, RdbType.ZsetListpack, key, withKey, compress);
             RdbString.Write(output, lp.AsSpan(0, Listpack.Bytes(lp)), compress);
             return;
         }
         // Greatest first, as Redis saves its skiplist from the tail, scores as binary doubles.
-        WriteType(output, RdbType.Zset2);
+        WriteType(output, RdbType.Zset2, key, withKey, compress);
         WriteLength(output, zset.Count);
         var last = zset.Last;
         if (!last.IsValid) return;
@@ -153,7 +159,7 @@ internal static class RdbValueWriter
         return RedisNumbers.FormatDoubleShortest(score, dest);
     }
 
-    private static void WriteHash(IBufferWriter<byte> output, RedisHash hash, bool compress)
+    private static void WriteHash(IBufferWriter<byte> output, RedisHash hash, bool compress, ReadOnlySpan<byte> key, bool withKey)
     {
         if (hash.IsPacked)
         {
@@ -163,11 +169,11 @@ internal static class RdbValueWriter
                 Listpack.Append(ref lp, hash.FieldAt(p));
                 Listpack.Append(ref lp, hash.ValueAt(p));
             }
-            WriteType(output, RdbType.HashListpack);
+            WriteType(output, RdbType.HashListpack, key, withKey, compress);
             RdbString.Write(output, lp.AsSpan(0, Listpack.Bytes(lp)), compress);
             return;
         }
-        WriteType(output, RdbType.Hash);
+        WriteType(output, RdbType.Hash, key, withKey, compress);
         WriteLength(output, hash.Count);
         for (int p = hash.FirstPosition(); p >= 0; p = hash.NextPosition(p))
         {
@@ -176,18 +182,18 @@ internal static class RdbValueWriter
         }
     }
 
-    private static void WriteStream(IBufferWriter<byte> output, RedisStream stream, bool compress)
+    private static void WriteStream(IBufferWriter<byte> output, RedisStream stream, bool compress, ReadOnlySpan<byte> key, bool withKey)
     {
-        WriteType(output, RdbType.StreamListpacks2);
+        WriteType(output, RdbType.StreamListpacks2, key, withKey, compress);
         int nodes = stream.NodeCount;
         WriteLength(output, nodes);
-        Span<byte> key = stackalloc byte[16];
+        Span<byte> nodeKey = stackalloc byte[16];
         for (int i = 0; i < nodes; i++)
         {
             var master = stream.NodeMaster(i);
-            BinaryPrimitives.WriteUInt64BigEndian(key, master.Ms);
-            BinaryPrimitives.WriteUInt64BigEndian(key[8..], master.Seq);
-            RdbString.Write(output, key, compress);
+            BinaryPrimitives.WriteUInt64BigEndian(nodeKey, master.Ms);
+            BinaryPrimitives.WriteUInt64BigEndian(nodeKey[8..], master.Seq);
+            RdbString.Write(output, nodeKey, compress);
             RdbString.Write(output, stream.NodeListpack(i), compress);
         }
         WriteLength(output, stream.Length);

@@ -208,6 +208,13 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NotListpack => "-ERR Not a listpack encoded object.\r\n"u8;
     public static ReadOnlySpan<byte> NotQuicklist => "-ERR Not a quicklist encoded object.\r\n"u8;
 
+    // SAVE, BGSAVE, SHUTDOWN.
+    public static ReadOnlySpan<byte> BackgroundSaveInProgress => "-ERR Background save already in progress\r\n"u8;
+    public static ReadOnlySpan<byte> BareErr => "-ERR\r\n"u8;
+    public static ReadOnlySpan<byte> DebugReloadOptions => "-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n"u8;
+    public static ReadOnlySpan<byte> DebugReloadFailed => "-ERR Error trying to load the RDB dump, check server logs.\r\n"u8;
+    public static ReadOnlySpan<byte> ShutdownErrors => "-ERR Errors trying to SHUTDOWN. Check logs.\r\n"u8;
+
     // DUMP and RESTORE.
     public static ReadOnlySpan<byte> BusyKey => "-BUSYKEY Target key name already exists.\r\n"u8;
     public static ReadOnlySpan<byte> RestoreTtl => "-ERR Invalid TTL value, must be >= 0\r\n"u8;

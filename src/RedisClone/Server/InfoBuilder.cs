@@ -256,10 +256,14 @@ internal static class InfoBuilder
         Line(sb, "lazyfreed_objects", 0);
     }
 
-    /// <summary>Nothing is persisted yet: no save has run, no AOF is written, nothing is loading.</summary>
+    /// <summary>
+    /// RDB figures as they are (no AOF yet). The copy-on-write fields report the bytes of keys a
+    /// background save wrote ahead of their changes, its counterpart of fork's copied pages.
+    /// </summary>
     private static void AppendPersistence(StringBuilder sb, RedisServer server)
     {
-        Line(sb, "loading", 0);
+        var rdb = server.Rdb;
+        Line(sb, "loading", rdb.Loading ? 1 : 0);
         Line(sb, "async_loading", 0);
         Line(sb, "current_cow_peak", 0);
         Line(sb, "current_cow_size", 0);
@@ -267,16 +271,16 @@ internal static class InfoBuilder
         Line(sb, "current_fork_perc", "0.00");
         Line(sb, "current_save_keys_processed", 0);
         Line(sb, "current_save_keys_total", 0);
-        Line(sb, "rdb_changes_since_last_save", 0);
-        Line(sb, "rdb_bgsave_in_progress", 0);
-        Line(sb, "rdb_last_save_time", server.LastSaveUnix);
-        Line(sb, "rdb_last_bgsave_status", "ok");
-        Line(sb, "rdb_last_bgsave_time_sec", -1);
-        Line(sb, "rdb_current_bgsave_time_sec", -1);
-        Line(sb, "rdb_saves", 0);
-        Line(sb, "rdb_last_cow_size", 0);
-        Line(sb, "rdb_last_load_keys_expired", 0);
-        Line(sb, "rdb_last_load_keys_loaded", 0);
+        Line(sb, "rdb_changes_since_last_save", rdb.ChangesSinceSave);
+        Line(sb, "rdb_bgsave_in_progress", rdb.InProgress ? 1 : 0);
+        Line(sb, "rdb_last_save_time", rdb.LastSaveUnix);
+        Line(sb, "rdb_last_bgsave_status", rdb.LastBackgroundOk ? "ok" : "err");
+        Line(sb, "rdb_last_bgsave_time_sec", rdb.LastBackgroundSeconds);
+        Line(sb, "rdb_current_bgsave_time_sec", rdb.CurrentSeconds);
+        Line(sb, "rdb_saves", rdb.Saves);
+        Line(sb, "rdb_last_cow_size", rdb.LastAheadBytes);
+        Line(sb, "rdb_last_load_keys_expired", rdb.LastLoadKeysExpired);
+        Line(sb, "rdb_last_load_keys_loaded", rdb.LastLoadKeysLoaded);
         Line(sb, "aof_enabled", 0);
         Line(sb, "aof_rewrite_in_progress", 0);
         Line(sb, "aof_rewrite_scheduled", 0);

@@ -49,8 +49,11 @@ internal sealed class RedisServer : IAsyncDisposable
         ScriptWatchdog = new Scripting.ScriptWatchdog(() => Config.BusyReplyThreshold, Log);
         RunId = Common.RandomHex.Next40();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-        LastSaveUnix = StartedAtMs / 1000;
+        Rdb = new Persistence.RdbSaves(this);
     }
+
+    /// <summary>RDB snapshots: changes since the last save, the background save, save points.</summary>
+    public Persistence.RdbSaves Rdb { get; }
 
     public ServerOptions Options { get; }
     public Config.ConfigRegistry Config { get; }
@@ -86,7 +89,6 @@ internal sealed class RedisServer : IAsyncDisposable
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();
     public string RunId { get; }
     public long StartedAtMs { get; }
-    public long LastSaveUnix { get; set; }
 
     /// <summary>INFO used_memory_startup: the accounted memory of the empty keyspace (its tables).</summary>
     public long StartupMemory { get; }
@@ -151,6 +153,7 @@ internal sealed class RedisServer : IAsyncDisposable
 
     public void Start()
     {
+        LoadAtStartup();
         Shards.Start();
         if (Network.Epoll.EventLoop.IsSupported && !Options.DotNetSockets)
         {
@@ -199,6 +202,65 @@ internal sealed class RedisServer : IAsyncDisposable
         }
         Options.MaxClients = maxClients;
         foreach (var l in _listeners) l.Start();
+        _cron = new Timer(_ =>
+        {
+            if (Interlocked.Exchange(ref _cronRunning, 1) != 0) return;
+            try { Rdb.Cron(); }
+            finally { Volatile.Write(ref _cronRunning, 0); }
+        }, null, 100, 100);
+    }
+
+    private Timer? _cron;
+    private int _cronRunning;
+
+    /// <summary>
+    /// Loads the RDB file when there is one, before anything is served. A file that cannot be
+    /// loaded stops the start (<see cref="Persistence.RdbLoadException"/>): serving part of it, or
+    /// nothing, as if it were empty, would lose data at the next save.
+    /// </summary>
+    private void LoadAtStartup()
+    {
+        string path = Config.RdbPath;
+        if (!File.Exists(path)) return;
+        var started = System.Diagnostics.Stopwatch.StartNew();
+        Rdb.Loading = true;
+        try
+        {
+            var result = Persistence.RdbLoader.Load(this, path, (done, total) =>
+                Log.Notice($"Loading RDB: {done * 100 / Math.Max(1, total)}% ({done} of {total} bytes)"));
+            Rdb.LastLoadKeysLoaded = result.KeysLoaded;
+            Rdb.LastLoadKeysExpired = result.KeysExpired;
+            Log.Notice($"Done loading RDB, keys loaded: {result.KeysLoaded}, keys expired: {result.KeysExpired}.");
+            Log.Notice($"DB loaded from disk: {started.Elapsed.TotalSeconds:0.000} seconds");
+        }
+        catch (Persistence.RdbLoadException ex)
+        {
+            Log.Warning($"Fatal error loading the DB ({path}) at offset {ex.Offset}: {ex.Message} Exiting.");
+            throw;
+        }
+        finally
+        {
+            Rdb.Loading = false;
+        }
+    }
+
+    /// <summary>
+    /// Saves before stopping (SIGTERM, SIGINT, SHUTDOWN): waits out a background save, then writes
+    /// the file with every gate held. Null when saved, else the error.
+    /// </summary>
+    public string? SaveForShutdown()
+    {
+        Log.Notice("Saving the final RDB snapshot before exiting.");
+        Rdb.WaitForBackground();
+        for (int s = 0; s < Shards.Count; s++) Shards[s].Gate.Enter();
+        try
+        {
+            return Rdb.SaveForeground();
+        }
+        finally
+        {
+            for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
+        }
     }
 
     private int _reservedDescriptors;
@@ -220,6 +282,7 @@ internal sealed class RedisServer : IAsyncDisposable
     {
         if (_stopping.IsCancellationRequested) return;
         _stopping.Cancel();
+        _cron?.Dispose();
         foreach (var l in _listeners) l.Stop();
         foreach (var c in Clients.Values) c.Kill();
         // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as

@@ -151,6 +151,7 @@ internal sealed class Database
     /// </summary>
     public void ReplaceValue(int slot, object value)
     {
+        Owner.Snapshot?.BeforeChange(this, slot);
         ref var e = ref _table.At(slot);
         if (e.IsEmbedded) GiveKeyItsOwnArray(ref e);
         Release(e.Value);
@@ -189,6 +190,7 @@ internal sealed class Database
     {
         if (!EmbeddedString.Fits(key.Length, value.Length)) return Add(key.ToArray(), value.ToArray(), expireAt);
         int slot = _table.AddEmbedded(key, value);
+        Owner.Snapshot?.Added(this, slot);
         _meter.Bytes += MemoryMeter.ArrayBytes(key.Length + value.Length);
         Owner.KeyAdded?.Invoke(Index, key);
         if (expireAt != 0) SetExpire(slot, expireAt);
@@ -248,6 +250,7 @@ internal sealed class Database
     public int Add(byte[] key, object value, long expireAt = 0)
     {
         int slot = _table.Add(key, value);
+        Owner.Snapshot?.Added(this, slot);
         _meter.Bytes += MemoryMeter.ArrayBytes(key.Length);
         Charge(value);
         Owner.KeyAdded?.Invoke(Index, key);
@@ -261,6 +264,7 @@ internal sealed class Database
     /// </summary>
     public void SetExpire(int slot, long expireAt)
     {
+        Owner.Snapshot?.BeforeChange(this, slot);
         ref var e = ref _table.At(slot);
         if (e.ExpireAt == 0 && expireAt != 0) IndexExpiring(slot);
         else if (e.ExpireAt != 0 && expireAt == 0) UnindexExpiring(slot);
@@ -270,6 +274,7 @@ internal sealed class Database
     /// <summary>Removes the key at <paramref name="slot"/> (and its TTL): every deletion goes through here.</summary>
     public void RemoveAt(int slot)
     {
+        Owner.Snapshot?.BeforeChange(this, slot);
         ref var e = ref _table.At(slot);
         if (e.ExpireAt != 0) UnindexExpiring(slot);
         _meter.Bytes -= MemoryMeter.ArrayBytes(e.Bytes.Length); // with an embedded value's bytes
@@ -461,6 +466,7 @@ internal sealed class Database
     /// <summary>Drops every key (FLUSHDB); watchers of keys that existed are told.</summary>
     public void Clear()
     {
+        Owner.Snapshot?.BeforeClear(this);
         TouchAllWatched();
         _table = new KeyTable();
         _expiring = [];
@@ -472,6 +478,8 @@ internal sealed class Database
     /// <summary>Takes another database's keys (SWAPDB swaps contents, not numbers).</summary>
     public void SwapWith(Database other)
     {
+        Owner.Snapshot?.BeforeClear(this);
+        Owner.Snapshot?.BeforeClear(other);
         (_table, other._table) = (other._table, _table);
         (_expiring, other._expiring) = (other._expiring, _expiring);
         (_expiringAt, other._expiringAt) = (other._expiringAt, _expiringAt);

@@ -25,6 +25,13 @@ internal sealed class ShardStore
     /// <summary>Called (under the shard's gate) for every key deleted because it expired: "expired" events.</summary>
     public Action<int, byte[]>? KeyExpired { get; set; }
 
+    /// <summary>
+    /// The background save in progress, if any: told (under the shard's gate) before a key that may
+    /// belong to the snapshot changes or goes, and when a key is created, so the snapshot keeps the
+    /// dataset as it was when the save began.
+    /// </summary>
+    public ISnapshotHook? Snapshot { get; set; }
+
     /// <summary>Called (under the shard's gate) for every key created: "new" events.</summary>
     public KeyEventHandler? KeyAdded { get; set; }
 

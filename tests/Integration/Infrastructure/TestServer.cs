@@ -28,6 +28,10 @@ public sealed class TestServer : IAsyncDisposable
     public static TestServer Start(int shards = 4, params string[] extraArgs)
     {
         var args = new List<string> { "--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString() };
+        // No save points and a directory of its own, unless the test says otherwise: a test server
+        // neither writes dump.rdb where the tests run nor loads one another server left there.
+        if (!extraArgs.Contains("--save")) args.AddRange(["--save", ""]);
+        if (!extraArgs.Contains("--dir")) args.AddRange(["--dir", Directory.CreateTempSubdirectory("redisclone-test-").FullName]);
         args.AddRange(extraArgs);
         var server = new RedisServer(ServerOptions.Parse(args.ToArray()));
         server.Start();
@@ -40,7 +44,8 @@ public sealed class TestServer : IAsyncDisposable
     /// </summary>
     public static TestServer StartWithSocketEngine(int shards = 4)
     {
-        var options = ServerOptions.Parse(["--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString()]);
+        var options = ServerOptions.Parse(["--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString(),
+            "--save", "", "--dir", Directory.CreateTempSubdirectory("redisclone-test-").FullName]);
         options.DotNetSockets = true;
         var server = new RedisServer(options);
         server.Start();

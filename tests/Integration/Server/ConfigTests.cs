@@ -1,3 +1,4 @@
+using RedisClone.Server;
 using RedisClone.Server.Config;
 using RedisClone.Tests.Infrastructure;
 
@@ -17,7 +18,6 @@ public class ConfigTests
     [InlineData("maxmemory-policy", "noeviction")]
     [InlineData("appendonly", "no")]
     [InlineData("appendfsync", "everysec")]
-    [InlineData("save", "3600 1 300 100 60 10000")]
     [InlineData("timeout", "0")]
     [InlineData("tcp-keepalive", "300")]
     [InlineData("proto-max-bulk-len", "536870912")]
@@ -64,7 +64,19 @@ public class ConfigTests
         using var c = TestServer.Shared.Connect();
         Assert.Equal(Pair("port", TestServer.Shared.Port.ToString()), c.Call("CONFIG", "GET", "port"));
         Assert.Equal(Pair("bind", "127.0.0.1"), c.Call("CONFIG", "GET", "bind"));
-        Assert.Equal(Pair("dir", Directory.GetCurrentDirectory()), c.Call("CONFIG", "GET", "dir"));
+        // Test servers get a directory of their own (see TestServer.Start).
+        Assert.Equal(Pair("dir", TestServer.Shared.Server.Config.Dir), c.Call("CONFIG", "GET", "dir"));
+    }
+
+    /// <summary>Save points default to Redis's; test servers run without them, so a server is started here with no options.</summary>
+    [Fact]
+    public async Task ConfigGet_SaveDefault_AsRedis()
+    {
+        var server = new RedisServer(ServerOptions.Parse(["--port", "0", "--bind", "127.0.0.1", "--dir", Directory.CreateTempSubdirectory("redisclone-test-").FullName]));
+        await using var _ = server;
+        server.Start();
+        using var c = new RespClient(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, server.Port));
+        Assert.Equal(Pair("save", "3600 1 300 100 60 10000"), c.Call("CONFIG", "GET", "save"));
     }
 
     [Fact]

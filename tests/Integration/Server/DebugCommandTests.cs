@@ -230,7 +230,7 @@ public class DebugCommandTests : IAsyncLifetime
         Assert.StartsWith("+    ", lines[^1]);
         var names = lines.Skip(2).Where(l => !l.StartsWith("+ ")).Select(l => l.Substring(1).Split(' ')[0]).Distinct().ToArray();
         Assert.Equal(
-            ["CHANGE-REPL-ID", "DIGEST", "DIGEST-VALUE", "ERROR", "LOG", "OBJECT", "POPULATE", "PROTOCOL",
+            ["CHANGE-REPL-ID", "DIGEST", "DIGEST-VALUE", "ERROR", "LOG", "OBJECT", "POPULATE", "PROTOCOL", "RELOAD",
              "SET-ACTIVE-EXPIRE", "QUICKLIST-PACKED-THRESHOLD", "SLEEP", "STRINGMATCH-TEST", "LISTPACK", "QUICKLIST",
              "PAUSE-CRON", "REPLYBUFFER", "HELP"],
             names);
@@ -240,7 +240,7 @@ public class DebugCommandTests : IAsyncLifetime
     public void LeftOutSubcommands_UnknownAndServerKeepsRunning()
     {
         using var c = _server.Connect();
-        foreach (var sub in new[] { "SEGFAULT", "PANIC", "ASSERT", "OOM", "RESTART", "CRASH-AND-RECOVER", "RELOAD", "LOADAOF",
+        foreach (var sub in new[] { "SEGFAULT", "PANIC", "ASSERT", "OOM", "RESTART", "CRASH-AND-RECOVER", "LOADAOF",
                      "SDSLEN", "LEAK", "JMAP", "STRUCTSIZE", "HTSTATS", "CLIENT-EVICTION", "SET-DISABLE-DENY-SCRIPTS" })
         {
             Assert.Equal($"-ERR unknown subcommand or wrong number of arguments for '{sub}'. Try DEBUG HELP.\r\n", c.Call("DEBUG", sub));

@@ -26,7 +26,7 @@ public class ServerCommandTests
     public void LastSave_StartTime()
     {
         using var c = TestServer.Shared.Connect();
-        Assert.Equal($":{TestServer.Shared.Server.LastSaveUnix}\r\n", c.Call("LASTSAVE"));
+        Assert.Equal($":{TestServer.Shared.Server.Rdb.LastSaveUnix}\r\n", c.Call("LASTSAVE"));
     }
 
     [Fact]

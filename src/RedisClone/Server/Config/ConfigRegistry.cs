@@ -102,6 +102,9 @@ internal sealed class ConfigRegistry
     private static readonly int ReplBacklogSizeIndex = IndexOf("repl-backlog-size");
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
     private static readonly int RdbCompressionIndex = IndexOf("rdbcompression");
+    private static readonly int RdbChecksumIndex = IndexOf("rdbchecksum");
+    private static readonly int DbFilenameIndex = IndexOf("dbfilename");
+    private static readonly int SaveIndex = IndexOf("save");
     private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
     private static readonly int LazyServerDelIndex = IndexOf("lazyfree-lazy-server-del");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
@@ -196,6 +199,36 @@ internal sealed class ConfigRegistry
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
 
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
+
+    /// <summary>rdbchecksum: RDB files end with a CRC64 of their contents (0 when off), checked on load.</summary>
+    public bool RdbChecksum => Volatile.Read(ref _numbers[RdbChecksumIndex]) != 0;
+
+    /// <summary>dbfilename: the RDB file's name within <see cref="Dir"/>.</summary>
+    public string DbFilename => Volatile.Read(ref _values[DbFilenameIndex]);
+
+    /// <summary>
+    /// dir: where the RDB file lives. Kept per server (Redis changes the process's working
+    /// directory; several servers may share a process here, as tests and embedders do).
+    /// </summary>
+    public string Dir => Volatile.Read(ref _dir) ?? Directory.GetCurrentDirectory();
+    private string? _dir;
+
+    /// <summary>The RDB file's full path.</summary>
+    public string RdbPath => Path.Combine(Dir, DbFilename);
+
+    /// <summary>save: (seconds, changes) points; empty when snapshots on a schedule are off.</summary>
+    public (long Seconds, long Changes)[] SavePoints
+    {
+        get
+        {
+            var parts = Volatile.Read(ref _values[SaveIndex]).Split(' ', StringSplitOptions.RemoveEmptyEntries);
+            var points = new (long, long)[parts.Length / 2];
+            for (int i = 0; i < points.Length; i++)
+                points[i] = (long.Parse(parts[2 * i], System.Globalization.CultureInfo.InvariantCulture),
+                    long.Parse(parts[2 * i + 1], System.Globalization.CultureInfo.InvariantCulture));
+            return points;
+        }
+    }
 
     /// <summary>rdbcompression: strings in RDB files and DUMP payloads are LZF-compressed when it pays.</summary>
     public bool RdbCompression => Volatile.Read(ref _numbers[RdbCompressionIndex]) != 0;
@@ -974,8 +1007,8 @@ internal sealed class ConfigRegistry
             new Param
             {
                 Name = "dir", Kind = Kind.Special, Flags = ParamFlags.Protected, Default = ".", Special = ParseDir,
-                Getter = _ => Directory.GetCurrentDirectory(),
-                Apply = (_, dir, _) => { if (dir.Length > 0) Directory.SetCurrentDirectory(dir); },
+                Getter = r => r.Dir,
+                Apply = (r, dir, _) => { if (dir.Length > 0) Volatile.Write(ref r._dir, Path.GetFullPath(dir)); },
             },
             S("save", "3600 1 300 100 60 10000", ParseSave, Multi),
             S("client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",

@@ -1,0 +1,147 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Text;
+using RedisClone.Common;
+using RedisClone.Storage;
+
+namespace RedisClone.Persistence;
+
+/// <summary>
+/// An RDB file being written: to a temporary file beside the target, with a running CRC64, then
+/// fsynced and renamed over the target, so a reader never sees a half-written file.
+/// </summary>
+/// <remarks>
+/// The layout is Redis's (version 10): "REDIS0010", aux fields, function libraries, then per
+/// database a SELECTDB opcode and its keys, EOF and the checksum. A database's keys may come in
+/// several runs, each after its own SELECTDB (a background save writes keys as it reaches them and
+/// keys about to change as they change); Redis's loader and redis-check-rdb take that.
+/// </remarks>
+internal sealed class RdbOutput : IDisposable
+{
+    public const byte OpcodeFunction = 245, OpcodeModuleAux = 247, OpcodeIdle = 248, OpcodeFreq = 249, OpcodeAux = 250,
+        OpcodeResizeDb = 251, OpcodeExpireTimeMs = 252, OpcodeExpireTime = 253, OpcodeSelectDb = 254, OpcodeEof = 255;
+
+    private readonly FileStream _file;
+    private readonly string _tempPath, _finalPath;
+    private readonly bool _checksum;
+    private ulong _crc;
+    private int _currentDb = -1;
+    private bool _done;
+
+    public RdbOutput(string finalPath, bool checksum)
+    {
+        _finalPath = finalPath;
+        _tempPath = Path.Combine(Path.GetDirectoryName(Path.GetFullPath(finalPath)) ?? ".", $"temp-{Environment.ProcessId}-{Guid.NewGuid():N}.rdb");
+        _checksum = checksum;
+        _file = new FileStream(_tempPath, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1 << 16);
+    }
+
+    /// <summary>Bytes written so far.</summary>
+    public long Length => _file.Position;
+
+    public void Write(ReadOnlySpan<byte> bytes)
+    {
+        if (_checksum) _crc = Crc64.Update(_crc, bytes);
+        _file.Write(bytes);
+    }
+
+    /// <summary>Keys that follow belong to database <paramref name="db"/>: a SELECTDB unless already there.</summary>
+    public void EnsureDb(int db)
+    {
+        if (_currentDb == db) return;
+        var buffer = new ArrayBufferWriter<byte>(8);
+        WriteSelectDb(buffer, db);
+        Write(buffer.WrittenSpan);
+        _currentDb = db;
+    }
+
+    /// <summary>Raw records that start with their own SELECTDB for <paramref name="db"/>.</summary>
+    public void WriteRecords(int db, ReadOnlySpan<byte> records)
+    {
+        Write(records);
+        _currentDb = db;
+    }
+
+    public static void WriteSelectDb(IBufferWriter<byte> output, int db)
+    {
+        output.GetSpan(1)[0] = OpcodeSelectDb;
+        output.Advance(1);
+        RdbString.WriteLength(output, (ulong)db);
+    }
+
+    /// <summary>The header and the aux fields Redis 7 writes (version, word size, creation time, memory, aof-base).</summary>
+    public void WriteHeader(string version, long usedMemory)
+    {
+        var buffer = new ArrayBufferWriter<byte>(128);
+        buffer.Write(Encoding.ASCII.GetBytes($"REDIS{RdbType.WriteVersion:D4}"));
+        Aux(buffer, "redis-ver", version);
+        Aux(buffer, "redis-bits", "64");
+        Aux(buffer, "ctime", DateTimeOffset.UtcNow.ToUnixTimeSeconds().ToString(System.Globalization.CultureInfo.InvariantCulture));
+        Aux(buffer, "used-mem", usedMemory.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        Aux(buffer, "aof-base", "0");
+        Write(buffer.WrittenSpan);
+    }
+
+    private static void Aux(ArrayBufferWriter<byte> buffer, string key, string value)
+    {
+        buffer.GetSpan(1)[0] = OpcodeAux;
+        buffer.Advance(1);
+        RdbString.Write(buffer, Encoding.ASCII.GetBytes(key));
+        RdbString.Write(buffer, Encoding.UTF8.GetBytes(value));
+    }
+
+    /// <summary>A function library: the FUNCTION2 opcode and its code.</summary>
+    public void WriteFunction(byte[] code, bool compress)
+    {
+        var buffer = new ArrayBufferWriter<byte>(code.Length + 16);
+        buffer.GetSpan(1)[0] = OpcodeFunction;
+        buffer.Advance(1);
+        RdbString.Write(buffer, code, compress);
+        Write(buffer.WrittenSpan);
+    }
+
+    /// <summary>
+    /// One key as an RDB file holds it: its expiry time, its idle time when the eviction policy is
+    /// LRU (<paramref name="idleSeconds"/> not negative), the value's type, the key, the value.
+    /// </summary>
+    public static void WriteKey(IBufferWriter<byte> output, in KeyTable.Entry entry, long idleSeconds, bool compress)
+    {
+        if (entry.ExpireAt != 0)
+        {
+            var span = output.GetSpan(9);
+            span[0] = OpcodeExpireTimeMs;
+            BinaryPrimitives.WriteInt64LittleEndian(span[1..], entry.ExpireAt);
+            output.Advance(9);
+        }
+        if (idleSeconds >= 0)
+        {
+            output.GetSpan(1)[0] = OpcodeIdle;
+            output.Advance(1);
+            RdbString.WriteLength(output, (ulong)idleSeconds);
+        }
+        RdbValueWriter.Write(output, in entry, compress, withKey: true);
+    }
+
+    /// <summary>EOF, the checksum (0 when rdbchecksum is off), fsync, and the rename over the target.</summary>
+    public void Commit()
+    {
+        Span<byte> end = stackalloc byte[9];
+        end[0] = OpcodeEof;
+        if (_checksum) _crc = Crc64.Update(_crc, end[..1]);
+        BinaryPrimitives.WriteUInt64LittleEndian(end[1..], _checksum ? _crc : 0);
+        _file.Write(end);
+        _file.Flush(flushToDisk: true);
+        _file.Dispose();
+        File.Move(_tempPath, _finalPath, overwrite: true);
+        _done = true;
+    }
+
+    public void Dispose()
+    {
+        _file.Dispose();
+        if (!_done)
+        {
+            try { File.Delete(_tempPath); } catch (IOException) { }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+using System.Diagnostics;
+using RedisClone.Common;
+using RedisClone.Server;
+
+namespace RedisClone.Persistence;
+
+/// <summary>
+/// The server's RDB state: the changes since the last save, the background save in progress, the
+/// save points that start one, and the figures INFO persistence reports. SAVE and BGSAVE come in
+/// with every gate held; the background save then runs on its own thread.
+/// </summary>
+internal sealed class RdbSaves
+{
+    /// <summary>CONFIG_BGSAVE_RETRY_DELAY: after a failed background save, save points wait this long.</summary>
+    private const long RetryDelaySeconds = 5;
+
+    private readonly RedisServer _server;
+    private readonly StripedCounter _dirty = new();
+    private long _dirtyAtSave;
+    private RdbSnapshot? _running;
+    private long _runningSince;
+
+    public RdbSaves(RedisServer server)
+    {
+        _server = server;
+        LastSaveUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+    }
+
+    public long LastSaveUnix { get; private set; }
+    public bool LastBackgroundOk { get; private set; } = true;
+    public long LastBackgroundSeconds { get; private set; } = -1;
+    public long LastBackgroundTryUnix { get; private set; }
+    public long Saves { get; private set; }
+    public long LastAheadBytes { get; private set; }
+    public long LastLoadKeysLoaded { get; set; }
+    public long LastLoadKeysExpired { get; set; }
+    public bool Loading { get; set; }
+
+    /// <summary>A background save asked for while it could not start (BGSAVE inside MULTI): started by the cron.</summary>
+    public bool Scheduled { get; set; }
+
+    /// <summary>True while a background save runs.</summary>
+    public bool InProgress => Volatile.Read(ref _running) != null;
+
+    /// <summary>Seconds the current background save has run, -1 when none.</summary>
+    public long CurrentSeconds => InProgress ? (Stopwatch.GetTimestamp() - _runningSince) / Stopwatch.Frequency : -1;
+
+    /// <summary>Writes changed the dataset (rdb_changes_since_last_save counts them).</summary>
+    public void Changed(long count = 1) => _dirty.Add(count);
+
+    public long ChangesSinceSave => _dirty.Value - Volatile.Read(ref _dirtyAtSave);
+
+    /// <summary>SAVE, SHUTDOWN, DEBUG RELOAD: writes the file now; the caller holds every gate. Null or the error.</summary>
+    public string? SaveForeground()
+    {
+        long dirty = _dirty.Value;
+        try
+        {
+            new RdbSnapshot(_server, background: false).Run();
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            _server.Log.Warning($"Failed opening the temp RDB file for saving: {ex.Message}");
+            return ex.Message;
+        }
+        _server.Log.Notice("DB saved on disk");
+        Volatile.Write(ref _dirtyAtSave, dirty);
+        LastSaveUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        Saves++;
+        return null;
+    }
+
+    /// <summary>BGSAVE: starts a background save; the caller holds every gate. False when one already runs.</summary>
+    public bool TryStartBackground()
+    {
+        if (InProgress) return false;
+        Scheduled = false;
+        long dirty = _dirty.Value;
+        var snapshot = new RdbSnapshot(_server, background: true);
+        _runningSince = Stopwatch.GetTimestamp();
+        LastBackgroundTryUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        Volatile.Write(ref _running, snapshot);
+        _server.Log.Notice("Background saving started");
+        var thread = new Thread(() => RunBackground(snapshot, dirty)) { IsBackground = true, Name = "rdb-bgsave" };
+        thread.Start();
+        return true;
+    }
+
+    private void RunBackground(RdbSnapshot snapshot, long dirty)
+    {
+        bool ok = true;
+        try
+        {
+            snapshot.Run();
+        }
+        catch (OperationCanceledException)
+        {
+            // Stopped on purpose (FLUSHALL): not a failure, as Redis does not count a child it killed.
+            _server.Log.Notice("Background saving stopped: the dataset was flushed");
+            LastBackgroundSeconds = (Stopwatch.GetTimestamp() - _runningSince) / Stopwatch.Frequency;
+            Volatile.Write(ref _running, null);
+            return;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ObjectDisposedException)
+        {
+            ok = false;
+            _server.Log.Warning($"Background saving error: {ex.Message}");
+        }
+        long seconds = (Stopwatch.GetTimestamp() - _runningSince) / Stopwatch.Frequency;
+        if (ok)
+        {
+            Volatile.Write(ref _dirtyAtSave, dirty);
+            LastSaveUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+            Saves++;
+            _server.Log.Notice($"Background saving terminated with success ({snapshot.KeysWritten} keys, {snapshot.AheadBytes} bytes written ahead of changes)");
+        }
+        LastBackgroundOk = ok;
+        LastBackgroundSeconds = seconds;
+        LastAheadBytes = snapshot.AheadBytes;
+        Volatile.Write(ref _running, null);
+    }
+
+    /// <summary>Stops the background save in progress, if any; the caller holds every gate.</summary>
+    public void AbortBackground() => Volatile.Read(ref _running)?.Abort();
+
+    /// <summary>Waits for a background save to end (SHUTDOWN, DEBUG RELOAD); call without holding gates.</summary>
+    public void WaitForBackground()
+    {
+        while (InProgress) Thread.Sleep(5);
+    }
+
+    /// <summary>
+    /// Called every 100 ms: starts a background save when a save point is reached (enough changes
+    /// and seconds since the last save) or one was scheduled, as serverCron does.
+    /// </summary>
+    public void Cron()
+    {
+        if (InProgress || _server.StoppingToken.IsCancellationRequested) return;
+        long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        bool start = Scheduled;
+        if (!start)
+        {
+            long changes = ChangesSinceSave;
+            foreach (var (seconds, needed) in _server.Config.SavePoints)
+            {
+                if (changes >= needed && now - LastSaveUnix > seconds
+                    && (LastBackgroundOk || now - LastBackgroundTryUnix > RetryDelaySeconds))
+                {
+                    _server.Log.Notice($"{needed} changes in {seconds} seconds. Saving...");
+                    start = true;
+                    break;
+                }
+            }
+        }
+        if (!start) return;
+        var shards = _server.Shards;
+        for (int s = 0; s < shards.Count; s++) shards[s].Gate.Enter();
+        try
+        {
+            TryStartBackground();
+        }
+        finally
+        {
+            for (int s = shards.Count - 1; s >= 0; s--) shards[s].Gate.Exit();
+        }
+    }
+}

@@ -1,0 +1,250 @@
+using System.Buffers;
+using System.Diagnostics;
+using RedisClone.Server;
+using RedisClone.Storage;
+
+namespace RedisClone.Persistence;
+
+/// <summary>
+/// Writes the dataset to an RDB file as it was at one instant, consistent across all shards: in the
+/// foreground (SAVE, shutdown: the caller holds every gate throughout) or in the background
+/// (BGSAVE, save points) while clients keep being served, without fork.
+/// </summary>
+/// <remarks>
+/// <para><b>How the background save stays consistent.</b> It starts with every shard's gate held at
+/// once (the instant of the snapshot): each database records how many key slots it has, and a hook
+/// (<see cref="ISnapshotHook"/>) is installed on every shard. Then the gates are released and a
+/// saver thread walks each database slot by slot, taking the shard's gate for a short run of keys
+/// at a time and writing every key it has not written yet. Meanwhile, before a command changes a
+/// key, or a key is deleted, expired or flushed, the hook writes that key's current value first
+/// (into a queue the saver appends to the file) and marks it written; a key created after the
+/// instant is marked written without being written. So every key appears exactly once, with its
+/// value as of the instant. Redis gets the same guarantee from fork's copy-on-write pages, paying
+/// up to a copy of every page touched during the save; here the extra memory is only the queue of
+/// keys written ahead, and the pauses are one run of keys long.</para>
+/// <para>Commands change keys in place, so the hook must run before the handler: the execution layer
+/// calls <see cref="BeforeWrite"/> with a write command's keys while a save is running.</para>
+/// </remarks>
+internal sealed class RdbSnapshot
+{
+    /// <summary>Keys written per turn of a shard's gate by the background saver.</summary>
+    private const int KeysPerTurn = 128;
+
+    /// <summary>Bytes of serialized keys per turn: a few big values end a turn early.</summary>
+    private const int BytesPerTurn = 256 * 1024;
+
+    private readonly RedisServer _server;
+    private readonly string _path;
+    private readonly bool _compress, _checksum, _writeIdle;
+    private readonly byte[][] _functions;
+    private readonly long _usedMemory;
+    private readonly ShardState[] _shards;
+    private readonly object _pendingLock = new();
+    private List<(int Db, byte[] Records)> _pending = new();
+    private long _aheadBytes;
+
+    /// <summary>Per database of a shard: slots that existed at the instant, and which are written.</summary>
+    private sealed class DbState(int limit)
+    {
+        public readonly int Limit = limit;
+        public readonly ulong[] Written = new ulong[(limit + 63) / 64];
+        /// <summary>Every key of the instant is written (the database was flushed or swapped meanwhile).</summary>
+        public bool Done;
+
+        public bool IsWritten(int slot) => slot >= Limit || (Written[slot >> 6] & (1UL << slot)) != 0;
+
+        public void MarkWritten(int slot)
+        {
+            if (slot < Limit) Written[slot >> 6] |= 1UL << slot;
+        }
+    }
+
+    private sealed class ShardState(RdbSnapshot owner, DbState[] dbs) : ISnapshotHook
+    {
+        public readonly DbState[] Dbs = dbs;
+
+        public void BeforeChange(Database db, int slot)
+        {
+            var state = Dbs[db.Index];
+            if (state.Done || state.IsWritten(slot)) return;
+            state.MarkWritten(slot);
+            owner.WriteAhead(db, slot);
+        }
+
+        public void Added(Database db, int slot)
+        {
+            var state = Dbs[db.Index];
+            if (!state.Done) state.MarkWritten(slot);
+        }
+
+        public void BeforeClear(Database db)
+        {
+            var state = Dbs[db.Index];
+            if (state.Done) return;
+            var table = db.Table;
+            int high = Math.Min(state.Limit, table.SlotCount);
+            for (int slot = 0; slot < high; slot++)
+            {
+                if (state.IsWritten(slot) || !table.IsUsed(slot)) continue;
+                state.MarkWritten(slot);
+                owner.WriteAhead(db, slot);
+            }
+            state.Done = true;
+        }
+    }
+
+    /// <summary>
+    /// Captures the instant: call with every shard's gate held. A background snapshot installs its
+    /// hooks here; <see cref="Run"/> then writes the file.
+    /// </summary>
+    public RdbSnapshot(RedisServer server, bool background)
+    {
+        _server = server;
+        var config = server.Config;
+        _path = config.RdbPath;
+        _compress = config.RdbCompression;
+        _checksum = config.RdbChecksum;
+        _writeIdle = config.MaxMemoryPolicy.EndsWith("-lru", StringComparison.OrdinalIgnoreCase);
+        _functions = server.Functions.All.Select(l => l.Code).ToArray();
+        var (dataset, tables) = InfoBuilder.DataMemory(server);
+        _usedMemory = dataset + tables;
+        var shards = server.Shards;
+        _shards = new ShardState[shards.Count];
+        for (int s = 0; s < shards.Count; s++)
+        {
+            var store = shards[s].Store;
+            var dbs = new DbState[store.DatabaseCount];
+            for (int d = 0; d < dbs.Length; d++) dbs[d] = new DbState(store[d].Table.SlotCount);
+            _shards[s] = new ShardState(this, dbs);
+            if (background) store.Snapshot = _shards[s];
+        }
+        Background = background;
+    }
+
+    public bool Background { get; }
+
+    private readonly object _commitLock = new();
+    private volatile bool _aborted;
+
+    /// <summary>
+    /// Stops a background save (FLUSHALL, as Redis kills its child): the caller holds every gate, so
+    /// the hooks come off at once; once this returns the file is never renamed into place.
+    /// </summary>
+    public void Abort()
+    {
+        lock (_commitLock) _aborted = true;
+        var shards = _server.Shards;
+        for (int s = 0; s < shards.Count; s++) shards[s].Store.Snapshot = null;
+    }
+
+    /// <summary>Bytes of keys written ahead of the saver because they were about to change (Redis's copy-on-write size).</summary>
+    public long AheadBytes => Interlocked.Read(ref _aheadBytes);
+
+    /// <summary>Keys written to the file.</summary>
+    public long KeysWritten { get; private set; }
+
+    /// <summary>
+    /// Writes the file: for a foreground snapshot the caller still holds every gate; a background
+    /// one takes each shard's gate in turns. Throws on an I/O error (the old file stays).
+    /// </summary>
+    public void Run()
+    {
+        using var output = new RdbOutput(_path, _checksum);
+        output.WriteHeader(ServerInfo.Version, _usedMemory);
+        foreach (var code in _functions) output.WriteFunction(code, _compress);
+        var buffer = new ArrayBufferWriter<byte>(BytesPerTurn + 4096);
+        var shards = _server.Shards;
+        try
+        {
+            for (int s = 0; s < shards.Count; s++)
+            {
+                var store = shards[s].Store;
+                var state = _shards[s];
+                for (int d = 0; d < store.DatabaseCount; d++)
+                {
+                    var dbState = state.Dbs[d];
+                    int slot = 0;
+                    while (slot < dbState.Limit)
+                    {
+                        if (_aborted) throw new OperationCanceledException("the background save was aborted");
+                        buffer.ResetWrittenCount();
+                        int count = 0;
+                        if (Background) shards[s].Gate.Enter();
+                        try
+                        {
+                            var table = store[d].Table;
+                            for (; slot < dbState.Limit && count < KeysPerTurn && buffer.WrittenCount < BytesPerTurn; slot++)
+                            {
+                                if (dbState.Done) { slot = dbState.Limit; break; }
+                                if (dbState.IsWritten(slot) || slot >= table.SlotCount || !table.IsUsed(slot)) continue;
+                                dbState.MarkWritten(slot);
+                                RdbOutput.WriteKey(buffer, in table.At(slot), IdleOf(table, slot), _compress);
+                                count++;
+                            }
+                        }
+                        finally
+                        {
+                            if (Background) shards[s].Gate.Exit();
+                        }
+                        if (count > 0)
+                        {
+                            output.EnsureDb(d);
+                            output.Write(buffer.WrittenSpan);
+                            KeysWritten += count;
+                        }
+                        if (Background) DrainPending(output);
+                    }
+                }
+            }
+        }
+        finally
+        {
+            if (Background && !_aborted) Detach();
+        }
+        DrainPending(output);
+        lock (_commitLock)
+        {
+            if (_aborted) throw new OperationCanceledException("the background save was aborted");
+            output.Commit();
+        }
+    }
+
+    /// <summary>Removes the hooks, each under its shard's gate, so no key is written ahead afterwards.</summary>
+    private void Detach()
+    {
+        var shards = _server.Shards;
+        for (int s = 0; s < shards.Count; s++)
+        {
+            lock (shards[s].Gate) shards[s].Store.Snapshot = null;
+        }
+    }
+
+    private long IdleOf(KeyTable table, int slot) => _writeIdle ? LruClock.SecondsSince(table.LastAccess(slot)) : -1;
+
+    /// <summary>Called under the key's shard gate: writes the key as it is now, ahead of its change.</summary>
+    private void WriteAhead(Database db, int slot)
+    {
+        var buffer = new ArrayBufferWriter<byte>(64);
+        RdbOutput.WriteSelectDb(buffer, db.Index);
+        RdbOutput.WriteKey(buffer, in db.Table.At(slot), IdleOf(db.Table, slot), _compress);
+        var records = buffer.WrittenSpan.ToArray();
+        Interlocked.Add(ref _aheadBytes, records.Length);
+        lock (_pendingLock) _pending.Add((db.Index, records));
+    }
+
+    private void DrainPending(RdbOutput output)
+    {
+        List<(int Db, byte[] Records)> batch;
+        lock (_pendingLock)
+        {
+            if (_pending.Count == 0) return;
+            batch = _pending;
+            _pending = new List<(int, byte[])>();
+        }
+        foreach (var (db, records) in batch)
+        {
+            output.WriteRecords(db, records);
+            KeysWritten++;
+        }
+    }
+}

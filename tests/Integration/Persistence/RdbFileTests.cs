@@ -1,0 +1,378 @@
+using System.Diagnostics;
+using System.Text;
+using RedisClone.Persistence;
+using RedisClone.Server;
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Persistence;
+
+/// <summary>
+/// RDB files: saved here and loaded here after a restart, written by redis-server 7.0 and loaded
+/// here, written here and loaded by redis-server 7.0 (and accepted by redis-check-rdb), a
+/// background save that stays the instant it started while writers change, delete, flush and add
+/// keys, and corrupt or truncated files refused at start-up with the file and the offset.
+/// </summary>
+public class RdbFileTests
+{
+    private static string Repeat(string s, int n) => string.Concat(Enumerable.Repeat(s, n));
+
+    /// <summary>A data set with every type and encoding, TTLs, several databases and a function library.</summary>
+    private static List<string[]> DataSet()
+    {
+        List<string[]> script =
+        [
+            ["SELECT", "0"],
+            ["SET", "int", "12345"],
+            ["SET", "str", "hello"],
+            ["SET", "long", Repeat("abc", 100)],
+            ["SET", "ttl", "soon", "EX", "5000"],
+            ["RPUSH", "list", "a", "b", "1", "2"],
+            ["SADD", "intset", "1", "2", "3"],
+            ["SADD", "strset", "a", "b", "c"],
+            ["HSET", "hash", "f", "v", "g", "1"],
+            ["ZADD", "zset", "1", "a", "2.5", "b"],
+            ["XADD", "stream", "1-1", "f", "v"],
+            ["XADD", "stream", "2-1", "f", "w", "g", "x"],
+            ["PFADD", "hll", "a", "b", "c"],
+            ["SETBIT", "bits", "100", "1"],
+            ["GEOADD", "geo", "13.361389", "38.115556", "Palermo"],
+            ["EXPIRE", "hash", "100000"],
+            ["SELECT", "3"],
+            ["SET", "other-db", "x"],
+            ["RPUSH", "biglist", .. Enumerable.Range(0, 2000).Select(i => "item" + i)],
+            ["SADD", "bigset", .. Enumerable.Range(0, 1000).Select(i => "m" + i)],
+            ["HSET", "bighash", .. Enumerable.Range(0, 600).SelectMany(i => new[] { "f" + i, "v" + i })],
+            ["ZADD", "bigzset", .. Enumerable.Range(0, 600).SelectMany(i => new[] { i.ToString(), "m" + i })],
+            ["SELECT", "15"],
+            ["SET", "last-db", "y", "PX", "100000000"],
+            ["FUNCTION", "LOAD", "#!lua name=rdblib\nredis.register_function('rdbfn', function() return 1 end)"],
+        ];
+        return script;
+    }
+
+    private static readonly int[] Databases = [0, 3, 15];
+
+    /// <summary>Every key of the databases as sorted lines: key, type, whether it has a TTL, and its contents in a stable order.</summary>
+    private static List<string> Contents(RespClient c)
+    {
+        var lines = new List<string>();
+        foreach (int db in Databases)
+        {
+            c.Call("SELECT", db.ToString());
+            string keysReply = c.Call("KEYS", "*");
+            var keys = keysReply.Split("\r\n").Where((_, i) => i > 0 && i % 2 == 0).Where(k => k.Length > 0).ToList();
+            foreach (var key in keys)
+            {
+                string type = c.Call("TYPE", key).Trim();
+                string content = type switch
+                {
+                    "+string" => c.Call("GET", key),
+                    "+list" => c.Call("LRANGE", key, "0", "-1"),
+                    "+set" => c.Call("SORT", key, "ALPHA"),
+                    "+zset" => c.Call("ZRANGE", key, "0", "-1", "WITHSCORES"),
+                    "+hash" => string.Join("|", c.Call("HGETALL", key).Split("\r\n").Order()),
+                    "+stream" => c.Call("XRANGE", key, "-", "+"),
+                    _ => "?",
+                };
+                bool ttl = !c.Call("PTTL", key).StartsWith(":-");
+                lines.Add($"{db}/{key}/{type}/{ttl}/{content}");
+            }
+        }
+        c.Call("SELECT", "0");
+        lines.Sort(StringComparer.Ordinal);
+        lines.Add(c.Call("FUNCTION", "LIST"));
+        return lines;
+    }
+
+    private static string NewDir() => Directory.CreateTempSubdirectory("redisclone-rdb-").FullName;
+
+    private static void Fill(RespClient c)
+    {
+        foreach (var cmd in DataSet())
+        {
+            string reply = c.Call(cmd);
+            Assert.False(reply.StartsWith("-"), $"{cmd[0]}: {reply}");
+        }
+    }
+
+    [Fact]
+    public async Task Save_Restart_SameData()
+    {
+        string dir = NewDir();
+        List<string> before;
+        await using (var server = TestServer.Start(4, "--dir", dir))
+        {
+            using var c = server.Connect();
+            Fill(c);
+            before = Contents(c);
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+            Assert.Matches(@"rdb_changes_since_last_save:0\r\n", c.Call("INFO", "persistence"));
+        }
+        Assert.True(File.Exists(Path.Combine(dir, "dump.rdb")));
+        await using (var server = TestServer.Start(2, "--dir", dir))
+        {
+            using var c = server.Connect();
+            Assert.Equal(before, Contents(c));
+            Assert.Matches(@"rdb_last_load_keys_loaded:19\r\n", c.Call("INFO", "persistence"));
+        }
+    }
+
+    [RedisFact]
+    public async Task RedisRdb_LoadsHere_SameData()
+    {
+        string dir = NewDir();
+        using var reference = ReferenceRedis.StartOrNull($"--dir {dir}")!;
+        List<string> theirs;
+        using (var c = reference.Connect())
+        {
+            Fill(c);
+            theirs = Contents(c);
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+        }
+        await using var server = TestServer.Start(4, "--dir", dir);
+        using var ours = server.Connect();
+        Assert.Equal(theirs, Contents(ours));
+    }
+
+    [RedisFact]
+    public async Task OurRdb_LoadsInRedis_AndPassesRedisCheckRdb()
+    {
+        string dir = NewDir();
+        List<string> ours;
+        await using (var server = TestServer.Start(4, "--dir", dir))
+        {
+            using var c = server.Connect();
+            Fill(c);
+            ours = Contents(c);
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+        }
+        string? check = ReferenceRedis.FindOnPath("redis-check-rdb");
+        if (check != null)
+        {
+            var psi = new ProcessStartInfo(check, Path.Combine(dir, "dump.rdb")) { RedirectStandardOutput = true, RedirectStandardError = true };
+            using var p = Process.Start(psi)!;
+            string output = p.StandardOutput.ReadToEnd() + p.StandardError.ReadToEnd();
+            p.WaitForExit();
+            Assert.True(p.ExitCode == 0 && output.Contains("RDB looks OK!"), output);
+        }
+        using var reference = ReferenceRedis.StartOrNull($"--dir {dir}")!;
+        using var theirs = reference.Connect();
+        Assert.Equal(ours, Contents(theirs));
+    }
+
+    /// <summary>
+    /// BGSAVE of 200,000 keys while the same connection, right after it, rewrites every key, deletes
+    /// some, adds new ones, flushes one database and swaps two: the file holds the dataset as it was
+    /// when BGSAVE ran, and keys were written ahead of their changes (the save overlapped them).
+    /// </summary>
+    [Fact]
+    public async Task BgSave_WhileWriting_FileIsTheInstant()
+    {
+        string dir = NewDir();
+        const int Keys = 200_000;
+        await using (var server = TestServer.Start(4, "--dir", dir, "--enable-debug-command", "yes"))
+        {
+            using var c = server.Connect();
+            c.Call("DEBUG", "POPULATE", Keys.ToString(), "k", "20");
+            c.Call("SELECT", "1");
+            c.Call("DEBUG", "POPULATE", "1000", "d1", "10");
+            c.Call("SELECT", "2");
+            c.Call("DEBUG", "POPULATE", "1000", "d2", "10");
+            c.Call("SELECT", "0");
+            c.Call("RPUSH", "list", "a", "b");
+            // BGSAVE and the writes go in one pipeline: they reach the server at once.
+            var pipeline = new List<string[]> { new[] { "BGSAVE" } };
+            for (int i = 0; i < Keys; i += 7) pipeline.Add(["SET", $"k:{i}", "changed"]);
+            for (int i = 3; i < Keys; i += 11) pipeline.Add(["DEL", $"k:{i}"]);
+            for (int i = 0; i < 1000; i++) pipeline.Add(["SET", $"new:{i}", "x"]);
+            pipeline.Add(["RPUSH", "list", "c"]);
+            pipeline.Add(["SELECT", "1"]);
+            pipeline.Add(["FLUSHDB"]);
+            pipeline.Add(["SWAPDB", "2", "3"]);
+            pipeline.Add(["SELECT", "0"]);
+            c.SendRaw(pipeline.SelectMany(cmd => RespClient.Encode(cmd)).ToArray());
+            Assert.Equal("+Background saving started\r\n", c.ReadReply());
+            for (int i = 1; i < pipeline.Count; i++) Assert.False(c.ReadReply().StartsWith("-"));
+            var deadline = Stopwatch.StartNew();
+            while (c.Call("INFO", "persistence").Contains("rdb_bgsave_in_progress:1") && deadline.Elapsed < TimeSpan.FromSeconds(60))
+                Thread.Sleep(20);
+            string info = c.Call("INFO", "persistence");
+            Assert.Contains("rdb_last_bgsave_status:ok", info);
+            long ahead = long.Parse(System.Text.RegularExpressions.Regex.Match(info, @"rdb_last_cow_size:(\d+)").Groups[1].Value);
+            Assert.True(ahead > 0, "no key was written ahead: the writes did not overlap the save\n" + info);
+        }
+        await using (var server = TestServer.Start(4, "--dir", dir))
+        {
+            using var c = server.Connect();
+            Assert.Equal($":{Keys + 1}\r\n", c.Call("DBSIZE"));
+            for (int i = 0; i < Keys; i += 997) Assert.StartsWith($"$20\r\nvalue:{i}", c.Call("GET", $"k:{i}"));
+            for (int i = 0; i < Keys; i += 7) Assert.NotEqual("$7\r\nchanged\r\n", c.Call("GET", $"k:{i}"));
+            for (int i = 3; i < Keys; i += 11) Assert.Equal(":1\r\n", c.Call("EXISTS", $"k:{i}"));
+            Assert.Equal(":0\r\n", c.Call("EXISTS", "new:0"));
+            Assert.Equal("*2\r\n$1\r\na\r\n$1\r\nb\r\n", c.Call("LRANGE", "list", "0", "-1"));
+            c.Call("SELECT", "1");
+            Assert.Equal(":1000\r\n", c.Call("DBSIZE"));
+            c.Call("SELECT", "2");
+            Assert.Equal(":1000\r\n", c.Call("DBSIZE"));
+            c.Call("SELECT", "3");
+            Assert.Equal(":0\r\n", c.Call("DBSIZE"));
+        }
+    }
+
+    [Fact]
+    public async Task BgSave_OptionsAndScheduling()
+    {
+        await using var server = TestServer.Start(2);
+        using var c = server.Connect();
+        Assert.Equal("-ERR syntax error\r\n", c.Call("BGSAVE", "NOW"));
+        Assert.Equal("-ERR syntax error\r\n", c.Call("BGSAVE", "SCHEDULE", "x"));
+        c.Call("MULTI");
+        c.Call("BGSAVE");
+        Assert.Equal("*1\r\n+Background saving scheduled\r\n", c.Call("EXEC"));
+        Assert.True(WaitUntil(() => c.Call("INFO", "persistence").Contains("rdb_saves:1")));
+        Assert.Equal("-ERR Command not allowed inside a transaction\r\n", MultiReply(c, "SAVE"));
+        Assert.Equal("+Background saving started\r\n", c.Call("BGSAVE", "schedule"));
+        Assert.True(WaitUntil(() => c.Call("INFO", "persistence").Contains("rdb_saves:2")));
+        string lastSave = c.Call("LASTSAVE");
+        Assert.InRange(long.Parse(lastSave.AsSpan(1, lastSave.Length - 3)), DateTimeOffset.UtcNow.ToUnixTimeSeconds() - 10, DateTimeOffset.UtcNow.ToUnixTimeSeconds());
+    }
+
+    private static bool WaitUntil(Func<bool> condition)
+    {
+        var sw = Stopwatch.StartNew();
+        while (sw.Elapsed < TimeSpan.FromSeconds(10))
+        {
+            if (condition()) return true;
+            Thread.Sleep(20);
+        }
+        return condition();
+    }
+
+    private static string MultiReply(RespClient c, string command)
+    {
+        c.Call("MULTI");
+        string reply = c.Call(command);
+        c.Call("DISCARD");
+        return reply;
+    }
+
+    [Fact]
+    public async Task SavePoint_TriggersBackgroundSave()
+    {
+        string dir = NewDir();
+        await using var server = TestServer.Start(2, "--dir", dir, "--save", "1 3");
+        using var c = server.Connect();
+        for (int i = 0; i < 5; i++) c.Call("SET", "k" + i, "v");
+        Assert.True(WaitUntil(() => File.Exists(Path.Combine(dir, "dump.rdb"))));
+        Assert.True(WaitUntil(() => c.Call("INFO", "persistence").Contains("rdb_changes_since_last_save:0")));
+    }
+
+    [Fact]
+    public async Task Shutdown_SavesUnlessNoSave()
+    {
+        string dir = NewDir();
+        var server = TestServer.Start(2, "--dir", dir);
+        using (var c = server.Connect())
+        {
+            c.Call("SET", "a", "1");
+            c.Send("SHUTDOWN", "NOSAVE");
+            Assert.True(c.IsClosedByServer());
+        }
+        await server.DisposeAsync();
+        Assert.False(File.Exists(Path.Combine(dir, "dump.rdb")));
+
+        server = TestServer.Start(2, "--dir", dir);
+        using (var c = server.Connect())
+        {
+            c.Call("SET", "a", "1");
+            c.Send("SHUTDOWN", "SAVE");
+            Assert.True(c.IsClosedByServer());
+        }
+        await server.DisposeAsync();
+        await using var again = TestServer.Start(2, "--dir", dir);
+        using var c2 = again.Connect();
+        Assert.Equal("$1\r\n1\r\n", c2.Call("GET", "a"));
+    }
+
+    [Fact]
+    public async Task Shutdown_SaveFails_ServerStays()
+    {
+        string dir = NewDir();
+        await using var server = TestServer.Start(2, "--dir", dir);
+        using var c = server.Connect();
+        c.Call("SET", "a", "1");
+        Directory.Delete(dir);
+        Assert.Equal("-ERR Errors trying to SHUTDOWN. Check logs.\r\n", c.Call("SHUTDOWN", "SAVE"));
+        Assert.Equal("-ERR\r\n", c.Call("SAVE"));
+        Assert.Equal("+PONG\r\n", c.Call("PING"));
+    }
+
+    [Fact]
+    public async Task DebugReload_KeepsData()
+    {
+        await using var server = TestServer.Start(4, "--enable-debug-command", "yes");
+        using var c = server.Connect();
+        Fill(c);
+        var before = Contents(c);
+        Assert.Equal("+OK\r\n", c.Call("DEBUG", "RELOAD"));
+        Assert.Equal(before, Contents(c));
+        c.Call("SET", "extra", "1");
+        Assert.Equal("+OK\r\n", c.Call("DEBUG", "RELOAD", "NOSAVE"));
+        Assert.Equal(":0\r\n", c.Call("EXISTS", "extra"));
+        c.Call("SET", "extra", "1");
+        c.Call("SET", "str", "changed");
+        Assert.Equal("-ERR Error trying to load the RDB dump, check server logs.\r\n", c.Call("DEBUG", "RELOAD", "NOSAVE", "NOFLUSH"));
+        c.Call("SET", "str", "changed");
+        Assert.Equal("+OK\r\n", c.Call("DEBUG", "RELOAD", "NOSAVE", "NOFLUSH", "MERGE"));
+        Assert.Equal("$5\r\nhello\r\n", c.Call("GET", "str"));
+        Assert.Equal("$1\r\n1\r\n", c.Call("GET", "extra"));
+        Assert.Equal("-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n", c.Call("DEBUG", "RELOAD", "FAST"));
+    }
+
+    [Fact]
+    public async Task FlushAll_WithSavePoints_SavesTheEmptyDataset()
+    {
+        string dir = NewDir();
+        await using (var server = TestServer.Start(2, "--dir", dir, "--save", "3600 1"))
+        {
+            using var c = server.Connect();
+            c.Call("SET", "a", "1");
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+            c.Call("FLUSHALL");
+        }
+        await using var again = TestServer.Start(2, "--dir", dir, "--save", "");
+        using var c2 = again.Connect();
+        Assert.Equal(":0\r\n", c2.Call("DBSIZE"));
+    }
+
+    /// <summary>A file cut short, or with a byte changed, stops the start with the file's offset.</summary>
+    [Fact]
+    public async Task Startup_CorruptOrTruncatedFile_Refused()
+    {
+        string dir = NewDir();
+        await using (var server = TestServer.Start(2, "--dir", dir))
+        {
+            using var c = server.Connect();
+            Fill(c);
+            c.Call("SAVE");
+        }
+        string path = Path.Combine(dir, "dump.rdb");
+        byte[] good = File.ReadAllBytes(path);
+
+        File.WriteAllBytes(path, good[..(good.Length / 2)]);
+        var truncated = Assert.Throws<RdbLoadException>(() => { TestServer.Start(2, "--dir", dir); });
+        Assert.InRange(truncated.Offset, 9, good.Length);
+
+        byte[] flipped = (byte[])good.Clone();
+        flipped[good.Length / 2] ^= 0x55;
+        File.WriteAllBytes(path, flipped);
+        Assert.Throws<RdbLoadException>(() => { TestServer.Start(2, "--dir", dir); });
+
+        File.WriteAllBytes(path, Encoding.ASCII.GetBytes("NOTREDIS0010"));
+        var signature = Assert.Throws<RdbLoadException>(() => { TestServer.Start(2, "--dir", dir); });
+        Assert.Contains("Wrong signature", signature.Message);
+
+        File.WriteAllBytes(path, good);
+        await using var ok = TestServer.Start(2, "--dir", dir);
+    }
+}
