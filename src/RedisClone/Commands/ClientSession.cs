@@ -45,6 +45,9 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     public int Db { get; set; }
 
+    /// <summary>The AOF sequence of this client's last write: with appendfsync always its replies wait until it is on disk.</summary>
+    public long AofSequence { get; set; }
+
     /// <summary>2 or 3 (HELLO).</summary>
     public int Protocol { get; set; } = 2;
 

@@ -83,6 +83,18 @@ internal static class ServerCommands
             names[i] = ctx.ArgString(2 + 2 * i);
             values[i] = ctx.ArgString(3 + 2 * i);
         }
+        for (int i = 0; i < pairs; i++)
+        {
+            // Turning the AOF on or off needs a rewrite of the dataset into a new base file, which
+            // is not built yet: refused rather than stored and ignored.
+            if (names[i].Equals("appendonly", StringComparison.OrdinalIgnoreCase)
+                && (values[i].Equals("yes", StringComparison.OrdinalIgnoreCase) || values[i].Equals("no", StringComparison.OrdinalIgnoreCase))
+                && values[i].Equals("yes", StringComparison.OrdinalIgnoreCase) != ctx.Server.Config.AppendOnly)
+            {
+                ctx.Error($"ERR CONFIG SET failed (possibly related to argument '{names[i]}') - turning the AOF on or off at run time is not supported yet; restart with --appendonly");
+                return;
+            }
+        }
         string? error = ctx.Server.Config.SetFromClient(names, values, IsLocal(ctx.Client));
         if (error != null) ctx.Error(error);
         else ctx.Reply.Ok();

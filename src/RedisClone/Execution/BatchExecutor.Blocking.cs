@@ -29,6 +29,7 @@ internal sealed partial class BatchExecutor
         while (Session.Blocked is { } blocked)
         {
             if (deadlineMs == 0 && blocked.TimeoutMs > 0) deadlineMs = _nowMs + blocked.TimeoutMs;
+            await WaitForAofAsync();
             var flushed = await _output.FlushAsync();
             if (flushed.IsCompleted || flushed.IsCanceled) blocked.TryFinish(BlockedClient.Closed);
 

@@ -296,10 +296,23 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         return await RunSegmentAsync(start, count, mask);
     }
 
+    /// <summary>
+    /// With appendfsync always: completes once this client's last write is on disk, so no reply to
+    /// a write goes out before it is durable (call before flushing replies).
+    /// </summary>
+    public ValueTask WaitForAofAsync()
+    {
+        var aof = _server.Aof;
+        long seq = Session.AofSequence;
+        if (aof == null || seq <= aof.Durable || aof.Policy != Persistence.AofWriter.FsyncPolicy.Always) return default;
+        return new ValueTask(aof.WaitDurableAsync(seq));
+    }
+
     /// <summary>Flushes the replies so far; false when the output is closed or over its limits.</summary>
     private async ValueTask<bool> FlushMidBatchAsync()
     {
         if (OverOutputLimits()) return false;
+        await WaitForAofAsync();
         FlushedMidBatch = true;
         var flushed = await _output.FlushAsync();
         return !flushed.IsCompleted && !flushed.IsCanceled;

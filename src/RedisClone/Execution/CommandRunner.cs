@@ -39,7 +39,16 @@ internal static class CommandRunner
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
         var listener = server.PropagationListener;
         if (listener == null) RunHandler(def, ref ctx);
-        else RunPropagating(listener, def, ref ctx, buffer, i);
+        else
+        {
+            RunPropagating(listener, def, ref ctx, buffer, i);
+            long appended = Persistence.AofWriter.ThreadSequence;
+            if (appended != 0)
+            {
+                Persistence.AofWriter.ThreadSequence = 0;
+                if (appended > session.AofSequence) session.AofSequence = appended;
+            }
+        }
         server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged) server.Rdb.Changed();
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged && !ctx.SignalledItself

@@ -140,6 +140,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 {
                     if (output.UnflushedBytes > 0)
                     {
+                        await _executor.WaitForAofAsync();
                         var flushed = await output.FlushAsync();
                         if (flushed.IsCompleted || flushed.IsCanceled) break;
                     }
@@ -181,6 +182,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 if (output.UnflushedBytes > FlushThreshold)
                 {
                     _executor.FlushedMidBatch = true;
+                    await _executor.WaitForAofAsync();
                     var flushed = await output.FlushAsync();
                     if (flushed.IsCompleted || flushed.IsCanceled) break;
                 }
@@ -188,7 +190,12 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
         finally
         {
-            try { await output.FlushAsync(); } catch (Exception) { }
+            try
+            {
+                await _executor.WaitForAofAsync();
+                await output.FlushAsync();
+            }
+            catch (Exception) { }
             await output.CompleteAsync();
             await input.CompleteAsync();
         }

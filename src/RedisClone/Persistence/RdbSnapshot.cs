@@ -97,11 +97,11 @@ internal sealed class RdbSnapshot
     /// Captures the instant: call with every shard's gate held. A background snapshot installs its
     /// hooks here; <see cref="Run"/> then writes the file.
     /// </summary>
-    public RdbSnapshot(RedisServer server, bool background)
+    public RdbSnapshot(RedisServer server, bool background, string? path = null)
     {
         _server = server;
         var config = server.Config;
-        _path = config.RdbPath;
+        _path = path ?? config.RdbPath;
         _compress = config.RdbCompression;
         _checksum = config.RdbChecksum;
         _writeIdle = config.MaxMemoryPolicy.EndsWith("-lru", StringComparison.OrdinalIgnoreCase);

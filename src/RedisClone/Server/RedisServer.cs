@@ -220,6 +220,11 @@ internal sealed class RedisServer : IAsyncDisposable
     /// </summary>
     private void LoadAtStartup()
     {
+        if (Config.AppendOnly)
+        {
+            LoadAofAtStartup();
+            return;
+        }
         string path = Config.RdbPath;
         if (!File.Exists(path)) return;
         var started = System.Diagnostics.Stopwatch.StartNew();
@@ -242,6 +247,58 @@ internal sealed class RedisServer : IAsyncDisposable
         {
             Rdb.Loading = false;
         }
+    }
+
+    /// <summary>The AOF being written, when appendonly is on.</summary>
+    public Persistence.AofWriter? Aof { get; private set; }
+
+    /// <summary>
+    /// appendonly yes: loads the AOF (the RDB file is not read, as in Redis), creates the base file
+    /// when there is no AOF yet, opens the last incremental file (or a new one) and records the
+    /// layout in the manifest; from then on every write is appended.
+    /// </summary>
+    private void LoadAofAtStartup()
+    {
+        string directory = Config.AofDirectory;
+        string name = Config.AppendFilename;
+        var started = System.Diagnostics.Stopwatch.StartNew();
+        Rdb.Loading = true;
+        Persistence.AofManifest manifest;
+        try
+        {
+            var result = Execution.AofReplay.Load(this, directory, name, out manifest);
+            if (result.Existed)
+            {
+                Rdb.LastLoadKeysLoaded = result.Keys;
+                Log.Notice($"DB loaded from append only file: {started.Elapsed.TotalSeconds:0.000} seconds ({result.Commands} commands, {result.Keys} keys)");
+            }
+        }
+        catch (Persistence.RdbLoadException ex)
+        {
+            Log.Warning($"Fatal error loading the AOF ({directory}) at offset {ex.Offset}: {ex.Message} Exiting.");
+            throw;
+        }
+        finally
+        {
+            Rdb.Loading = false;
+        }
+        Directory.CreateDirectory(directory);
+        if (manifest.Base == null && manifest.Incremental.Count == 0)
+        {
+            var entry = manifest.NewBase(name, Config.AofUseRdbPreamble);
+            string basePath = Path.Combine(directory, entry.Name);
+            if (Config.AofUseRdbPreamble) new Persistence.RdbSnapshot(this, background: false, basePath).Run();
+            else File.WriteAllBytes(basePath, []); // the dataset is empty: no commands
+            Log.Notice($"Creating AOF base file {entry.Name} on server start");
+        }
+        var incremental = manifest.LastOrNewIncremental(name);
+        manifest.Save(directory, name);
+        Aof = new Persistence.AofWriter(Path.Combine(directory, incremental.Name),
+            () => Persistence.AofWriter.ParsePolicy(Config.AppendFsync), Log);
+        if (manifest.Base != null && File.Exists(Path.Combine(directory, manifest.Base.Name)))
+            Aof.BaseSize = new FileInfo(Path.Combine(directory, manifest.Base.Name)).Length;
+        if (PropagationListener != null) Log.Warning("A propagation listener is attached already: it replaces the AOF's.");
+        else PropagationListener = Aof;
     }
 
     /// <summary>
@@ -290,6 +347,7 @@ internal sealed class RedisServer : IAsyncDisposable
         ScriptWatchdog.KillForShutdown(TimeSpan.FromSeconds(1));
         var deadline = Task.Delay(2000);
         while (!Clients.IsEmpty && !deadline.IsCompleted) await Task.Delay(10);
+        Aof?.Dispose();
         Shards.Dispose();
         EventLoops?.Dispose();
         ScriptWatchdog.Dispose();

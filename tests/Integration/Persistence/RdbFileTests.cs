@@ -17,7 +17,7 @@ public class RdbFileTests
     private static string Repeat(string s, int n) => string.Concat(Enumerable.Repeat(s, n));
 
     /// <summary>A data set with every type and encoding, TTLs, several databases and a function library.</summary>
-    private static List<string[]> DataSet()
+    internal static List<string[]> DataSet()
     {
         List<string[]> script =
         [
@@ -53,7 +53,7 @@ public class RdbFileTests
     private static readonly int[] Databases = [0, 3, 15];
 
     /// <summary>Every key of the databases as sorted lines: key, type, whether it has a TTL, and its contents in a stable order.</summary>
-    private static List<string> Contents(RespClient c)
+    internal static List<string> Contents(RespClient c)
     {
         var lines = new List<string>();
         foreach (int db in Databases)
@@ -84,9 +84,9 @@ public class RdbFileTests
         return lines;
     }
 
-    private static string NewDir() => Directory.CreateTempSubdirectory("redisclone-rdb-").FullName;
+    internal static string NewDir() => Directory.CreateTempSubdirectory("redisclone-rdb-").FullName;
 
-    private static void Fill(RespClient c)
+    internal static void Fill(RespClient c)
     {
         foreach (var cmd in DataSet())
         {

@@ -103,6 +103,11 @@ internal sealed class ConfigRegistry
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
     private static readonly int RdbCompressionIndex = IndexOf("rdbcompression");
     private static readonly int RdbChecksumIndex = IndexOf("rdbchecksum");
+    private static readonly int AppendFsyncIndex = IndexOf("appendfsync");
+    private static readonly int AppendFilenameIndex = IndexOf("appendfilename");
+    private static readonly int AppendDirnameIndex = IndexOf("appenddirname");
+    private static readonly int AofLoadTruncatedIndex = IndexOf("aof-load-truncated");
+    private static readonly int AofPreambleIndex = IndexOf("aof-use-rdb-preamble");
     private static readonly int DbFilenameIndex = IndexOf("dbfilename");
     private static readonly int SaveIndex = IndexOf("save");
     private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
@@ -199,6 +204,21 @@ internal sealed class ConfigRegistry
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
 
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
+
+    /// <summary>appendfsync: always, everysec or no.</summary>
+    public string AppendFsync => Volatile.Read(ref _values[AppendFsyncIndex]);
+
+    /// <summary>appendfilename: the AOF files' base name.</summary>
+    public string AppendFilename => Volatile.Read(ref _values[AppendFilenameIndex]);
+
+    /// <summary>The AOF directory: appenddirname within <see cref="Dir"/>.</summary>
+    public string AofDirectory => Path.Combine(Dir, Volatile.Read(ref _values[AppendDirnameIndex]));
+
+    /// <summary>aof-load-truncated: a last AOF file cut short is loaded up to its last complete command.</summary>
+    public bool AofLoadTruncated => Volatile.Read(ref _numbers[AofLoadTruncatedIndex]) != 0;
+
+    /// <summary>aof-use-rdb-preamble: the AOF's base file is an RDB file.</summary>
+    public bool AofUseRdbPreamble => Volatile.Read(ref _numbers[AofPreambleIndex]) != 0;
 
     /// <summary>rdbchecksum: RDB files end with a CRC64 of their contents (0 when off), checked on load.</summary>
     public bool RdbChecksum => Volatile.Read(ref _numbers[RdbChecksumIndex]) != 0;

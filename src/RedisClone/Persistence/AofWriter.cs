@@ -1,0 +1,239 @@
+using System.Buffers;
+using System.Diagnostics;
+using RedisClone.Common;
+using RedisClone.Server;
+using RedisClone.Storage;
+
+namespace RedisClone.Persistence;
+
+/// <summary>
+/// Appends what the execution layer propagates (effects, not commands as sent: see
+/// <see cref="PropagationLog"/>) to the AOF's incremental file, in RESP, with SELECT when the
+/// database changes and MULTI/EXEC around transactions, and keeps <c>appendfsync</c>'s promise.
+/// </summary>
+/// <remarks>
+/// <para>Units are appended to a memory buffer under a lock by the thread that ran the command
+/// (still holding its shards' gates, so writes to one key reach the file in the order they ran),
+/// each getting a sequence number. One writer thread moves the buffer to the file: with
+/// <c>always</c> it fsyncs after every write it makes and then publishes the sequence now on disk;
+/// a connection waits for the sequence of its last write before its replies go out
+/// (<see cref="WaitDurableAsync"/>). Many clients' writes share one fsync (group commit), which is
+/// what keeps <c>always</c> fast. With <c>everysec</c> the file is written as writes come and
+/// fsynced once a second; with <c>no</c> the kernel decides.</para>
+/// </remarks>
+internal sealed class AofWriter : IPropagationListener, IDisposable
+{
+    public enum FsyncPolicy { Always, EverySec, No }
+
+    private readonly ServerLog _log;
+    private readonly object _lock = new();
+    private readonly FileStream _file;
+    private readonly Thread _thread;
+    private readonly AutoResetEvent _dataReady = new(false);
+    private ArrayBufferWriter<byte> _pending = new(1 << 16);
+    private ArrayBufferWriter<byte> _writing = new(1 << 16);
+    private readonly List<(long Seq, TaskCompletionSource Done)> _waiters = [];
+    private int _selectedDb = -1;
+    private long _appended, _durable;
+    private volatile bool _stopping;
+    private readonly Func<FsyncPolicy> _policySource;
+
+    /// <summary>The sequence of the last unit the current thread appended (read by the execution layer after a command).</summary>
+    [ThreadStatic] public static long ThreadSequence;
+
+    public AofWriter(string incrementalPath, Func<FsyncPolicy> policy, ServerLog log)
+    {
+        _log = log;
+        _policySource = policy;
+        _file = new FileStream(incrementalPath, FileMode.Append, FileAccess.Write, FileShare.Read, 1 << 16);
+        CurrentSize = _file.Length;
+        _thread = new Thread(Run) { IsBackground = true, Name = "aof-writer" };
+        _thread.Start();
+    }
+
+    /// <summary>appendfsync as configured now (CONFIG SET changes it at any time).</summary>
+    public FsyncPolicy Policy => _policySource();
+
+    /// <summary>Bytes of the base file (set by the server when it opens the AOF).</summary>
+    public long BaseSize { get; set; }
+
+    /// <summary>Bytes of the incremental file.</summary>
+    public long CurrentSize { get; private set; }
+
+    /// <summary>False after a write or fsync failed (aof_last_write_status).</summary>
+    public bool LastWriteOk { get; private set; } = true;
+
+    public static FsyncPolicy ParsePolicy(string value) => value switch
+    {
+        "always" => FsyncPolicy.Always,
+        "no" => FsyncPolicy.No,
+        _ => FsyncPolicy.EverySec,
+    };
+
+    public void Propagate(PropagatedUnit unit)
+    {
+        lock (_lock)
+        {
+            bool any = false;
+            for (int c = 0; c < unit.Count; c++)
+            {
+                if ((unit.Target(c) & PropagationTarget.Aof) == 0) continue;
+                if (!any && unit.Transaction) WriteCommand(["MULTI"u8.ToArray()]);
+                any = true;
+                int db = unit.Db(c);
+                if (db != _selectedDb)
+                {
+                    Span<byte> digits = stackalloc byte[20];
+                    int n = RedisNumbers.FormatInt64(db, digits);
+                    WriteHeader(2);
+                    WriteBulk("SELECT"u8);
+                    WriteBulk(digits[..n]);
+                    _selectedDb = db;
+                }
+                int argc = unit.ArgCount(c);
+                WriteHeader(argc);
+                for (int a = 0; a < argc; a++) WriteBulk(unit.Arg(c, a));
+            }
+            if (!any) return;
+            if (unit.Transaction) WriteCommand(["EXEC"u8.ToArray()]);
+            ThreadSequence = ++_appended;
+        }
+        _dataReady.Set();
+    }
+
+    private void WriteCommand(byte[][] args)
+    {
+        WriteHeader(args.Length);
+        foreach (var a in args) WriteBulk(a);
+    }
+
+    private void WriteHeader(int count)
+    {
+        var span = _pending.GetSpan(16);
+        span[0] = (byte)'*';
+        int n = 1 + RedisNumbers.FormatInt64(count, span[1..]);
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        _pending.Advance(n);
+    }
+
+    private void WriteBulk(ReadOnlySpan<byte> value)
+    {
+        var span = _pending.GetSpan(value.Length + 16);
+        span[0] = (byte)'$';
+        int n = 1 + RedisNumbers.FormatInt64(value.Length, span[1..]);
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        value.CopyTo(span[n..]);
+        n += value.Length;
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        _pending.Advance(n);
+    }
+
+    /// <summary>Completes once every unit up to <paramref name="seq"/> is on disk (for appendfsync always).</summary>
+    public Task WaitDurableAsync(long seq)
+    {
+        lock (_lock)
+        {
+            if (Volatile.Read(ref _durable) >= seq || _stopping) return Task.CompletedTask;
+            var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            _waiters.Add((seq, done));
+            return done.Task;
+        }
+    }
+
+    /// <summary>The sequence known to be on disk.</summary>
+    public long Durable => Volatile.Read(ref _durable);
+
+    private void Run()
+    {
+        long lastFsync = Stopwatch.GetTimestamp();
+        bool dirty = false;
+        while (true)
+        {
+            _dataReady.WaitOne(Policy == FsyncPolicy.EverySec ? 1000 : 250);
+            ArrayBufferWriter<byte> batch;
+            long seq;
+            lock (_lock)
+            {
+                batch = _pending;
+                _pending = _writing;
+                _writing = batch;
+                seq = _appended;
+            }
+            try
+            {
+                if (batch.WrittenCount > 0)
+                {
+                    _file.Write(batch.WrittenSpan);
+                    _file.Flush(flushToDisk: false);
+                    CurrentSize += batch.WrittenCount;
+                    dirty = true;
+                }
+                batch.ResetWrittenCount();
+                var policy = Policy;
+                bool sync = dirty && (policy == FsyncPolicy.Always || _stopping
+                    || (policy == FsyncPolicy.EverySec && Stopwatch.GetElapsedTime(lastFsync) >= TimeSpan.FromSeconds(1)));
+                if (sync)
+                {
+                    _file.Flush(flushToDisk: true);
+                    lastFsync = Stopwatch.GetTimestamp();
+                    dirty = false;
+                }
+                LastWriteOk = true;
+                // With everysec and no, replies never wait: only always publishes what is on disk.
+                if (sync || policy != FsyncPolicy.Always) Publish(seq);
+            }
+            catch (IOException ex)
+            {
+                if (LastWriteOk) _log.Warning($"Error writing to the AOF file: {ex.Message}");
+                LastWriteOk = false;
+                // The data stays in memory for the next attempt.
+                lock (_lock)
+                {
+                    var rest = new ArrayBufferWriter<byte>(batch.WrittenCount + _pending.WrittenCount);
+                    rest.Write(batch.WrittenSpan);
+                    rest.Write(_pending.WrittenSpan);
+                    _pending = rest;
+                    batch.ResetWrittenCount();
+                }
+                Thread.Sleep(100);
+            }
+            if (_stopping && !dirty)
+            {
+                lock (_lock)
+                {
+                    if (_pending.WrittenCount == 0) break;
+                }
+            }
+        }
+        Publish(long.MaxValue);
+    }
+
+    private void Publish(long seq)
+    {
+        List<TaskCompletionSource>? ready = null;
+        lock (_lock)
+        {
+            if (seq > _durable) Volatile.Write(ref _durable, seq);
+            for (int i = _waiters.Count - 1; i >= 0; i--)
+            {
+                if (_waiters[i].Seq > seq) continue;
+                (ready ??= []).Add(_waiters[i].Done);
+                _waiters.RemoveAt(i);
+            }
+        }
+        if (ready != null) foreach (var done in ready) done.TrySetResult();
+    }
+
+    /// <summary>Writes and fsyncs what is pending, then closes the file.</summary>
+    public void Dispose()
+    {
+        _stopping = true;
+        _dataReady.Set();
+        _thread.Join(TimeSpan.FromSeconds(10));
+        _file.Dispose();
+        _dataReady.Dispose();
+    }
+}
