@@ -7,7 +7,7 @@ internal sealed partial class CommandTable
     private const string StreamTrimArgs =
         "trim{strategy(MAXLEN | minid:MINID@6.2.0) [operator(equal:'=' | approximately:'~')] threshold [LIMIT=count:integer@6.2.0]}";
 
-    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); consumer groups, XREAD and XINFO are not here yet.</summary>
+    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); consumer groups and XREAD are not here yet.</summary>
     private static IEnumerable<CommandDef> StreamRows() =>
     [
         new("xadd", -5, Write | DenyOom | Fast, StreamCommands.XAdd,
@@ -54,6 +54,28 @@ internal sealed partial class CommandTable
             Since = "5.0.0", Complexity = "O(N), N = entries removed", Args = "key:key " + StreamTrimArgs,
             History = "6.2.0: Trimming by MINID and LIMIT",
             Tips = "nondeterministic_output",
+        },
+        new("xinfo", -2, None, ServerCommands.Help, group: "stream")
+        {
+            Summary = "Subcommands that show a stream's state and its consumer groups.",
+            Since = "5.0.0", Complexity = "See each subcommand.",
+            Subcommands =
+            [
+                new("stream", -3, ReadOnly, StreamCommands.XInfoStream, keys: "RO access i=2")
+                {
+                    Summary = "Returns a stream's length, node counts, IDs and edge entries; with FULL, its entries and groups in detail.",
+                    Since = "5.0.0", Complexity = "O(1); with FULL, O(N) for the entries and pending entries shown",
+                    Args = "key:key [full-block{FULL [COUNT=count:integer]}]",
+                    History = "6.0.0: Added the `FULL` modifier.; "
+                        + "7.0.0: Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields; "
+                        + "7.2.0: Added the `active-time` field, and changed the meaning of `seen-time`.",
+                },
+                new("help", 2, LS, StreamCommands.XInfoHelp)
+                {
+                    Summary = "Lists the XINFO subcommands.",
+                    Since = "5.0.0", Complexity = "O(1)",
+                },
+            ],
         },
     ];
 }

@@ -87,8 +87,82 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
     /// </summary>
     public StreamId FirstStoredId => _nodes.Count > 0 ? _nodes[0].Master : StreamId.Max;
 
-    /// <summary>Number of nodes (for tests and DEBUG).</summary>
+    /// <summary>Number of nodes (XINFO STREAM's radix-tree-keys: one key per node in Redis's radix tree).</summary>
     public int NodeCount => _nodes.Count;
+
+    /// <summary>
+    /// XINFO STREAM's radix-tree-nodes: how many nodes Redis's radix tree (rax) has when it holds
+    /// the nodes' master IDs, each as a 16-byte big-endian key. Computed on demand in O(nodes), so
+    /// XADD pays nothing for it.
+    /// </summary>
+    /// <remarks>
+    /// <para>Why the key set alone decides it: all keys have the same length, so every key ends at a
+    /// leaf, and rax keeps its tree in one shape for a given set of such keys. Insertion splits a
+    /// compressed node where a new key leaves it; deletion frees the leaf and the single-child
+    /// chain above it, and when that leaves a branching node with one child it merges the chain
+    /// above and below into one compressed node again. (Keys that end inside other keys would make
+    /// the shape depend on history; streams never have those.) The differential tests check this
+    /// after mixed XADD, XDEL and XTRIM runs.</para>
+    /// <para>The shape, as a compacted trie of the keys: a node for the root; one per branching
+    /// point below the root; one per leaf; and on each edge leaving a branching point, one more for
+    /// the edge's characters after the first when there are any (the first character sits in the
+    /// branching node; the rest in a compressed node, or a one-character node, before the child). A
+    /// root with a single child is itself the compressed node holding that edge. An empty tree is
+    /// the root alone.</para>
+    /// <para>The branching points come from the common prefixes of neighbouring keys in sorted
+    /// order, built up as the classic stack walk over the rightmost path: each edge is counted as
+    /// its lower end leaves the stack.</para>
+    /// </remarks>
+    public long RadixTreeNodes()
+    {
+        const int KeyLength = 16;
+        int n = _nodes.Count;
+        if (n == 0) return 1;
+        // Depths of the vertices on the rightmost path, strictly increasing from the root's 0.
+        Span<int> path = stackalloc int[KeyLength + 2];
+        int top = 0;
+        path[0] = 0;
+        path[++top] = KeyLength;
+        long branchPoints = 0, longEdges = 0, rootEdges = 0, rootLongEdges = 0;
+        for (int i = 1; i < n; i++)
+        {
+            int common = CommonPrefix(_nodes[i - 1].Master, _nodes[i].Master);
+            while (path[top] > common)
+            {
+                int child = path[top--];
+                if (path[top] < common)
+                {
+                    path[++top] = common; // a new branching point between the two
+                    branchPoints++;
+                }
+                CountEdge(path[top], child);
+            }
+            path[++top] = KeyLength;
+        }
+        while (top > 0)
+        {
+            int child = path[top--];
+            CountEdge(path[top], child);
+        }
+        return 1 + branchPoints + n + longEdges + (rootEdges >= 2 ? rootLongEdges : 0);
+
+        void CountEdge(int parentDepth, int childDepth)
+        {
+            bool isLong = childDepth - parentDepth >= 2;
+            if (parentDepth == 0)
+            {
+                rootEdges++;
+                if (isLong) rootLongEdges++;
+            }
+            else if (isLong) longEdges++;
+        }
+    }
+
+    /// <summary>How many leading bytes two IDs share as 16-byte big-endian keys.</summary>
+    private static int CommonPrefix(StreamId a, StreamId b)
+        => a.Ms != b.Ms
+            ? System.Numerics.BitOperations.LeadingZeroCount(a.Ms ^ b.Ms) / 8
+            : 8 + System.Numerics.BitOperations.LeadingZeroCount(a.Seq ^ b.Seq) / 8;
 
     // ---------------------------------------------------------------- adding
 

@@ -1,0 +1,169 @@
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Streams;
+
+/// <summary>
+/// XINFO STREAM, GROUPS, CONSUMERS and their errors against redis-server, byte for byte, in RESP2
+/// and RESP3; radix-tree-keys and radix-tree-nodes after long mixed XADD, XDEL and XTRIM runs on
+/// streams of many small nodes (private servers, as they change stream-node-max-entries).
+/// </summary>
+/// <remarks>
+/// The reference is Redis 7.0.15. For XINFO STREAM without groups 7.0 and 7.2 answer alike
+/// (recorded-first-entry-id is already in 7.0); what 7.2 added concerns consumers (active-time,
+/// inactive) and is handled where consumers are compared.
+/// </remarks>
+public class StreamInfoDifferentialTests
+{
+    private static readonly string[] StreamScript =
+    [
+        "XADD s 1-1 a 1 b 2",
+        "XADD s 1-2 a 3 b 4",
+        "XADD s 2-0 c 5",
+        "XADD s 3-7 a 6 b 7",
+        "XINFO STREAM s",
+        "XINFO stream s",
+        "XINFO STREAM s FULL",
+        "XINFO STREAM s full count 2",
+        "XINFO STREAM s FULL COUNT 0",
+        "XINFO STREAM s FULL COUNT -1",
+        "XINFO STREAM s FULL COUNT 1",
+        "XINFO STREAM s FULL COUNT x",
+        "XINFO STREAM s FULL COUNT",
+        "XINFO STREAM s FULL BAD",
+        "XINFO STREAM s BAD",
+        "XINFO STREAM s COUNT 5 FULL",
+        "XINFO STREAM s FULL LIMIT 5",
+        "XINFO STREAM s FULL COUNT 5 extra",
+        "XDEL s 1-1",
+        "XINFO STREAM s",
+        "XDEL s 3-7",
+        "XINFO STREAM s",
+        "XSETID s 10-5 ENTRIESADDED 20 MAXDELETEDID 9-9",
+        "XINFO STREAM s",
+        "XDEL s 1-2 2-0",
+        "XINFO STREAM s",
+        "XINFO STREAM s FULL",
+        "XADD s 11-1 z 9",
+        "XINFO STREAM s",
+        "XTRIM s MAXLEN 0",
+        "XINFO STREAM s FULL",
+        "XADD e MAXLEN 0 5-5 f v",
+        "XINFO STREAM e",
+        "XADD big 1-1 f 18446744073709551616 n -12",
+        "XINFO STREAM big",
+        "XINFO STREAM missing",
+        "XINFO STREAM missing FULL COUNT x",
+        "XINFO STREAM missing BAD",
+        "SET str x",
+        "XINFO STREAM str",
+        "XINFO STREAM str BAD",
+        "XINFO",
+        "XINFO FOO",
+        "XINFO FOO s",
+        "XINFO STREAM",
+        "XINFO HELP extra",
+        "PING",
+    ];
+
+    [RedisFact]
+    public void XInfoStream_FieldsOptionsAndErrors_MatchRedis() => Differential.AssertSame(StreamScript);
+
+    [RedisFact]
+    public void XInfoStream_FieldsOptionsAndErrorsResp3_MatchRedis()
+        => Differential.AssertSameResp3(StreamScript.Select(Differential.SplitLine).ToArray());
+
+    [RedisFact]
+    public void XInfoStream_InScriptsAndTransactions_MatchRedis() => Differential.AssertSame(
+        ["XADD", "s", "1-1", "a", "1"],
+        ["EVAL", "return redis.call('XINFO', 'STREAM', KEYS[1])", "1", "s"],
+        ["EVAL", "return redis.pcall('XINFO', 'STREAM', KEYS[1], 'FULL')", "1", "s"],
+        ["EVAL", "return redis.pcall('XINFO', 'STREAM', KEYS[1])", "1", "nope"],
+        ["MULTI"],
+        ["XADD", "s", "2-1", "b", "2"],
+        ["XINFO", "STREAM", "s"],
+        ["XINFO", "STREAM", "s", "FULL", "COUNT", "1"],
+        ["EXEC"],
+        ["MULTI"],
+        ["XINFO", "STREAM"],
+        ["EXEC"]);
+
+    /// <summary>
+    /// Node counts after a long seeded run of XADD (IDs that step by 1, by a byte boundary or by
+    /// much more, so the radix tree branches at many depths), XDEL (which drops a node when its
+    /// last entry goes) and exact and approximate XTRIM, for several node sizes.
+    /// </summary>
+    [RedisTheory]
+    [InlineData(1, 2, 11)]
+    [InlineData(2, 2, 12)]
+    [InlineData(3, 3, 13)]
+    [InlineData(5, 2, 14)]
+    [InlineData(100, 3, 15)]
+    public void XInfoStream_RadixTreeAfterAddsDeletesAndTrims_MatchRedis(int nodeMaxEntries, int protocol, int seed)
+        => Differential.AssertSameOnPrivateServers(protocol, NodeChurnScript(nodeMaxEntries, seed));
+
+    private static string[][] NodeChurnScript(int nodeMaxEntries, int seed)
+    {
+        var random = new Random(seed);
+        var script = new List<string[]> { new[] { "CONFIG", "SET", "stream-node-max-entries", nodeMaxEntries.ToString() } };
+        ulong[] msSteps = [1, 1, 2, 255, 256, 65_536, 1UL << 24, 1UL << 33, 1UL << 50];
+        ulong[] seqSteps = [1, 1, 1, 2, 255, 256, 70_000, 1UL << 40];
+        for (int run = 0; run < 6; run++)
+        {
+            string key = $"s{run}";
+            ulong ms = (ulong)random.Next(0, 3) * 255, seq = 0;
+            var ids = new List<string>();
+            int steps = random.Next(60, 400);
+            for (int step = 0; step < steps; step++)
+            {
+                double r = random.NextDouble();
+                if (r < 0.7 || ids.Count == 0)
+                {
+                    if (random.NextDouble() < 0.5) seq += seqSteps[random.Next(seqSteps.Length)];
+                    else
+                    {
+                        ms += msSteps[random.Next(msSteps.Length)];
+                        seq = (ulong)random.Next(0, 3) * 300;
+                    }
+                    string id = $"{ms}-{seq}";
+                    ids.Add(id);
+                    script.Add(["XADD", key, id, "f", step.ToString()]);
+                }
+                else if (r < 0.9)
+                {
+                    script.Add(["XDEL", key, ids[random.Next(ids.Count)], ids[random.Next(ids.Count)]]);
+                }
+                else if (r < 0.95)
+                {
+                    script.Add(["XTRIM", key, "MAXLEN", random.Next(2) == 0 ? "~" : "=", random.Next(0, 60).ToString()]);
+                }
+                else
+                {
+                    script.Add(["XTRIM", key, "MINID", random.Next(2) == 0 ? "~" : "=", ids[random.Next(ids.Count)]]);
+                }
+                if (step % 10 == 9) script.Add(["XINFO", "STREAM", key]);
+            }
+            script.Add(["XINFO", "STREAM", key, "FULL", "COUNT", "3"]);
+        }
+        return script.ToArray();
+    }
+
+    /// <summary>Nodes closed by stream-node-max-bytes (big values) rather than by entry count, then trimmed and deleted.</summary>
+    [RedisFact]
+    public void XInfoStream_RadixTreeWithByteLimitedNodes_MatchRedis()
+    {
+        var script = new List<string[]> { new[] { "CONFIG", "SET", "stream-node-max-bytes", "300" } };
+        string big = new('v', 120);
+        for (int i = 1; i <= 200; i++)
+        {
+            script.Add(["XADD", "s", $"{i * 37}-{i % 4}", "field", i % 3 == 0 ? big : "x"]);
+            if (i % 25 == 0) script.Add(["XINFO", "STREAM", "s"]);
+        }
+        script.Add(["XTRIM", "s", "MAXLEN", "~", "120"]);
+        script.Add(["XINFO", "STREAM", "s"]);
+        for (int i = 100; i <= 160; i += 3) script.Add(["XDEL", "s", $"{i * 37}-{i % 4}"]);
+        script.Add(["XINFO", "STREAM", "s"]);
+        script.Add(["XTRIM", "s", "MINID", $"{150 * 37}"]);
+        script.Add(["XINFO", "STREAM", "s"]);
+        Differential.AssertSameOnPrivateServers(2, script.ToArray());
+    }
+}
