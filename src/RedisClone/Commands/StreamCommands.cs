@@ -15,7 +15,7 @@ namespace RedisClone.Commands;
 /// "xtrim" when XADD's trimming removed something; "xtrim" and "xdel" only when entries went.
 /// A stream emptied by XDEL or XTRIM stays, as in Redis.
 /// </remarks>
-internal static class StreamCommands
+internal static partial class StreamCommands
 {
     // ---------------------------------------------------------------- argument parsing
 
