@@ -61,6 +61,19 @@ internal sealed partial class CommandTable
             Since = "5.0.0", Complexity = "See each subcommand.",
             Subcommands =
             [
+                new("consumers", 4, ReadOnly, StreamCommands.XInfoConsumers, keys: "RO access i=2")
+                {
+                    Summary = "Returns the consumers of a consumer group: pending entries and idle and inactive times.",
+                    Since = "5.0.0", Complexity = "O(N), N = consumers", Args = "key:key group",
+                    History = "7.2.0: Added the `inactive` field.",
+                    Tips = "nondeterministic_output",
+                },
+                new("groups", 3, ReadOnly, StreamCommands.XInfoGroups, keys: "RO access i=2")
+                {
+                    Summary = "Returns the consumer groups of a stream: consumers, pending entries, last delivered ID, entries read and lag.",
+                    Since = "5.0.0", Complexity = "O(N), N = groups", Args = "key:key",
+                    History = "7.0.0: Added the `entries-read` and `lag` fields",
+                },
                 new("stream", -3, ReadOnly, StreamCommands.XInfoStream, keys: "RO access i=2")
                 {
                     Summary = "Returns a stream's length, node counts, IDs and edge entries; with FULL, its entries and groups in detail.",

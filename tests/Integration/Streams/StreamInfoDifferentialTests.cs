@@ -62,8 +62,28 @@ public class StreamInfoDifferentialTests
         "XINFO FOO s",
         "XINFO STREAM",
         "XINFO HELP extra",
+        "XINFO GROUPS s",
+        "XINFO GROUPS s extra",
+        "XINFO GROUPS missing",
+        "XINFO GROUPS str",
+        "XINFO GROUPS",
+        "XINFO CONSUMERS s g",
+        "XINFO CONSUMERS s",
+        "XINFO CONSUMERS s g extra",
+        "XINFO CONSUMERS missing g",
+        "XINFO CONSUMERS str g",
         "PING",
     ];
+
+    /// <summary>NOGROUP prints the group and key as C strings (up to a NUL), and an error line cannot hold CR or LF.</summary>
+    [RedisFact]
+    public void XInfoConsumers_NoGroupWithOddNames_MatchRedis() => Differential.AssertSame(
+        ["XADD", "k\r\nx", "1-1", "f", "v"],
+        ["XINFO", "CONSUMERS", "k\r\nx", "g\nh"],
+        ["XINFO", "CONSUMERS", "k\r\nx", "g\0tail"],
+        ["XADD", "n\0ul", "1-1", "f", "v"],
+        ["XINFO", "CONSUMERS", "n\0ul", "grp"],
+        ["XINFO", "CONSUMERS", "n\0ul", ""]);
 
     [RedisFact]
     public void XInfoStream_FieldsOptionsAndErrors_MatchRedis() => Differential.AssertSame(StreamScript);
@@ -165,5 +185,22 @@ public class StreamInfoDifferentialTests
         script.Add(["XTRIM", "s", "MINID", $"{150 * 37}"]);
         script.Add(["XINFO", "STREAM", "s"]);
         Differential.AssertSameOnPrivateServers(2, script.ToArray());
+    }
+
+    /// <summary>
+    /// Redis 7.2's COMMAND DOCS, which 7.0 (the reference) has not: XINFO STREAM's options as the
+    /// optional block "full-block" (a FULL token, then an optional COUNT), its 7.2.0 history entry,
+    /// and XINFO CONSUMERS' 7.2.0 entry for "inactive".
+    /// </summary>
+    [Fact]
+    public void CommandDocs_XInfo_As72()
+    {
+        using var c = TestServer.Shared.Connect();
+        string stream = c.Call("COMMAND", "DOCS", "xinfo|stream");
+        Assert.Contains("$4\r\nname\r\n$10\r\nfull-block\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+optional\r\n"
+            + "$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$4\r\nfull\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nFULL\r\n"
+            + "*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n", stream);
+        Assert.Contains("*2\r\n$5\r\n7.2.0\r\n", stream);
+        Assert.Contains("*2\r\n$5\r\n7.2.0\r\n", c.Call("COMMAND", "DOCS", "xinfo|consumers"));
     }
 }
