@@ -72,6 +72,11 @@ public class StreamInfoDifferentialTests
         "XINFO CONSUMERS s g extra",
         "XINFO CONSUMERS missing g",
         "XINFO CONSUMERS str g",
+        "COMMAND GETKEYS XINFO STREAM s FULL",
+        "COMMAND GETKEYS XINFO CONSUMERS s g",
+        "COMMAND GETKEYS XINFO GROUPS s",
+        "COMMAND GETKEYS XINFO HELP",
+        "COMMAND GETKEYSANDFLAGS XINFO STREAM s",
         "PING",
     ];
 
@@ -165,6 +170,35 @@ public class StreamInfoDifferentialTests
             script.Add(["XINFO", "STREAM", key, "FULL", "COUNT", "3"]);
         }
         return script.ToArray();
+    }
+
+    /// <summary>
+    /// IDs as a clock makes them (milliseconds of today, a few entries per millisecond), one entry per
+    /// node, 1,500 nodes, then every third entry deleted and the head trimmed exactly and approximately.
+    /// </summary>
+    [RedisFact]
+    public void XInfoStream_RadixTreeWithClockLikeIds_MatchRedis()
+    {
+        var random = new Random(7);
+        var script = new List<string[]> { new[] { "CONFIG", "SET", "stream-node-max-entries", "1" } };
+        ulong ms = 1_732_750_000_000, seq = 0;
+        var ids = new List<string>();
+        for (int i = 0; i < 1500; i++)
+        {
+            ulong step = (ulong)random.Next(0, 40);
+            ms += step;
+            seq = step == 0 ? seq + 1 : 0;
+            ids.Add($"{ms}-{seq}");
+            script.Add(["XADD", "s", ids[^1], "f", "v"]);
+        }
+        script.Add(["XINFO", "STREAM", "s"]);
+        for (int i = 0; i < ids.Count; i += 3) script.Add(["XDEL", "s", ids[i]]);
+        script.Add(["XINFO", "STREAM", "s"]);
+        script.Add(["XTRIM", "s", "MAXLEN", "1000"]);
+        script.Add(["XINFO", "STREAM", "s"]);
+        script.Add(["XTRIM", "s", "MAXLEN", "~", "600"]);
+        script.Add(["XINFO", "STREAM", "s"]);
+        Differential.AssertSameOnPrivateServers(2, script.ToArray());
     }
 
     /// <summary>Nodes closed by stream-node-max-bytes (big values) rather than by entry count, then trimmed and deleted.</summary>
