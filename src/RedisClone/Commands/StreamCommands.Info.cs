@@ -217,7 +217,7 @@ internal static partial class StreamCommands
         var group = stream.FindGroup(ctx.Arg(3));
         if (group == null)
         {
-            ctx.Error(TemporaryNoGroup(ctx.Arg(3), ctx.Arg(2)));
+            ctx.Error(RespErrors.NoGroupForKey(ErrorText(ctx.Arg(3)), ErrorText(ctx.Arg(2))));
             return;
         }
         long now = ctx.NowMs;
@@ -244,8 +244,4 @@ internal static partial class StreamCommands
         if (stream.MoveNext(ref cursor)) WriteEntry(ref ctx, ref cursor);
         else ctx.Reply.NullBulk();
     }
-
-    // TEMPORARY until helper-groups' XGROUP commit (RespErrors.NoGroupForKey and ErrorText) is merged.
-    private static string TemporaryNoGroup(ReadOnlySpan<byte> group, ReadOnlySpan<byte> key)
-        => $"NOGROUP No such consumer group '{RespErrors.Latin(RespErrors.UpToNul(group))}' for key name '{RespErrors.Latin(RespErrors.UpToNul(key))}'";
 }

@@ -7,7 +7,8 @@ namespace RedisClone.Commands;
 
 /// <summary>
 /// The streams family: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM and XSETID over
-/// <see cref="RedisStream"/> values here; XINFO in StreamCommands.Info.cs.
+/// <see cref="RedisStream"/> values; consumer groups are in StreamCommands.Groups.cs, XINFO in
+/// StreamCommands.Info.cs. XREAD and XREADGROUP are not here yet.
 /// </summary>
 /// <remarks>
 /// Arguments are checked in Redis's order (XADD and XTRIM parse every option before looking the
