@@ -18,13 +18,14 @@ internal static partial class StreamCommands
     private static readonly HelpReply XInfoHelpText = new("XINFO",
         "CONSUMERS <key> <groupname>",
         "    Each consumer of group <groupname>: its name, how many entries it has pending,",
-        "    and the milliseconds since it was last seen and since it last read something.",
+        "    and the milliseconds since it last tried to read or claim and since it last did.",
         "GROUPS <key>",
         "    Each consumer group of the stream: consumers, pending entries, last delivered ID,",
         "    entries read and lag.",
         "STREAM <key> [FULL [COUNT <count>]",
         "    The stream's length, node counts and IDs, with its first and last entries; FULL",
-        "    lists entries (10 unless COUNT says, 0 for all) and every group's state instead.");
+        "    shows instead its entries and every group with its consumers and pending entries",
+        "    (10 of each list unless COUNT says, 0 for all).");
 
     /// <summary>XINFO HELP — the subcommands and what each one shows.</summary>
     public static void XInfoHelp(ref CommandContext ctx) => XInfoHelpText.Write(ref ctx);
@@ -47,8 +48,10 @@ internal static partial class StreamCommands
     /// XINFO STREAM key [FULL [COUNT count]] — length, radix-tree-keys, radix-tree-nodes,
     /// last-generated-id, max-deleted-entry-id, entries-added, recorded-first-entry-id, then either
     /// groups (a count), first-entry and last-entry, or with FULL the entries (COUNT of them, 10 by
-    /// default, all for 0; a negative COUNT means 10) and every group in full.
+    /// default, all for 0; a negative COUNT means 10) and every group in full (COUNT also caps each
+    /// pending entries list shown).
     /// </summary>
+    /// <remarks>radix-tree-nodes costs O(nodes) here (see <see cref="RedisStream.RadixTreeNodes"/>), where Redis keeps a counter.</remarks>
     public static void XInfoStream(ref CommandContext ctx)
     {
         if (!TryXInfoStream(ref ctx, out var stream)) return;
