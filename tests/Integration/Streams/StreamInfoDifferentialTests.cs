@@ -201,6 +201,30 @@ public class StreamInfoDifferentialTests
         Differential.AssertSameOnPrivateServers(2, script.ToArray());
     }
 
+    /// <summary>One-entry nodes whose IDs differ in their first byte, their last byte, and everywhere between, up to the greatest ID.</summary>
+    [RedisFact]
+    public void XInfoStream_RadixTreeWithExtremeIds_MatchRedis()
+    {
+        string[] ids =
+        [
+            "0-1", "0-2", "0-256", "0-65536", "1-0", "255-0", "256-0", "65535-0", "4294967296-0", "72057594037927936-0",
+            "9223372036854775808-0", "9223372036854775808-1", "18446744073709551615-0", "18446744073709551615-255",
+            "18446744073709551615-18446744073709551615",
+        ];
+        var script = new List<string[]> { new[] { "CONFIG", "SET", "stream-node-max-entries", "1" } };
+        foreach (var id in ids)
+        {
+            script.Add(["XADD", "s", id, "f", "v"]);
+            script.Add(["XINFO", "STREAM", "s"]);
+        }
+        foreach (int i in new[] { 14, 0, 7, 13, 1, 3, 9, 12, 2, 4, 5, 6, 8, 10, 11 })
+        {
+            script.Add(["XDEL", "s", ids[i]]);
+            script.Add(["XINFO", "STREAM", "s"]);
+        }
+        Differential.AssertSameOnPrivateServers(3, script.ToArray());
+    }
+
     /// <summary>Nodes closed by stream-node-max-bytes (big values) rather than by entry count, then trimmed and deleted.</summary>
     [RedisFact]
     public void XInfoStream_RadixTreeWithByteLimitedNodes_MatchRedis()
