@@ -6,8 +6,9 @@ using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 namespace RedisClone.Commands;
 
 /// <summary>
-/// The streams family, first part: XADD, XLEN, XRANGE, XREVRANGE, XDEL and XTRIM over
-/// <see cref="RedisStream"/> values. Consumer groups, XREAD, XINFO and XSETID are not here yet.
+/// The streams family: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM and XSETID over
+/// <see cref="RedisStream"/> values; consumer groups are in StreamCommands.Groups.cs, XINFO in
+/// StreamCommands.Info.cs. XREAD and XREADGROUP are not here yet.
 /// </summary>
 /// <remarks>
 /// Arguments are checked in Redis's order (XADD and XTRIM parse every option before looking the
@@ -15,7 +16,7 @@ namespace RedisClone.Commands;
 /// "xtrim" when XADD's trimming removed something; "xtrim" and "xdel" only when entries went.
 /// A stream emptied by XDEL or XTRIM stays, as in Redis.
 /// </remarks>
-internal static class StreamCommands
+internal static partial class StreamCommands
 {
     // ---------------------------------------------------------------- argument parsing
 
@@ -497,18 +498,21 @@ internal static class StreamCommands
         while (n < count && stream.MoveNext(ref cursor)) n++;
         ctx.Reply.ArrayHeader(n);
         cursor = stream.Seek(start, end, reverse);
+        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++) WriteEntry(ref ctx, ref cursor);
+    }
+
+    /// <summary>The cursor's current entry as XRANGE shows one: [id, [field, value, ...]].</summary>
+    private static void WriteEntry(ref CommandContext ctx, ref RedisStream.Cursor cursor)
+    {
         Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
-        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++)
+        ctx.Reply.ArrayHeader(2);
+        ctx.Reply.Bulk(text.Slice(0, cursor.Id.Format(text)));
+        ctx.Reply.ArrayHeader(cursor.FieldCount * 2);
+        for (long f = 0; f < cursor.FieldCount; f++)
         {
-            ctx.Reply.ArrayHeader(2);
-            ctx.Reply.Bulk(text.Slice(0, cursor.Id.Format(text)));
-            ctx.Reply.ArrayHeader(cursor.FieldCount * 2);
-            for (long f = 0; f < cursor.FieldCount; f++)
-            {
-                RedisStream.NextPair(ref cursor, out var field, out var value);
-                BulkElement(ref ctx, cursor.Lp, field, text);
-                BulkElement(ref ctx, cursor.Lp, value, text);
-            }
+            RedisStream.NextPair(ref cursor, out var field, out var value);
+            BulkElement(ref ctx, cursor.Lp, field, text);
+            BulkElement(ref ctx, cursor.Lp, value, text);
         }
     }
 

@@ -22,9 +22,13 @@ public class CommandDifferentialTests
 
     /// <summary>
     /// Commands whose 7.2 docs alone differ from 7.0's: PFMERGE's sourcekey became optional (checked
-    /// in HyperLogLog/HyperLogLogDifferentialTests).
+    /// in HyperLogLog/HyperLogLogDifferentialTests); XGROUP's subcommands and XCLAIM renamed their
+    /// arguments (groupname to group, LASTID's id to lastid...: checked in Streams/StreamGroupWireTests);
+    /// XINFO STREAM's FULL became a block of its own and it and XINFO CONSUMERS gained a 7.2.0
+    /// history entry (checked in Streams/StreamInfoDifferentialTests). A subcommand here is skipped
+    /// inside its container's docs.
     /// </summary>
-    private static readonly HashSet<string> DocsChangedIn72 = ["pfmerge"];
+    private static readonly HashSet<string> DocsChangedIn72 = ["pfmerge", "xgroup", "xclaim", "xinfo|stream", "xinfo|consumers"];
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
     // script|debug and script|kill: not yet (scripting issue 13).
@@ -159,6 +163,7 @@ public class CommandDifferentialTests
     /// <summary>Everything but our own words: summary, complexity, replaced_by and the history texts.</summary>
     private static void CompareDoc(string name, RespTree expected, RespTree actual, StringBuilder failures)
     {
+        if (DocsChangedIn72.Contains(name)) return;
         if (expected.Type != actual.Type) failures.AppendLine($"{name}: docs type '{actual.Type}', redis '{expected.Type}'");
         var e = expected.Pairs();
         var a = actual.Pairs();

@@ -39,20 +39,50 @@ public static class Differential
                 c.Call("SELECT", "9");
                 c.Call("FLUSHDB");
             }
-            var failures = new StringBuilder();
-            foreach (var cmd in script)
-            {
-                string expected = latin1 ? theirs.Call(ToLatin1(cmd)) : theirs.Call(cmd);
-                string actual = FinishScan(ours, cmd, latin1 ? ours.Call(ToLatin1(cmd)) : ours.Call(cmd));
-                if (expected != actual)
-                    failures.AppendLine($"{string.Join(' ', cmd)}\n  redis:     {Show(expected)}\n  redisclone: {Show(actual)}");
-            }
-            Assert.True(failures.Length == 0, "replies differ from redis-server:\n" + failures);
+            Compare(theirs, ours, script, latin1);
         }
         finally
         {
             Gate.Release();
         }
+    }
+
+    /// <summary>
+    /// The same on a private redis-server and a private RedisClone started for this call, for scripts
+    /// that change the configuration (CONFIG SET) and so must not run on the shared servers.
+    /// </summary>
+    public static void AssertSameOnPrivateServers(int protocol, params string[][] script)
+    {
+        using var reference = ReferenceRedis.StartOrNull() ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
+        var server = TestServer.Start(shards: 2);
+        try
+        {
+            using var theirs = reference.Connect();
+            using var ours = server.Connect();
+            if (protocol == 3)
+            {
+                theirs.Call("HELLO", "3");
+                ours.Call("HELLO", "3");
+            }
+            Compare(theirs, ours, script, latin1: false);
+        }
+        finally
+        {
+            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    private static void Compare(RespClient theirs, RespClient ours, string[][] script, bool latin1)
+    {
+        var failures = new StringBuilder();
+        foreach (var cmd in script)
+        {
+            string expected = latin1 ? theirs.Call(ToLatin1(cmd)) : theirs.Call(cmd);
+            string actual = FinishScan(ours, cmd, latin1 ? ours.Call(ToLatin1(cmd)) : ours.Call(cmd));
+            if (expected != actual)
+                failures.AppendLine($"{string.Join(' ', cmd)}\n  redis:     {Show(expected)}\n  redisclone: {Show(actual)}");
+        }
+        Assert.True(failures.Length == 0, "replies differ from redis-server:\n" + failures);
     }
 
     private static byte[][] ToLatin1(string[] cmd) => cmd.Select(a => Encoding.Latin1.GetBytes(a)).ToArray();
