@@ -9,7 +9,7 @@ namespace RedisClone.Persistence;
 /// Redis 7.2 or older server writes (strings; lists as quicklists of listpacks or ziplists, or the
 /// old linked and ziplist forms; sets as intsets, listpacks or plain; sorted sets as listpacks,
 /// ziplists or with text or binary scores; hashes as listpacks, ziplists, zipmaps or plain;
-/// streams of all three versions, except their consumer groups for now).
+/// streams of all three versions with their consumer groups).
 /// </summary>
 /// <remarks>
 /// <para>The input is untrusted: lengths are checked against what is left before anything is
@@ -60,6 +60,12 @@ internal static class RdbValueReader
         {
             return Fail("a length too large to allocate");
         }
+    }
+
+    private static bool Refuse(string reason)
+    {
+        Reason ??= reason;
+        return false;
     }
 
     private static object? Fail(string reason)
@@ -388,9 +394,83 @@ internal static class RdbValueReader
         {
             stream.SetLoadedState(length, lastId, firstId, maxDeleted, entriesAdded);
         }
-        if (!TryLength(input, ref position, out long groups)) return null;
-        if (groups != 0) return Fail("a stream with consumer groups (not loaded yet)");
+        if (!TryCount(input, ref position, out int groups)) return null;
+        for (int g = 0; g < groups; g++)
+            if (!TryReadGroup(input, ref position, type, stream)) return null;
         return stream;
+    }
+
+    /// <summary>
+    /// One consumer group: name, last ID, entries-read (types 19 and 21; estimated for older ones),
+    /// its pending entries, its consumers (with the active time from type 21 on, else the seen time)
+    /// and the IDs each owns, which must be pending in the group; at the end every pending entry
+    /// must have an owner, or a later XPENDING or XCLAIM would meet a half-made entry.
+    /// </summary>
+    private static bool TryReadGroup(ReadOnlySpan<byte> input, ref int position, byte type, RedisStream stream)
+    {
+        if (!TryString(input, ref position, out var name)) return false;
+        if (!TryUInt64(input, ref position, out ulong ms) || !TryUInt64(input, ref position, out ulong seq)) return false;
+        var lastId = new StreamId(ms, seq);
+        long entriesRead;
+        if (type >= RdbType.StreamListpacks2)
+        {
+            if (!TryUInt64(input, ref position, out ulong raw)) return false;
+            entriesRead = unchecked((long)raw);
+        }
+        else
+        {
+            entriesRead = stream.EstimateDistanceFromFirstEverEntry(lastId);
+        }
+        var group = stream.TryCreateGroup(name, lastId, entriesRead);
+        if (group == null) return Refuse("a duplicated consumer group name");
+        if (!TryCount(input, ref position, out int pending)) return false;
+        for (int i = 0; i < pending; i++)
+        {
+            if (!TryRawId(input, ref position, out var id)) return false;
+            if (position + 8 > input.Length) return Refuse("a truncated delivery time");
+            long deliveryTime = BinaryPrimitives.ReadInt64LittleEndian(input[position..]);
+            position += 8;
+            if (!TryLength(input, ref position, out long deliveryCount)) return false;
+            if (!group.Pel.TryAdd(id, new StreamNack(null, deliveryTime, deliveryCount)))
+                return Refuse("a duplicated pending entry in a consumer group");
+        }
+        if (!TryCount(input, ref position, out int consumers)) return false;
+        for (int c = 0; c < consumers; c++)
+        {
+            if (!TryString(input, ref position, out var consumerName)) return false;
+            if (position + 8 > input.Length) return Refuse("a truncated seen time");
+            long seenTime = BinaryPrimitives.ReadInt64LittleEndian(input[position..]);
+            position += 8;
+            long activeTime = seenTime;
+            if (type >= RdbType.StreamListpacks3)
+            {
+                if (position + 8 > input.Length) return Refuse("a truncated active time");
+                activeTime = BinaryPrimitives.ReadInt64LittleEndian(input[position..]);
+                position += 8;
+            }
+            var consumer = new StreamConsumer(consumerName, seenTime) { ActiveTime = activeTime };
+            if (!group.Consumers.TryAdd(consumerName, consumer)) return Refuse("a duplicated consumer");
+            if (!TryCount(input, ref position, out int owned)) return false;
+            for (int i = 0; i < owned; i++)
+            {
+                if (!TryRawId(input, ref position, out var id)) return false;
+                if (!group.Pel.TryGetValue(id, out var nack)) return Refuse("a consumer entry not in the group's pending list");
+                if (nack.Consumer != null || !consumer.Pel.TryAdd(id, nack)) return Refuse("a pending entry owned twice");
+                nack.Consumer = consumer;
+            }
+        }
+        for (var cursor = group.Pel.Seek(StreamId.Min); cursor.MoveNext();)
+            if (cursor.Value.Consumer == null) return Refuse("a pending entry with no consumer");
+        return true;
+    }
+
+    private static bool TryRawId(ReadOnlySpan<byte> input, ref int position, out StreamId id)
+    {
+        id = default;
+        if (position + 16 > input.Length) return Refuse("a truncated stream ID");
+        id = new StreamId(BinaryPrimitives.ReadUInt64BigEndian(input[position..]), BinaryPrimitives.ReadUInt64BigEndian(input[(position + 8)..]));
+        position += 16;
+        return true;
     }
 
     private const int FlagDeleted = 1, FlagSameFields = 2;

@@ -325,6 +325,45 @@ public class DumpRestoreTests
         }
     }
 
+    /// <summary>
+    /// A stream with consumer groups, pending entries and consumers moves from redis-server to here
+    /// and back: the group bookkeeping (XINFO GROUPS, XPENDING's summary and owners) is the same.
+    /// </summary>
+    [RedisFact]
+    public void Restore_StreamWithGroups_RoundTripBothWays()
+    {
+        var reference = ReferenceRedis.Shared!;
+        using var theirs = reference.Connect();
+        using var ours = TestServer.Shared.Connect();
+        string prefix = TestServer.KeyPrefix("dumpgroups");
+        theirs.Call("SELECT", "10");
+        theirs.Call("FLUSHDB");
+        string[][] build =
+        [
+            ["XADD", "s", "1-1", "f", "1"], ["XADD", "s", "2-1", "f", "2"], ["XADD", "s", "3-1", "f", "3"], ["XADD", "s", "4-1", "f", "4"],
+            ["XGROUP", "CREATE", "s", "g1", "0"], ["XGROUP", "CREATE", "s", "g2", "2-1", "ENTRIESREAD", "2"],
+            ["XGROUP", "CREATECONSUMER", "s", "g1", "idle-one"],
+            ["XCLAIM", "s", "g1", "alice", "0", "1-1", "2-1", "FORCE", "TIME", "1000", "RETRYCOUNT", "3"],
+            ["XCLAIM", "s", "g1", "bob", "0", "3-1", "FORCE"],
+            ["XGROUP", "SETID", "s", "g1", "3-1", "ENTRIESREAD", "3"],
+            ["XDEL", "s", "2-1"],
+        ];
+        foreach (var cmd in build) Assert.False(theirs.Call(cmd).StartsWith("-"), string.Join(' ', cmd));
+        string[][] Reads(string key) =>
+        [
+            ["XINFO", "GROUPS", key], ["XPENDING", key, "g1"], ["XPENDING", key, "g2"], ["XRANGE", key, "-", "+"], ["XLEN", key],
+        ];
+        string Show(RespClient c, string key) => string.Join("\n", Reads(key).Select(cmd => c.Call(cmd)));
+        string expected = Show(theirs, "s");
+        byte[] payload = BulkBytes(theirs.Call("DUMP", "s"));
+        Assert.Equal("+OK\r\n", Restore(ours, prefix + "s", payload));
+        Assert.Equal(expected, Show(ours, prefix + "s"));
+        byte[] back = BulkBytes(ours.Call("DUMP", prefix + "s"));
+        Assert.Equal("+OK\r\n", Restore(theirs, "s:back", back));
+        Assert.Equal(expected, Show(theirs, "s:back"));
+        theirs.Call("FLUSHDB");
+    }
+
     // ---------------------------------------------------------------- helpers
 
     private static string Restore(RespClient c, string key, byte[] payload)
