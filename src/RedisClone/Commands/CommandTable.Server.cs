@@ -116,6 +116,11 @@ internal sealed partial class CommandTable
                 Summary = "Writes the dataset to the RDB file now, blocking other clients until done.",
                 Since = "1.0.0", Complexity = "O(N), N = keys in all databases", Acl = "admin dangerous",
             },
+            new("bgrewriteaof", 1, Admin | NoScript | NoAsyncLoading, PersistenceCommands.BgRewriteAof, group: "server", routing: AllShards)
+            {
+                Summary = "Rewrites the AOF in the background: a new base file from this instant, appending to a new incremental file.",
+                Since = "1.0.0", Complexity = "O(1) to start", Acl = "admin dangerous",
+            },
             new("bgsave", -1, Admin | NoScript | NoAsyncLoading, PersistenceCommands.BgSave, group: "server", routing: AllShards)
             {
                 Summary = "Writes the dataset to the RDB file in the background, as it is at this moment.",

@@ -85,13 +85,15 @@ internal static class ServerCommands
         }
         for (int i = 0; i < pairs; i++)
         {
-            // Turning the AOF on or off needs a rewrite of the dataset into a new base file, which
-            // is not built yet: refused rather than stored and ignored.
+            // Turning the AOF on rewrites the dataset into a new base file (in the background) and
+            // appends from this instant; turning it off stops appending. Done before the value is
+            // stored, so a failure leaves the setting as it was.
             if (names[i].Equals("appendonly", StringComparison.OrdinalIgnoreCase)
                 && (values[i].Equals("yes", StringComparison.OrdinalIgnoreCase) || values[i].Equals("no", StringComparison.OrdinalIgnoreCase))
-                && values[i].Equals("yes", StringComparison.OrdinalIgnoreCase) != ctx.Server.Config.AppendOnly)
+                && values[i].Equals("yes", StringComparison.OrdinalIgnoreCase) != ctx.Server.Config.AppendOnly
+                && ctx.Server.SetAppendOnly(values[i].Equals("yes", StringComparison.OrdinalIgnoreCase)) is { } failure)
             {
-                ctx.Error($"ERR CONFIG SET failed (possibly related to argument '{names[i]}') - turning the AOF on or off at run time is not supported yet; restart with --appendonly");
+                ctx.Error($"ERR CONFIG SET failed (possibly related to argument '{names[i]}') - {failure}");
                 return;
             }
         }

@@ -34,7 +34,7 @@ internal static class CommandRunner
         // handler skips them.
         if (monitor && (def.Flags & CommandFlags.SkipMonitor) != 0 && server.Monitors.Active)
             server.Monitors.Feed(session.Db, session.Address, buffer, i);
-        if ((def.Flags & CommandFlags.Write) != 0 && server.Rdb.InProgress)
+        if ((def.Flags & CommandFlags.Write) != 0 && Volatile.Read(ref server.ActiveSnapshots) > 0)
             WriteAheadOfSnapshot(server, session, buffer, i, def, nowMs);
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
         var listener = server.PropagationListener;

@@ -85,6 +85,23 @@ internal sealed class AofManifest
         return entry;
     }
 
+    /// <summary>A new incremental file after the others (a rewrite starts).</summary>
+    public Entry NewIncremental(string appendFilename)
+    {
+        IncrSeq++;
+        var entry = new Entry($"{appendFilename}.{IncrSeq}.incr.aof", IncrSeq, 'i');
+        Incremental.Add(entry);
+        return entry;
+    }
+
+    /// <summary>Removes the incremental files before <paramref name="seq"/> (a rewrite's base covers them) and returns them.</summary>
+    public List<Entry> DropIncrementalBefore(long seq)
+    {
+        var dropped = Incremental.Where(e => e.Seq < seq).ToList();
+        Incremental.RemoveAll(e => e.Seq < seq);
+        return dropped;
+    }
+
     /// <summary>Writes the manifest to a temporary file, fsyncs it and renames it into place.</summary>
     public void Save(string directory, string appendFilename)
     {

@@ -27,7 +27,8 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
 
     private readonly ServerLog _log;
     private readonly object _lock = new();
-    private readonly FileStream _file;
+    private FileStream _file;
+    private readonly object _fileLock = new();
     private readonly Thread _thread;
     private readonly AutoResetEvent _dataReady = new(false);
     private ArrayBufferWriter<byte> _pending = new(1 << 16);
@@ -53,9 +54,6 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
 
     /// <summary>appendfsync as configured now (CONFIG SET changes it at any time).</summary>
     public FsyncPolicy Policy => _policySource();
-
-    /// <summary>Bytes of the base file (set by the server when it opens the AOF).</summary>
-    public long BaseSize { get; set; }
 
     /// <summary>Bytes of the incremental file.</summary>
     public long CurrentSize { get; private set; }
@@ -146,6 +144,32 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     /// <summary>The sequence known to be on disk.</summary>
     public long Durable => Volatile.Read(ref _durable);
 
+    /// <summary>
+    /// Moves appending to a new incremental file (an AOF rewrite starts): what was appended so far
+    /// is written and fsynced to the old file first. Call with every shard's gate held, so the
+    /// switch is an instant: writes before it are in the old file, writes after it in the new one.
+    /// </summary>
+    public void SwitchTo(string incrementalPath)
+    {
+        long seq;
+        lock (_fileLock)
+        {
+            lock (_lock)
+            {
+                _file.Write(_pending.WrittenSpan);
+                CurrentSize += _pending.WrittenCount;
+                _pending.ResetWrittenCount();
+                seq = _appended;
+                _selectedDb = -1; // the new file starts with its own SELECT
+            }
+            _file.Flush(flushToDisk: true);
+            _file.Dispose();
+            _file = new FileStream(incrementalPath, FileMode.Append, FileAccess.Write, FileShare.Read, 1 << 16);
+            CurrentSize = 0;
+        }
+        Publish(seq);
+    }
+
     private void Run()
     {
         long lastFsync = Stopwatch.GetTimestamp();
@@ -153,6 +177,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
         while (true)
         {
             _dataReady.WaitOne(Policy == FsyncPolicy.EverySec ? 1000 : 250);
+            Monitor.Enter(_fileLock);
             ArrayBufferWriter<byte> batch;
             long seq;
             lock (_lock)
@@ -198,8 +223,11 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                     _pending = rest;
                     batch.ResetWrittenCount();
                 }
+                Monitor.Exit(_fileLock);
                 Thread.Sleep(100);
+                continue;
             }
+            Monitor.Exit(_fileLock);
             if (_stopping && !dirty)
             {
                 lock (_lock)

@@ -73,7 +73,7 @@ internal sealed class RdbSaves
     /// <summary>BGSAVE: starts a background save; the caller holds every gate. False when one already runs.</summary>
     public bool TryStartBackground()
     {
-        if (InProgress) return false;
+        if (InProgress || _server.AofFiles?.RewriteInProgress == true) return false;
         Scheduled = false;
         long dirty = _dirty.Value;
         var snapshot = new RdbSnapshot(_server, background: true);
@@ -101,7 +101,7 @@ internal sealed class RdbSaves
             Volatile.Write(ref _running, null);
             return;
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ObjectDisposedException)
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ObjectDisposedException or InvalidOperationException)
         {
             ok = false;
             _server.Log.Warning($"Background saving error: {ex.Message}");
@@ -135,7 +135,7 @@ internal sealed class RdbSaves
     /// </summary>
     public void Cron()
     {
-        if (InProgress || _server.StoppingToken.IsCancellationRequested) return;
+        if (InProgress || _server.AofFiles?.RewriteInProgress == true || _server.StoppingToken.IsCancellationRequested) return;
         long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         bool start = Scheduled;
         if (!start)

@@ -119,6 +119,7 @@ internal sealed class RdbSnapshot
             if (background) store.Snapshot = _shards[s];
         }
         Background = background;
+        if (background) Interlocked.Increment(ref server.ActiveSnapshots);
     }
 
     public bool Background { get; }
@@ -135,6 +136,7 @@ internal sealed class RdbSnapshot
         lock (_commitLock) _aborted = true;
         var shards = _server.Shards;
         for (int s = 0; s < shards.Count; s++) shards[s].Store.Snapshot = null;
+        Released();
     }
 
     /// <summary>Bytes of keys written ahead of the saver because they were about to change (Redis's copy-on-write size).</summary>
@@ -217,6 +219,15 @@ internal sealed class RdbSnapshot
         {
             lock (shards[s].Gate) shards[s].Store.Snapshot = null;
         }
+        Released();
+    }
+
+    private int _released;
+
+    /// <summary>The hooks are off: one background snapshot fewer for the execution layer to serve.</summary>
+    private void Released()
+    {
+        if (Interlocked.Exchange(ref _released, 1) == 0) Interlocked.Decrement(ref _server.ActiveSnapshots);
     }
 
     private long IdleOf(KeyTable table, int slot) => _writeIdle ? LruClock.SecondsSince(table.LastAccess(slot)) : -1;

@@ -211,6 +211,11 @@ internal static partial class RespErrors
     // SAVE, BGSAVE, SHUTDOWN.
     public static ReadOnlySpan<byte> BackgroundSaveInProgress => "-ERR Background save already in progress\r\n"u8;
     public static ReadOnlySpan<byte> BareErr => "-ERR\r\n"u8;
+    public static ReadOnlySpan<byte> BgSaveWhileRewriting =>
+        "-ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.\r\n"u8;
+    public static ReadOnlySpan<byte> RewriteInProgress => "-ERR Background append only file rewriting already in progress\r\n"u8;
+    public static ReadOnlySpan<byte> RewriteFailed =>
+        "-ERR Can't execute an AOF background rewriting. Please check the server logs for more information.\r\n"u8;
     public static ReadOnlySpan<byte> DebugReloadOptions => "-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n"u8;
     public static ReadOnlySpan<byte> DebugReloadFailed => "-ERR Error trying to load the RDB dump, check server logs.\r\n"u8;
     public static ReadOnlySpan<byte> ShutdownErrors => "-ERR Errors trying to SHUTDOWN. Check logs.\r\n"u8;

@@ -282,13 +282,14 @@ internal static class InfoBuilder
         Line(sb, "rdb_last_load_keys_expired", rdb.LastLoadKeysExpired);
         Line(sb, "rdb_last_load_keys_loaded", rdb.LastLoadKeysLoaded);
         var aof = server.Aof;
+        var files = server.AofFiles;
         Line(sb, "aof_enabled", aof != null ? 1 : 0);
-        Line(sb, "aof_rewrite_in_progress", 0);
-        Line(sb, "aof_rewrite_scheduled", 0);
-        Line(sb, "aof_last_rewrite_time_sec", -1);
-        Line(sb, "aof_current_rewrite_time_sec", -1);
-        Line(sb, "aof_last_bgrewrite_status", "ok");
-        Line(sb, "aof_rewrites", 0);
+        Line(sb, "aof_rewrite_in_progress", files?.RewriteInProgress == true ? 1 : 0);
+        Line(sb, "aof_rewrite_scheduled", files?.RewriteScheduled == true ? 1 : 0);
+        Line(sb, "aof_last_rewrite_time_sec", files?.LastRewriteSeconds ?? -1);
+        Line(sb, "aof_current_rewrite_time_sec", files?.CurrentRewriteSeconds ?? -1);
+        Line(sb, "aof_last_bgrewrite_status", files == null || files.LastRewriteOk ? "ok" : "err");
+        Line(sb, "aof_rewrites", files?.Rewrites ?? 0);
         Line(sb, "aof_rewrites_consecutive_failures", 0);
         Line(sb, "aof_last_write_status", aof == null || aof.LastWriteOk ? "ok" : "err");
         Line(sb, "aof_last_cow_size", 0);
@@ -296,8 +297,8 @@ internal static class InfoBuilder
         Line(sb, "module_fork_last_cow_size", 0);
         if (aof != null)
         {
-            Line(sb, "aof_current_size", aof.BaseSize + aof.CurrentSize);
-            Line(sb, "aof_base_size", aof.BaseSize);
+            Line(sb, "aof_current_size", files!.CurrentSize);
+            Line(sb, "aof_base_size", files.BaseSize);
             Line(sb, "aof_pending_rewrite", 0);
             Line(sb, "aof_buffer_length", 0);
             Line(sb, "aof_pending_bio_fsync", 0);

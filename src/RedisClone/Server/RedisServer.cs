@@ -205,12 +205,34 @@ internal sealed class RedisServer : IAsyncDisposable
         _cron = new Timer(_ =>
         {
             if (Interlocked.Exchange(ref _cronRunning, 1) != 0) return;
-            try { Rdb.Cron(); }
+            try
+            {
+                Rdb.Cron();
+                AofCron();
+            }
             finally { Volatile.Write(ref _cronRunning, 0); }
         }, null, 100, 100);
     }
 
     private Timer? _cron;
+
+    /// <summary>Starts a scheduled AOF rewrite, or one auto-aof-rewrite-percentage/-min-size call for.</summary>
+    private void AofCron()
+    {
+        var aof = AofFiles;
+        if (aof == null || aof.RewriteInProgress || Rdb.InProgress || StoppingToken.IsCancellationRequested) return;
+        bool due = aof.RewriteScheduled || aof.RewriteDue(Config.AutoAofRewritePercentage, Config.AutoAofRewriteMinSize);
+        if (!due) return;
+        for (int s = 0; s < Shards.Count; s++) Shards[s].Gate.Enter();
+        try
+        {
+            aof.TryStartRewrite();
+        }
+        finally
+        {
+            for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
+        }
+    }
     private int _cronRunning;
 
     /// <summary>
@@ -249,8 +271,51 @@ internal sealed class RedisServer : IAsyncDisposable
         }
     }
 
+    /// <summary>Background snapshots (BGSAVE, AOF rewrite) whose hooks are installed: write commands then write their keys ahead.</summary>
+    public int ActiveSnapshots;
+
+    /// <summary>The AOF's files, rewrites and writer; null until appendonly is turned on.</summary>
+    public Persistence.AofState? AofFiles { get; private set; }
+
     /// <summary>The AOF being written, when appendonly is on.</summary>
-    public Persistence.AofWriter? Aof { get; private set; }
+    public Persistence.AofWriter? Aof => AofFiles?.Writer;
+
+    /// <summary>The AOF's state, made (from the manifest on disk, if any) for BGREWRITEAOF with appendonly off; call with every gate held.</summary>
+    public void EnsureAofFiles()
+    {
+        if (AofFiles != null) return;
+        string manifestPath = Path.Combine(Config.AofDirectory, Persistence.AofManifest.ManifestName(Config.AppendFilename));
+        AofFiles = new Persistence.AofState(this, File.Exists(manifestPath) ? Persistence.AofManifest.Load(manifestPath) : new Persistence.AofManifest());
+    }
+
+    /// <summary>
+    /// CONFIG SET appendonly: yes starts the AOF with a rewrite of the dataset into a new base file
+    /// (appending to a new incremental file from this instant); no stops appending. The caller holds
+    /// no gate; they are taken here. Null or the error.
+    /// </summary>
+    public string? SetAppendOnly(bool on)
+    {
+        for (int s = 0; s < Shards.Count; s++) Shards[s].Gate.Enter();
+        try
+        {
+            if (!on)
+            {
+                AofFiles?.Stop();
+                return null;
+            }
+            if (Aof != null) return null;
+            EnsureAofFiles();
+            return AofFiles!.TryStartRewrite(enable: true) ? null : "a background save or rewrite is in progress, try again later";
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or Persistence.RdbLoadException)
+        {
+            return ex.Message;
+        }
+        finally
+        {
+            for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
+        }
+    }
 
     /// <summary>
     /// appendonly yes: loads the AOF (the RDB file is not read, as in Redis), creates the base file
@@ -282,21 +347,8 @@ internal sealed class RedisServer : IAsyncDisposable
         {
             Rdb.Loading = false;
         }
-        Directory.CreateDirectory(directory);
-        if (manifest.Base == null && manifest.Incremental.Count == 0)
-        {
-            var entry = manifest.NewBase(name, Config.AofUseRdbPreamble);
-            string basePath = Path.Combine(directory, entry.Name);
-            if (Config.AofUseRdbPreamble) new Persistence.RdbSnapshot(this, background: false, basePath).Run();
-            else File.WriteAllBytes(basePath, []); // the dataset is empty: no commands
-            Log.Notice($"Creating AOF base file {entry.Name} on server start");
-        }
-        var incremental = manifest.LastOrNewIncremental(name);
-        manifest.Save(directory, name);
-        Aof = new Persistence.AofWriter(Path.Combine(directory, incremental.Name),
-            () => Persistence.AofWriter.ParsePolicy(Config.AppendFsync), Log);
-        if (manifest.Base != null && File.Exists(Path.Combine(directory, manifest.Base.Name)))
-            Aof.BaseSize = new FileInfo(Path.Combine(directory, manifest.Base.Name)).Length;
+        AofFiles = new Persistence.AofState(this, manifest);
+        AofFiles.OpenAtStartup();
         if (PropagationListener != null) Log.Warning("A propagation listener is attached already: it replaces the AOF's.");
         else PropagationListener = Aof;
     }

@@ -140,16 +140,115 @@ public class AofTests(ITestOutputHelper output)
     private static long Counter(string reply)
         => reply.StartsWith("$-1") || !reply.StartsWith("$") ? 0 : long.Parse(reply.Split("\r\n")[1]);
 
+    private static bool WaitForRewrite(RespClient c, int rewrites)
+    {
+        var sw = Stopwatch.StartNew();
+        while (sw.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            string info = c.Call("INFO", "persistence");
+            if (info.Contains("aof_rewrite_in_progress:0") && info.Contains($"aof_rewrites:{rewrites}\r\n")) return true;
+            Thread.Sleep(20);
+        }
+        return false;
+    }
+
+    /// <summary>
+    /// BGREWRITEAOF while writes go on: a new base from the instant, appending to a new incremental
+    /// file, the old files deleted, and after a restart the data is all there.
+    /// </summary>
     [Fact]
-    public async Task Aof_ConfigAtRunTime()
+    public async Task BgRewriteAof_WhileWriting_CompactsAndKeepsEverything()
     {
         string dir = RdbFileTests.NewDir();
-        await using var server = TestServer.Start(2, Aof(dir));
+        string aofDir = Path.Combine(dir, "appendonlydir");
+        List<string> before;
+        await using (var server = TestServer.Start(4, Aof(dir, "--enable-debug-command", "yes")))
+        {
+            using var c = server.Connect();
+            c.Call("DEBUG", "POPULATE", "50000", "k", "10");
+            for (int i = 0; i < 2000; i++) c.Call("INCR", "counter");
+            var pipeline = new List<string[]> { new[] { "BGREWRITEAOF" } };
+            for (int i = 0; i < 3000; i++) pipeline.Add(["INCR", "counter"]);
+            for (int i = 0; i < 50000; i += 13) pipeline.Add(["DEL", $"k:{i}"]);
+            for (int i = 0; i < 500; i++) pipeline.Add(["SET", $"new:{i}", "x"]);
+            c.SendRaw(pipeline.SelectMany(cmd => RespClient.Encode(cmd)).ToArray());
+            Assert.Equal("+Background append only file rewriting started\r\n", c.ReadReply());
+            for (int i = 1; i < pipeline.Count; i++) Assert.False(c.ReadReply().StartsWith("-"));
+            // A second BGREWRITEAOF is refused while the first runs (or starts another once it is done).
+            string again = c.Call("BGREWRITEAOF");
+            Assert.True(again is "-ERR Background append only file rewriting already in progress\r\n"
+                or "+Background append only file rewriting started\r\n", again);
+            Assert.True(WaitForRewrite(c, again.StartsWith("+") ? 2 : 1), c.Call("INFO", "persistence"));
+            Assert.Equal("$4\r\n5000\r\n", c.Call("GET", "counter"));
+            before = RdbFileTests.Contents(c);
+            string manifest = File.ReadAllText(Path.Combine(aofDir, "appendonly.aof.manifest"));
+            Assert.DoesNotContain("appendonly.aof.1.", manifest);
+            Assert.False(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.incr.aof")));
+            Assert.False(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.base.rdb")));
+        }
+        await using (var server = TestServer.Start(2, Aof(dir)))
+        {
+            using var c = server.Connect();
+            Assert.Equal(before, RdbFileTests.Contents(c));
+        }
+    }
+
+    [Fact]
+    public async Task Aof_TurnedOnAtRunTime_ThenRestart()
+    {
+        string dir = RdbFileTests.NewDir();
+        await using (var server = TestServer.Start(2, "--dir", dir))
+        {
+            using var c = server.Connect();
+            c.Call("SET", "before", "1");
+            Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "appendonly", "yes"));
+            c.Call("SET", "after", "2");
+            Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
+            Assert.Contains("aof_enabled:1", c.Call("INFO", "persistence"));
+            Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "appendfsync", "always"));
+            c.Call("SET", "later", "3");
+            Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "appendonly", "no"));
+            c.Call("SET", "not-appended", "4");
+        }
+        await using (var server = TestServer.Start(2, Aof(dir)))
+        {
+            using var c = server.Connect();
+            Assert.Equal("$1\r\n1\r\n", c.Call("GET", "before"));
+            Assert.Equal("$1\r\n2\r\n", c.Call("GET", "after"));
+            Assert.Equal("$1\r\n3\r\n", c.Call("GET", "later"));
+            Assert.Equal("$-1\r\n", c.Call("GET", "not-appended"));
+        }
+    }
+
+    [Fact]
+    public async Task BgSave_DuringRewrite_RefusedOrScheduled()
+    {
+        string dir = RdbFileTests.NewDir();
+        await using var server = TestServer.Start(2, Aof(dir, "--enable-debug-command", "yes"));
         using var c = server.Connect();
-        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "appendfsync", "always"));
-        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "appendonly", "yes"));
-        Assert.StartsWith("-ERR CONFIG SET failed (possibly related to argument 'appendonly')", c.Call("CONFIG", "SET", "appendonly", "no"));
-        Assert.Equal("+OK\r\n", c.Call("SET", "k", "v"));
+        c.Call("DEBUG", "POPULATE", "300000", "k", "50");
+        c.SendRaw(RespClient.Encode("BGREWRITEAOF").Concat(RespClient.Encode("BGSAVE")).Concat(RespClient.Encode("BGSAVE", "SCHEDULE")).ToArray());
+        Assert.Equal("+Background append only file rewriting started\r\n", c.ReadReply());
+        string plain = c.ReadReply(), scheduled = c.ReadReply();
+        if (plain.StartsWith("-"))
+        {
+            Assert.Equal("-ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.\r\n", plain);
+            Assert.Equal("+Background saving scheduled\r\n", scheduled);
+        }
+        Assert.True(WaitForRewrite(c, 1));
+        var sw = Stopwatch.StartNew();
+        while (!c.Call("INFO", "persistence").Contains("rdb_saves:1") && sw.Elapsed < TimeSpan.FromSeconds(30)) Thread.Sleep(20);
+        Assert.Contains("rdb_saves:1", c.Call("INFO", "persistence"));
+    }
+
+    [Fact]
+    public async Task AutoRewrite_WhenTheAofGrows()
+    {
+        string dir = RdbFileTests.NewDir();
+        await using var server = TestServer.Start(2, Aof(dir, "--auto-aof-rewrite-min-size", "10000", "--auto-aof-rewrite-percentage", "100"));
+        using var c = server.Connect();
+        for (int i = 0; i < 1000; i++) c.Call("SET", "k" + (i % 10), "value-" + i);
+        Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
     }
 
     /// <summary>

@@ -108,6 +108,8 @@ internal sealed class ConfigRegistry
     private static readonly int AppendDirnameIndex = IndexOf("appenddirname");
     private static readonly int AofLoadTruncatedIndex = IndexOf("aof-load-truncated");
     private static readonly int AofPreambleIndex = IndexOf("aof-use-rdb-preamble");
+    private static readonly int AutoAofPercentageIndex = IndexOf("auto-aof-rewrite-percentage");
+    private static readonly int AutoAofMinSizeIndex = IndexOf("auto-aof-rewrite-min-size");
     private static readonly int DbFilenameIndex = IndexOf("dbfilename");
     private static readonly int SaveIndex = IndexOf("save");
     private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
@@ -216,6 +218,12 @@ internal sealed class ConfigRegistry
 
     /// <summary>aof-load-truncated: a last AOF file cut short is loaded up to its last complete command.</summary>
     public bool AofLoadTruncated => Volatile.Read(ref _numbers[AofLoadTruncatedIndex]) != 0;
+
+    /// <summary>auto-aof-rewrite-percentage: growth of the AOF over its base that starts a rewrite (0: never).</summary>
+    public long AutoAofRewritePercentage => Volatile.Read(ref _numbers[AutoAofPercentageIndex]);
+
+    /// <summary>auto-aof-rewrite-min-size: no automatic rewrite below this size.</summary>
+    public long AutoAofRewriteMinSize => Volatile.Read(ref _numbers[AutoAofMinSizeIndex]);
 
     /// <summary>aof-use-rdb-preamble: the AOF's base file is an RDB file.</summary>
     public bool AofUseRdbPreamble => Volatile.Read(ref _numbers[AofPreambleIndex]) != 0;
