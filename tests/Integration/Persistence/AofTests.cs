@@ -67,6 +67,19 @@ public class AofTests(ITestOutputHelper output)
             RdbFileTests.Fill(c);
             ours = RdbFileTests.Contents(c);
         }
+        string? checkAof = ReferenceRedis.FindOnPath("redis-check-aof");
+        if (checkAof != null)
+        {
+            var psi = new ProcessStartInfo(checkAof, Path.Combine(ourDir, "appendonlydir", "appendonly.aof.manifest"))
+            {
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            using var p = Process.Start(psi)!;
+            string text = p.StandardOutput.ReadToEnd() + p.StandardError.ReadToEnd();
+            p.WaitForExit();
+            Assert.True(p.ExitCode == 0 && text.Contains("is valid"), text);
+        }
         using (var reference = ReferenceRedis.StartOrNull($"--dir {ourDir} --appendonly yes")!)
         {
             using var c = reference.Connect();

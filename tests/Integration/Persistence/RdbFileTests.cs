@@ -375,4 +375,29 @@ public class RdbFileTests
         File.WriteAllBytes(path, good);
         await using var ok = TestServer.Start(2, "--dir", dir);
     }
+
+    /// <summary>SIGTERM (docker stop, systemd) saves when save points are configured, and the data is back after a restart.</summary>
+    [Fact]
+    public void Sigterm_WithSavePoints_SavesThenExits()
+    {
+        string dir = NewDir();
+        using (var server = ExternalServer.Start(4096, $"--dir {dir} --save \"3600 1\""))
+        {
+            using (var c = server.Connect())
+            {
+                c.Call("SET", "k", "v");
+                c.Call("RPUSH", "l", "a", "b");
+            }
+            using var kill = Process.Start("kill", ["-TERM", server.Pid.ToString()])!;
+            kill.WaitForExit();
+            var sw = Stopwatch.StartNew();
+            while (!server.HasExited && sw.Elapsed < TimeSpan.FromSeconds(10)) Thread.Sleep(20);
+            Assert.True(server.HasExited, server.Output);
+            Assert.True(File.Exists(Path.Combine(dir, "dump.rdb")), server.Output);
+        }
+        using var again = ExternalServer.Start(4096, $"--dir {dir} --save \"\"");
+        using var c2 = again.Connect();
+        Assert.Equal("$1\r\nv\r\n", c2.Call("GET", "k"));
+        Assert.Equal(":2\r\n", c2.Call("LLEN", "l"));
+    }
 }
