@@ -48,6 +48,13 @@ internal sealed partial class CommandTable
             Summary = "Deletes entries of a stream by ID; returns how many existed.",
             Since = "5.0.0", Complexity = "O(1) per entry", Args = "key:key id...",
         },
+        new("xread", -4, ReadOnly | Blocking, StreamCommands.XRead, keys: "RO access kw=STREAMS,1 r=-1,1,2", group: "stream",
+            keyFinder: StreamCommands.ReadKeys)
+        {
+            Summary = "Returns the entries of one or more streams after the given IDs, waiting for new ones with BLOCK.",
+            Since = "5.0.0", Complexity = "O(M) per stream, M = entries returned",
+            Args = "[COUNT=count:integer] [BLOCK=milliseconds:integer] STREAMS=streams{key:key... id...}",
+        },
         new("xtrim", -4, Write, StreamCommands.XTrim, keys: "RW delete", group: "stream")
         {
             Summary = "Removes the oldest entries of a stream, down to a length or up to an ID (whole nodes only with ~).",

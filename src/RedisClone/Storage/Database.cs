@@ -391,8 +391,11 @@ internal sealed class Database
     }
 
     /// <summary>
-    /// After a write to <paramref name="key"/>: makes as many of its waiters Ready, oldest first, as
-    /// the key now has elements of the type they wait for. Each re-runs its command to take one.
+    /// After a write to <paramref name="key"/>: makes as many of its list and sorted set waiters
+    /// Ready, oldest first, as the key now has elements of the type they wait for (each re-runs its
+    /// command to take one), and every stream waiter that the key now serves (XREAD waiters all
+    /// read the same new entries; XREADGROUP waiters beyond the first find nothing left and wait on
+    /// in place, or are woken to reply an error when the key or their group went away).
     /// </summary>
     public void WakeBlocked(ReadOnlySpan<byte> key)
     {
@@ -400,18 +403,32 @@ internal sealed class Database
         var lookup = _blocked.GetAlternateLookup<ReadOnlySpan<byte>>();
         if (!lookup.TryGetValue(key, out var queue)) return;
         int slot = _table.Find(key);
-        if (slot < 0) return;
-        object value = _table.At(slot).Value;
-        bool isSortedSet = value is RedisSortedSet;
+        object? value = slot >= 0 ? _table.At(slot).Value : null;
         long available = value is RedisList list ? list.Count : value is RedisSortedSet zset ? zset.Count : 0;
-        for (int i = 0; i < queue.Count && available > 0; i++)
+        for (int i = 0; i < queue.Count; i++)
         {
             var waiter = queue[i];
-            if (waiter.WantsSortedSet != isSortedSet) continue;
+            if (waiter.Kind == BlockedOn.Stream)
+            {
+                if (waiter.State == BlockedClient.Waiting && waiter.IsServedBy(key, value)) waiter.TryFinish(BlockedClient.Ready);
+                continue;
+            }
+            if (available <= 0 || !waiter.IsServedBy(key, value)) continue;
             // A waiter already woken but not yet run will take an element too: counting it keeps a
             // later waiter from being woken for the same element and racing the older one for it.
             if (waiter.State == BlockedClient.Ready || waiter.TryFinish(BlockedClient.Ready)) available--;
         }
+    }
+
+    /// <summary>
+    /// After FLUSHDB, FLUSHALL or SWAPDB replaced this database's contents: offers every key with
+    /// waiters to them again (Redis's scanDatabaseForReadyKeys and scanDatabaseForDeletedKeys), so
+    /// a key swapped in serves its waiters and XREADGROUP waiters whose stream went away hear of it.
+    /// </summary>
+    public void WakeAllBlocked()
+    {
+        if (_blocked == null) return;
+        foreach (var key in _blocked.Keys) WakeBlocked(key);
     }
 
     // WATCH: who watches which key of this database. Null until the first WATCH.
@@ -467,6 +484,7 @@ internal sealed class Database
         _expiringAt = [];
         _expiresCount = 0;
         _meter = new MemoryMeter();
+        WakeAllBlocked();
     }
 
     /// <summary>Takes another database's keys (SWAPDB swaps contents, not numbers).</summary>
@@ -483,8 +501,11 @@ internal sealed class Database
     {
         if (HasWatchers) SignalModified(_table.At(slot).Key);
         Owner.KeyExpired?.Invoke(Index, _table.At(slot).KeyArray());
+        byte[]? waitedOn = HasBlocked ? _table.At(slot).KeyArray() : null;
         RemoveAt(slot);
         Owner.ExpiredKeys++;
+        // An XREADGROUP waiting on the key hears that it went (Redis signals deleted keys as ready).
+        if (waitedOn != null) WakeBlocked(waitedOn);
     }
 
     /// <summary>
