@@ -68,6 +68,15 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         FirstId = other.FirstId;
         MaxDeletedId = other.MaxDeletedId;
         EntriesAdded = other.EntriesAdded;
+        if (other._groups != null)
+        {
+            _groups = new NameOrderedList<StreamGroup>();
+            for (int i = 0; i < other._groups.Count; i++)
+            {
+                var group = other._groups.ItemAt(i).Clone();
+                _groups.TryAdd(group.Name, group);
+            }
+        }
     }
 
     public string TypeName => "stream";
@@ -76,10 +85,10 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
 
     public IRedisValue DeepCopy() => new RedisStream(this);
 
-    /// <summary>Object, list, and per node its object and buffer.</summary>
+    /// <summary>Object, list, and per node its object and buffer; then the consumer groups, if any.</summary>
     public override long AllocatedBytes()
-        => BaseBytes + 8 + 8 + 4 * 16 + 8 + MemoryMeter.ObjectHeader + 16 + MemoryMeter.ArrayBytes(_nodes.Capacity, 8)
-           + _nodes.Count * (long)(MemoryMeter.ObjectHeader + 24 + MemoryMeter.ArrayHeader) + _bufferBytes;
+        => BaseBytes + 8 + 8 + 4 * 16 + 8 + 8 + MemoryMeter.ObjectHeader + 16 + MemoryMeter.ArrayBytes(_nodes.Capacity, 8)
+           + _nodes.Count * (long)(MemoryMeter.ObjectHeader + 24 + MemoryMeter.ArrayHeader) + _bufferBytes + GroupBytes();
 
     /// <summary>
     /// The first entry's ID counting deleted ones (streamGetEdgeID without skipping tombstones): the
@@ -524,6 +533,109 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
     /// <summary>The number of master fields of a node.</summary>
     private static long MasterFieldCount(byte[] lp)
         => Listpack.Get(lp, Listpack.Skip(lp, Listpack.Skip(lp, Listpack.First(lp)))).Int;
+
+    // ---------------------------------------------------------------- consumer groups
+
+    /// <summary>The consumer groups in name order; null until the first is created.</summary>
+    private NameOrderedList<StreamGroup>? _groups;
+
+    /// <summary>Number of consumer groups.</summary>
+    public int GroupCount => _groups?.Count ?? 0;
+
+    /// <summary>The group at <paramref name="index"/> (0 to <see cref="GroupCount"/> - 1) in name order (memcmp order, as Redis lists them).</summary>
+    public StreamGroup GroupAt(int index) => _groups!.ItemAt(index);
+
+    /// <summary>The consumer group named <paramref name="name"/>, or null.</summary>
+    public StreamGroup? FindGroup(ReadOnlySpan<byte> name) => _groups?.Find(name);
+
+    /// <summary>
+    /// Creates a consumer group (XGROUP CREATE) whose last delivered ID is <paramref name="lastId"/>
+    /// and read counter <paramref name="entriesRead"/> (<see cref="StreamGroup.InvalidEntriesRead"/>
+    /// when unknown); null when the name is taken.
+    /// </summary>
+    public StreamGroup? TryCreateGroup(ReadOnlySpan<byte> name, StreamId lastId, long entriesRead)
+    {
+        _groups ??= new NameOrderedList<StreamGroup>();
+        if (_groups.Find(name) != null) return null;
+        var group = new StreamGroup(name.ToArray(), lastId, entriesRead);
+        _groups.TryAdd(group.Name, group);
+        return group;
+    }
+
+    /// <summary>Removes the group named <paramref name="name"/> with its consumers and pending entries; false when there is none.</summary>
+    public bool DestroyGroup(ReadOnlySpan<byte> name) => _groups != null && _groups.Remove(name);
+
+    private long GroupBytes()
+    {
+        if (_groups == null) return 0;
+        long bytes = MemoryMeter.ObjectHeader + 16 + _groups.AllocatedBytes;
+        for (int i = 0; i < _groups.Count; i++) bytes += _groups.ItemAt(i).AllocatedBytes();
+        return bytes;
+    }
+
+    /// <summary>True when a live (not deleted) entry has ID <paramref name="id"/> (streamEntryExists).</summary>
+    public bool EntryExists(StreamId id)
+    {
+        var c = Seek(id, id, reverse: false);
+        return MoveNext(ref c);
+    }
+
+    /// <summary>
+    /// streamRangeHasTombstones: whether a deleted entry may lie in [<paramref name="start"/>,
+    /// <paramref name="end"/>]. Only the greatest deleted ID is known, so the answer is yes when it
+    /// lies in the range and is not before the first live entry; an empty stream has none.
+    /// </summary>
+    public bool RangeHasTombstones(StreamId start, StreamId end)
+    {
+        if (Length == 0 || MaxDeletedId == StreamId.Min) return false;
+        if (FirstId > MaxDeletedId) return false;
+        return start <= MaxDeletedId && MaxDeletedId <= end;
+    }
+
+    /// <summary>
+    /// streamEstimateDistanceFromFirstEverEntry: the read counter of <paramref name="id"/> (how many
+    /// entries were ever added up to it), when it can be known without walking the stream: 0 when
+    /// nothing was ever added; entries-added for the last ID (or any ID not past it when the stream
+    /// is empty); and, when no deletion lies past the first entry, entries-added minus the length
+    /// for an ID before the first entry, plus one for the first entry itself. Otherwise
+    /// <see cref="StreamGroup.InvalidEntriesRead"/>.
+    /// </summary>
+    public long EstimateDistanceFromFirstEverEntry(StreamId id)
+    {
+        if (EntriesAdded == 0) return 0;
+        if (Length == 0 && id <= LastId) return EntriesAdded;
+        int toLast = id.CompareTo(LastId);
+        if (toLast == 0) return EntriesAdded;
+        if (toLast > 0) return StreamGroup.InvalidEntriesRead;
+        if (MaxDeletedId == StreamId.Min || MaxDeletedId < FirstId)
+        {
+            int toFirst = id.CompareTo(FirstId);
+            if (toFirst < 0) return EntriesAdded - Length;
+            if (toFirst == 0) return EntriesAdded - Length + 1;
+        }
+        return StreamGroup.InvalidEntriesRead;
+    }
+
+    /// <summary>
+    /// A group's lag (streamReplyWithCGLag): the entries not yet delivered to it, or false when that
+    /// cannot be known (XINFO then shows nil). 0 for a stream nothing was ever added to; entries-added
+    /// minus the group's read counter when the counter is known and no deletion lies after its last
+    /// ID; else from the estimated counter of its last ID.
+    /// </summary>
+    public bool TryGetLag(StreamGroup group, out long lag)
+    {
+        lag = 0;
+        if (EntriesAdded == 0) return true;
+        if (group.EntriesRead != StreamGroup.InvalidEntriesRead && !RangeHasTombstones(group.LastId, StreamId.Max))
+        {
+            lag = EntriesAdded - group.EntriesRead;
+            return true;
+        }
+        long read = EstimateDistanceFromFirstEverEntry(group.LastId);
+        if (read == StreamGroup.InvalidEntriesRead) return false;
+        lag = EntriesAdded - read;
+        return true;
+    }
 
     // ---------------------------------------------------------------- listpack integers
 
