@@ -55,6 +55,14 @@ internal sealed partial class CommandTable
             Since = "5.0.0", Complexity = "O(M) per stream, M = entries returned",
             Args = "[COUNT=count:integer] [BLOCK=milliseconds:integer] STREAMS=streams{key:key... id...}",
         },
+        new("xreadgroup", -7, Write | Blocking, StreamCommands.XReadGroup, keys: "RO access kw=STREAMS,4 r=-1,1,2", group: "stream",
+            keyFinder: StreamCommands.ReadKeys)
+        {
+            Summary = "Reads a stream as a consumer of a group: new entries with '>', or the consumer's pending ones after an ID; can wait with BLOCK.",
+            Since = "5.0.0", Complexity = "O(M) per stream, M = entries returned",
+            Args = "GROUP=group_block{group consumer} [COUNT=count:integer] [BLOCK=milliseconds:integer] [NOACK] "
+                   + "STREAMS=streams{key:key... id...}",
+        },
         new("xtrim", -4, Write, StreamCommands.XTrim, keys: "RW delete", group: "stream")
         {
             Summary = "Removes the oldest entries of a stream, down to a length or up to an ID (whole nodes only with ~).",

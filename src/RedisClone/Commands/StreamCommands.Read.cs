@@ -1,6 +1,7 @@
 using RedisClone.Common;
 using RedisClone.Protocol;
 using RedisClone.Storage;
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 
 namespace RedisClone.Commands;
 
@@ -116,28 +117,60 @@ internal static partial class StreamCommands
         return false;
     }
 
+    /// <summary>
+    /// XREADGROUP GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...]
+    /// id [id ...] — with "&gt;", entries never delivered to the group (each becomes pending for the
+    /// consumer unless NOACK); with an ID, the consumer's own pending entries after it.
+    /// </summary>
+    public static void XReadGroup(ref CommandContext ctx) => Read(ref ctx, group: true);
+
     /// <summary>XREAD and XREADGROUP: parse, look up, serve or block.</summary>
+    /// <remarks>
+    /// XREADGROUP propagates what it did, not itself (Redis's streamPropagateXCLAIM and
+    /// streamPropagateGroupID): each entry delivered as an XCLAIM that also carries the group's last
+    /// ID; under NOACK the group's last ID as XGROUP SETID ... ENTRIESREAD, and a consumer it created
+    /// as XGROUP CREATECONSUMER.
+    /// </remarks>
     private static void Read(ref CommandContext ctx, bool group)
     {
+        // Whatever happens, the command as sent is not what replicas need.
+        ctx.Propagation?.Prevent();
         if (!TryParseReadArgs(ref ctx, group, reply: true, out var args)) return;
         int n = args.StreamCount;
         Span<StreamId> ids = n <= 16 ? stackalloc StreamId[16] : new StreamId[n];
         ids = ids.Slice(0, n);
+        var groupName = group ? ctx.Arg(args.GroupArg) : default;
         var resumed = ctx.Client.Resuming?.StreamIds;
         for (int i = 0; i < n; i++)
         {
             var key = ctx.Arg(args.FirstKey + i);
             if (!Lookup.TryRead(ref ctx, key, out RedisStream? stream)) return;
+            if (group && stream?.FindGroup(groupName) == null)
+            {
+                ctx.Error(RespErrors.XReadNoGroup(key, groupName));
+                return;
+            }
             var idArg = ctx.Arg(args.FirstKey + n + i);
             if (idArg.Length == 1 && idArg[0] == '$')
             {
+                if (group)
+                {
+                    ctx.Error(RespErrors.XReadGroupDollarId);
+                    return;
+                }
                 ids[i] = resumed != null ? resumed[i] : stream?.LastId ?? StreamId.Min;
                 continue;
             }
             if (idArg.Length == 1 && idArg[0] == '>')
             {
-                ctx.Error(RespErrors.XReadGreaterThanId);
-                return;
+                if (!group)
+                {
+                    ctx.Error(RespErrors.XReadGreaterThanId);
+                    return;
+                }
+                // The greatest ID stands for ">" (as in Redis: naming that ID reads new entries too).
+                ids[i] = StreamId.Max;
+                continue;
             }
             if (!TryParseId(idArg, 0, strict: true, allowAutoSeq: false, out ids[i], out _))
             {
@@ -149,19 +182,48 @@ internal static partial class StreamCommands
         var scratch = _readScratch ??= new ReplyBuffer(256);
         scratch.Clear();
         var body = new RespWriter(scratch, ctx.Reply.Protocol);
+        long count = args.Count == 0 ? long.MaxValue : args.Count;
         long served = 0;
         for (int i = 0; i < n; i++)
         {
             var key = ctx.Arg(args.FirstKey + i);
             // A second lookup, as Redis's serving loop does its own (it counts as a keyspace hit or miss).
             Lookup.TryRead(ref ctx, key, out RedisStream? stream);
-            if (stream == null || !(stream.Length > 0 && stream.LastLiveId() > ids[i])) continue;
+            if (stream == null) continue;
+            var after = ids[i];
+            bool serve = false, history = false;
+            StreamGroup? cg = null;
+            StreamConsumer? consumer = null;
+            if (group)
+            {
+                ctx.Db(key).FindLive(key, ctx.NowMs); // the group changes in place: settle its memory
+                cg = stream.FindGroup(groupName)!;
+                if (after != StreamId.Max) serve = history = true;
+                else if (stream.Length > 0 && stream.LastLiveId() > cg.LastId)
+                {
+                    serve = true;
+                    after = cg.LastId;
+                }
+                consumer = cg.GetOrCreateConsumer(ctx.Arg(args.GroupArg + 1), ctx.NowMs, out bool created);
+                if (created)
+                {
+                    ctx.Notify(Ev.Stream, "xgroup-createconsumer", key);
+                    if (args.NoAck && ctx.Propagation is { } log)
+                        PropagateConsumerCreation(log, ctx.DbIndex, key, groupName, consumer.Name);
+                }
+                consumer.SeenTime = ctx.NowMs;
+            }
+            else serve = stream.Length > 0 && stream.LastLiveId() > after;
+            if (!serve) continue;
+
             served++;
             if (!body.IsResp3) body.ArrayHeader(2);
             body.Bulk(key);
-            // Entries after the ID: start at the next one (the last possible ID has none after it).
-            if (!ids[i].TryIncrement(out var start)) start = StreamId.Max;
-            WriteEntries(body, stream, start, StreamId.Max, args.Count == 0 ? long.MaxValue : args.Count, reverse: false);
+            // Entries after the ID: from the next one (the last possible ID has none after it).
+            if (!after.TryIncrement(out var start)) start = StreamId.Max;
+            if (!group) WriteEntries(body, stream, start, StreamId.Max, count, reverse: false);
+            else if (history) WriteHistory(ref ctx, body, stream, consumer!, start, count);
+            else Deliver(ref ctx, body, stream, key, groupName, cg!, consumer!, start, count, args.NoAck);
         }
         if (served > 0)
         {
@@ -179,6 +241,76 @@ internal static partial class StreamCommands
         if (BlockingCommands.DeniedNil(ref ctx)) return;
         var keys = new byte[n][];
         for (int i = 0; i < n; i++) keys[i] = ctx.Arg(args.FirstKey + i).ToArray();
-        BlockingCommands.Block(ref ctx, new BlockedClient(ctx.DbIndex, keys, args.TimeoutMs, ids.ToArray(), group: null));
+        var waitIds = ids.ToArray();
+        // A consumer waits for an XADD: entries past the stream's last ID (every stream exists here).
+        if (group)
+            for (int i = 0; i < n; i++)
+            {
+                var db = ctx.Db(keys[i]);
+                int slot = db.FindLiveNoTouch(keys[i], ctx.NowMs);
+                waitIds[i] = slot >= 0 && db.Table.At(slot).Value is RedisStream s ? s.LastId : StreamId.Min;
+            }
+        BlockingCommands.Block(ref ctx,
+            new BlockedClient(ctx.DbIndex, keys, args.TimeoutMs, waitIds, group ? groupName.ToArray() : null, args.Count));
+    }
+
+    /// <summary>
+    /// XREADGROUP with "&gt;": replies the entries from <paramref name="start"/> (at most
+    /// <paramref name="count"/>) and, for each, moves the group's last ID (and read counter) on and,
+    /// unless <paramref name="noAck"/>, makes it pending for <paramref name="consumer"/>, as Redis's
+    /// streamReplyWithRange does with a group.
+    /// </summary>
+    private static void Deliver(ref CommandContext ctx, RespWriter reply, RedisStream stream, ReadOnlySpan<byte> key,
+        ReadOnlySpan<byte> groupName, StreamGroup group, StreamConsumer consumer, StreamId start, long count, bool noAck)
+    {
+        var cursor = stream.Seek(start, StreamId.Max, reverse: false);
+        long n = 0;
+        while (n < count && stream.MoveNext(ref cursor)) n++;
+        reply.ArrayHeader(n);
+        var log = ctx.Propagation;
+        bool lastIdMoved = false;
+        cursor = stream.Seek(start, StreamId.Max, reverse: false);
+        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++)
+        {
+            var id = cursor.Id;
+            lastIdMoved |= group.AdvanceLastId(stream, id);
+            WriteEntry(reply, ref cursor);
+            if (noAck) continue;
+            var nack = group.Deliver(id, consumer, ctx.NowMs);
+            if (log != null) PropagateClaim(log, ctx.DbIndex, key, groupName, id, nack, group);
+        }
+        if (noAck && lastIdMoved && log != null) PropagateGroupId(log, ctx.DbIndex, key, groupName, group);
+    }
+
+    /// <summary>
+    /// XREADGROUP with an ID: the consumer's pending entries from <paramref name="start"/> (at most
+    /// <paramref name="count"/>), each delivered once more (its time now, its count up by one); an
+    /// entry deleted from the stream since comes back as [id, nil] and keeps its counters.
+    /// </summary>
+    private static void WriteHistory(ref CommandContext ctx, RespWriter reply, RedisStream stream, StreamConsumer consumer,
+        StreamId start, long count)
+    {
+        var pending = consumer.Pel.Seek(start);
+        long n = 0;
+        while (n < count && pending.MoveNext()) n++;
+        reply.ArrayHeader(n);
+        pending = consumer.Pel.Seek(start);
+        Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
+        for (long i = 0; i < n && pending.MoveNext(); i++)
+        {
+            var id = pending.Key;
+            var entry = stream.Seek(id, id, reverse: false);
+            if (stream.MoveNext(ref entry))
+            {
+                WriteEntry(reply, ref entry);
+                pending.Value.Redeliver(ctx.NowMs);
+            }
+            else
+            {
+                reply.ArrayHeader(2);
+                reply.Bulk(text.Slice(0, id.Format(text)));
+                reply.NullArray();
+            }
+        }
     }
 }

@@ -36,12 +36,17 @@ internal sealed class BlockedClient
         TimeoutMs = timeoutMs;
     }
 
-    /// <summary>A stream waiter: <paramref name="ids"/>[i] for <paramref name="keys"/>[i]; with a group (XREADGROUP ... &gt;) the ids are unused.</summary>
-    public BlockedClient(int db, byte[][] keys, long timeoutMs, StreamId[] ids, byte[]? group)
+    /// <summary>
+    /// A stream waiter: <paramref name="ids"/>[i] for <paramref name="keys"/>[i] (see
+    /// <see cref="StreamIds"/>); <paramref name="group"/> for XREADGROUP; <paramref name="count"/> its
+    /// COUNT (0: no limit).
+    /// </summary>
+    public BlockedClient(int db, byte[][] keys, long timeoutMs, StreamId[] ids, byte[]? group, long count)
         : this(db, keys, BlockedOn.Stream, timeoutMs)
     {
         StreamIds = ids;
         Group = group;
+        Count = count;
     }
 
     public int Db { get; }
@@ -49,15 +54,20 @@ internal sealed class BlockedClient
     public BlockedOn Kind { get; }
 
     /// <summary>
-    /// XREAD: per key, the ID whose successors it waits for — "$" already resolved to the stream's
-    /// last ID when the client blocked, as Redis 7.2 rewrites the blocked command's "$", so the
-    /// command run again on wake-up reads only what was added after it blocked.
+    /// Per key, the ID past which an entry must be added for the waiter to wake. XREAD: the ID it
+    /// reads after, "$" already resolved to the stream's last ID when the client blocked (Redis 7.2
+    /// rewrites the blocked command's "$"), so the command run again on wake-up reads only what was
+    /// added after it blocked. XREADGROUP: the stream's last ID when it blocked, so that, as in
+    /// Redis where only an XADD wakes it, moving the group back (XGROUP SETID) does not.
     /// </summary>
     public StreamId[]? StreamIds { get; }
 
     /// <summary>XREADGROUP's group: it waits for entries past the group's last delivered ID, and is woken
     /// (to reply an error) when the key is deleted, changes type or loses the group.</summary>
     public byte[]? Group { get; }
+
+    /// <summary>A stream waiter's COUNT, 0 for no limit: how many of the new entries one XREADGROUP takes.</summary>
+    public long Count { get; }
 
     /// <summary>0 = block forever.</summary>
     public long TimeoutMs { get; }
@@ -85,7 +95,12 @@ internal sealed class BlockedClient
             // Deleted, overwritten by another type, or its group destroyed: the command run again
             // replies NOGROUP or WRONGTYPE (Redis 7.2's unblock-on-no-key).
             if (value is not RedisStream stream) return true;
-            return true; // GROUPS-MERGE: the group's last delivered ID
+            var group = stream.FindGroup(Group);
+            if (group == null) return true;
+            for (int i = 0; i < Keys.Length; i++)
+                if (key.SequenceEqual(Keys[i]) && HasEntriesAfter(stream, StreamIds![i]) && HasEntriesAfter(stream, group.LastId))
+                    return true;
+            return false;
         }
         if (value is not RedisStream s) return false;
         for (int i = 0; i < Keys.Length; i++)
@@ -94,7 +109,7 @@ internal sealed class BlockedClient
     }
 
     /// <summary>Whether XREAD would serve the stream at once: its last live entry is past <paramref name="id"/>.</summary>
-    private static bool HasEntriesAfter(RedisStream stream, StreamId id)
+    public static bool HasEntriesAfter(RedisStream stream, StreamId id)
         => stream.Length > 0 && stream.LastId > id && stream.LastLiveId() > id;
 
     /// <summary>Moves from Waiting to <paramref name="state"/>; false when something else finished it first.</summary>

@@ -393,9 +393,10 @@ internal sealed class Database
     /// <summary>
     /// After a write to <paramref name="key"/>: makes as many of its list and sorted set waiters
     /// Ready, oldest first, as the key now has elements of the type they wait for (each re-runs its
-    /// command to take one), and every stream waiter that the key now serves (XREAD waiters all
-    /// read the same new entries; XREADGROUP waiters beyond the first find nothing left and wait on
-    /// in place, or are woken to reply an error when the key or their group went away).
+    /// command to take one), every XREAD waiter that the key now serves (they all read the same
+    /// entries), and, per consumer group, as many XREADGROUP waiters, oldest first, as the new
+    /// entries go round by their COUNTs (one without COUNT takes them all), plus every one whose key
+    /// or group went away (its command replies the error).
     /// </summary>
     public void WakeBlocked(ReadOnlySpan<byte> key)
     {
@@ -405,12 +406,17 @@ internal sealed class Database
         int slot = _table.Find(key);
         object? value = slot >= 0 ? _table.At(slot).Value : null;
         long available = value is RedisList list ? list.Count : value is RedisSortedSet zset ? zset.Count : 0;
+        List<GroupWake>? groups = null;
         for (int i = 0; i < queue.Count; i++)
         {
             var waiter = queue[i];
             if (waiter.Kind == BlockedOn.Stream)
             {
-                if (waiter.State == BlockedClient.Waiting && waiter.IsServedBy(key, value)) waiter.TryFinish(BlockedClient.Ready);
+                if (!waiter.IsServedBy(key, value)) continue;
+                if (waiter.Group != null && value is RedisStream stream && stream.FindGroup(waiter.Group) is { } group
+                    && !TakeEntries(ref groups, stream, group, waiter.Count))
+                    continue;
+                if (waiter.State == BlockedClient.Waiting) waiter.TryFinish(BlockedClient.Ready);
                 continue;
             }
             if (available <= 0 || !waiter.IsServedBy(key, value)) continue;
@@ -418,6 +424,45 @@ internal sealed class Database
             // later waiter from being woken for the same element and racing the older one for it.
             if (waiter.State == BlockedClient.Ready || waiter.TryFinish(BlockedClient.Ready)) available--;
         }
+    }
+
+    /// <summary>The entries of one consumer group not yet handed to a waiter during one <see cref="WakeBlocked"/>.</summary>
+    private sealed class GroupWake(StreamGroup group, RedisStream.Cursor cursor)
+    {
+        public readonly StreamGroup Group = group;
+        public RedisStream.Cursor Cursor = cursor;
+        public bool Exhausted;
+    }
+
+    /// <summary>
+    /// Hands the next <paramref name="count"/> (0: all) new entries of <paramref name="group"/> to a
+    /// waiter; false when none is left for it. Walks no further than the waiters take.
+    /// </summary>
+    private static bool TakeEntries(ref List<GroupWake>? groups, RedisStream stream, StreamGroup group, long count)
+    {
+        groups ??= new List<GroupWake>(1);
+        GroupWake? wake = null;
+        foreach (var g in groups)
+            if (g.Group == group) wake = g;
+        if (wake == null)
+        {
+            var start = group.LastId.TryIncrement(out var next) ? next : StreamId.Max;
+            groups.Add(wake = new GroupWake(group, stream.Seek(start, StreamId.Max, reverse: false)));
+        }
+        if (wake.Exhausted || !stream.MoveNext(ref wake.Cursor))
+        {
+            wake.Exhausted = true;
+            return false;
+        }
+        if (count == 0) wake.Exhausted = true;
+        else
+            for (long taken = 1; taken < count; taken++)
+                if (!stream.MoveNext(ref wake.Cursor))
+                {
+                    wake.Exhausted = true;
+                    break;
+                }
+        return true;
     }
 
     /// <summary>
