@@ -242,16 +242,22 @@ internal static partial class StreamCommands
         var keys = new byte[n][];
         for (int i = 0; i < n; i++) keys[i] = ctx.Arg(args.FirstKey + i).ToArray();
         var waitIds = ids.ToArray();
-        // A consumer waits for an XADD: entries past the stream's last ID (every stream exists here).
+        WeakReference<RedisStream>[]? streams = null;
         if (group)
+        {
+            // A consumer waits for an XADD (or another stream in the key's place): entries past the
+            // stream's last ID, not a group moved back by XGROUP SETID. Every stream exists here.
+            streams = new WeakReference<RedisStream>[n];
             for (int i = 0; i < n; i++)
             {
                 var db = ctx.Db(keys[i]);
-                int slot = db.FindLiveNoTouch(keys[i], ctx.NowMs);
-                waitIds[i] = slot >= 0 && db.Table.At(slot).Value is RedisStream s ? s.LastId : StreamId.Min;
+                var stream = (RedisStream)db.Table.At(db.FindLiveNoTouch(keys[i], ctx.NowMs)).Value;
+                waitIds[i] = stream.LastId;
+                streams[i] = new WeakReference<RedisStream>(stream);
             }
-        BlockingCommands.Block(ref ctx,
-            new BlockedClient(ctx.DbIndex, keys, args.TimeoutMs, waitIds, group ? groupName.ToArray() : null, args.Count));
+        }
+        BlockingCommands.Block(ref ctx, new BlockedClient(ctx.DbIndex, keys, args.TimeoutMs, waitIds,
+            group ? groupName.ToArray() : null, args.Count, streams));
     }
 
     /// <summary>

@@ -41,13 +41,19 @@ internal sealed class BlockedClient
     /// <see cref="StreamIds"/>); <paramref name="group"/> for XREADGROUP; <paramref name="count"/> its
     /// COUNT (0: no limit).
     /// </summary>
-    public BlockedClient(int db, byte[][] keys, long timeoutMs, StreamId[] ids, byte[]? group, long count)
+    public BlockedClient(int db, byte[][] keys, long timeoutMs, StreamId[] ids, byte[]? group, long count,
+        WeakReference<RedisStream>[]? streams = null)
         : this(db, keys, BlockedOn.Stream, timeoutMs)
     {
         StreamIds = ids;
         Group = group;
         Count = count;
+        _streams = streams;
     }
+
+    // XREADGROUP: the stream each key held when the client blocked. A stream put in its place
+    // (RENAME, SWAPDB) is new data as far as the waiter is concerned, whatever its last ID.
+    private readonly WeakReference<RedisStream>[]? _streams;
 
     public int Db { get; }
     public byte[][] Keys { get; }
@@ -97,9 +103,13 @@ internal sealed class BlockedClient
             if (value is not RedisStream stream) return true;
             var group = stream.FindGroup(Group);
             if (group == null) return true;
+            if (!HasEntriesAfter(stream, group.LastId)) return false;
             for (int i = 0; i < Keys.Length; i++)
-                if (key.SequenceEqual(Keys[i]) && HasEntriesAfter(stream, StreamIds![i]) && HasEntriesAfter(stream, group.LastId))
-                    return true;
+            {
+                if (!key.SequenceEqual(Keys[i])) continue;
+                bool same = _streams != null && _streams[i].TryGetTarget(out var then) && ReferenceEquals(then, stream);
+                if (!same || HasEntriesAfter(stream, StreamIds![i])) return true;
+            }
             return false;
         }
         if (value is not RedisStream s) return false;

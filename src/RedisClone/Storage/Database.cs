@@ -153,9 +153,11 @@ internal sealed class Database
     {
         ref var e = ref _table.At(slot);
         if (e.IsEmbedded) GiveKeyItsOwnArray(ref e);
+        bool streamGoes = e.Value is RedisStream && HasBlocked;
         Release(e.Value);
         e.Value = value;
         Charge(value);
+        if (streamGoes) WakeBlocked(e.Key);
     }
 
     /// <summary>
@@ -273,8 +275,12 @@ internal sealed class Database
         ref var e = ref _table.At(slot);
         if (e.ExpireAt != 0) UnindexExpiring(slot);
         _meter.Bytes -= MemoryMeter.ArrayBytes(e.Bytes.Length); // with an embedded value's bytes
+        // An XREADGROUP waiting on a stream hears that it went, however it went (DEL, RENAME,
+        // expiry...), as Redis signals deleted and overwritten keys as ready.
+        byte[]? waitedOn = e.Value is RedisStream && HasBlocked ? e.KeyArray() : null;
         Release(e.Value);
         _table.RemoveAt(slot);
+        if (waitedOn != null) WakeBlocked(waitedOn);
     }
 
     /// <summary>Appends <paramref name="slot"/>, whose key is getting a TTL, to the expiry index.</summary>
@@ -546,11 +552,8 @@ internal sealed class Database
     {
         if (HasWatchers) SignalModified(_table.At(slot).Key);
         Owner.KeyExpired?.Invoke(Index, _table.At(slot).KeyArray());
-        byte[]? waitedOn = HasBlocked ? _table.At(slot).KeyArray() : null;
         RemoveAt(slot);
         Owner.ExpiredKeys++;
-        // An XREADGROUP waiting on the key hears that it went (Redis signals deleted keys as ready).
-        if (waitedOn != null) WakeBlocked(waitedOn);
     }
 
     /// <summary>

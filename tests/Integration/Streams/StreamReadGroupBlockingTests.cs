@@ -51,6 +51,25 @@ public class StreamReadGroupBlockingTests
             r.Call(0, "XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", id);
     });
 
+    /// <summary>
+    /// Moving the group back (XGROUP SETID) does not wake a blocked consumer: only an XADD does, and
+    /// then it reads from where the group now is.
+    /// </summary>
+    [RedisFact]
+    public void XReadGroup_GroupMovedBackWhileBlocked_ServedAtNextXAdd() => BlockingDifferential.AssertSame(3, r =>
+    {
+        r.Call(2, "XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
+        r.Call(2, "XADD", "s", "1-0", "n", "1");
+        r.Call(1, "XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s", ">");
+        r.Block(0, "XREADGROUP", "GROUP", "g", "c0", "BLOCK", "0", "STREAMS", "s", ">");
+        r.Call(2, "XGROUP", "SETID", "s", "g", "0");
+        r.NoReply(0, 100);
+        r.Call(2, "XACK", "s", "g", "1-0");
+        r.Call(2, "XADD", "s", "2-0", "n", "2");
+        r.Read(0);
+        r.Call(2, "XPENDING", "s", "g");
+    });
+
     [RedisFact]
     public void XReadGroup_ClientUnblockAndTimeout_NothingDelivered() => BlockingDifferential.AssertSame(2, r =>
     {

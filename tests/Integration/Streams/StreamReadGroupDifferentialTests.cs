@@ -62,6 +62,8 @@ public class StreamReadGroupDifferentialTests(NotificationServers servers) : ICl
         "XREADGROUP GROUP g erin STREAMS s 0",
         "XREADGROUP GROUP g alice BLOCK 10 STREAMS s >",
         "XREADGROUP GROUP g alice BLOCK 0 STREAMS s 0",
+        "XADD s 11-1 l 11",
+        "XADD s 12-1 m 12",
         "XREADGROUP GROUP g alice BLOCK 0 COUNT 1 STREAMS s >",
         "XREADGROUP GROUP g frank BLOCK 10 NOACK STREAMS s >",
         "XREADGROUP GROUP nogroup alice STREAMS s >",
@@ -125,9 +127,23 @@ public class StreamReadGroupDifferentialTests(NotificationServers servers) : ICl
         => KeyspaceEvents.AssertSame(servers, "KEA",
         [
             "XADD s 1-1 a 1", "XGROUP CREATE s g 0", "XREADGROUP GROUP g alice STREAMS s >", "XREADGROUP GROUP g alice STREAMS s >",
-            "XREADGROUP GROUP g bob STREAMS s 0", "XREADGROUP GROUP g carol NOACK STREAMS s >", "XADD s 2-1 b 2",
+            "XREADGROUP GROUP g bob STREAMS s 0", "XADD s 2-1 b 2", "XREADGROUP GROUP g carol NOACK STREAMS s >", "XADD s 3-1 b 2",
             "XREADGROUP GROUP g carol NOACK STREAMS s >", "XREADGROUP GROUP nope dave STREAMS s >",
         ]);
+
+    /// <summary>
+    /// Redis 7.2 creates the consumer (and says so) even when the read finds nothing new (7.0, the
+    /// reference server, created it only when it served something), and sets its seen time either way.
+    /// </summary>
+    [Fact]
+    public void XReadGroup_NothingNew_StillCreatesConsumerAs72()
+    {
+        var events = KeyspaceEvents.Collect(servers.Ours.Connect, "KEA",
+            [["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"], ["XREADGROUP", "GROUP", "g", "erin", "STREAMS", "s", ">"],
+             ["XREADGROUP", "GROUP", "g", "erin", "NOACK", "STREAMS", "s", ">"],
+             ["XREADGROUP", "GROUP", "g", "frank", "BLOCK", "1", "STREAMS", "s", ">"]], db: 12);
+        Assert.Equal(2, events.Count(e => e.Contains("xgroup-createconsumer", StringComparison.Ordinal) && e.Contains("__keyspace@12__:s", StringComparison.Ordinal)));
+    }
 
     /// <summary>
     /// What XREADGROUP propagates, against redis-server's replication stream: an XCLAIM per entry
