@@ -7,7 +7,10 @@ internal sealed partial class CommandTable
     private const string StreamTrimArgs =
         "trim{strategy(MAXLEN | minid:MINID@6.2.0) [operator(equal:'=' | approximately:'~')] threshold [LIMIT=count:integer@6.2.0]}";
 
-    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); consumer groups, XREAD and XINFO are not here yet.</summary>
+    /// <summary>XGROUP CREATE and SETID: the group's starting ID, or '$' for the stream's last.</summary>
+    private const string GroupIdArgs = "id-selector(id | new-id:'$')";
+
+    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); XREAD, XREADGROUP and XINFO are not here yet.</summary>
     private static IEnumerable<CommandDef> StreamRows() =>
     [
         new("xadd", -5, Write | DenyOom | Fast, StreamCommands.XAdd,
@@ -60,7 +63,7 @@ internal sealed partial class CommandTable
         {
             Summary = "Reads a stream as a consumer of a group: new entries with '>', or the consumer's pending ones after an ID; can wait with BLOCK.",
             Since = "5.0.0", Complexity = "O(M) per stream, M = entries returned",
-            Args = "GROUP=group_block{group consumer} [COUNT=count:integer] [BLOCK=milliseconds:integer] [NOACK] "
+            Args = "GROUP=group-block{group consumer} [COUNT=count:integer] [BLOCK=milliseconds:integer] [NOACK] "
                    + "STREAMS=streams{key:key... id...}",
         },
         new("xtrim", -4, Write, StreamCommands.XTrim, keys: "RW delete", group: "stream")
@@ -68,6 +71,78 @@ internal sealed partial class CommandTable
             Summary = "Removes the oldest entries of a stream, down to a length or up to an ID (whole nodes only with ~).",
             Since = "5.0.0", Complexity = "O(N), N = entries removed", Args = "key:key " + StreamTrimArgs,
             History = "6.2.0: Trimming by MINID and LIMIT",
+            Tips = "nondeterministic_output",
+        },
+        // Argument names are 7.2's (7.0 said groupname, consumername, ID, new_id, entries_read).
+        new("xgroup", -2, None, ServerCommands.Help, group: "stream")
+        {
+            Summary = "Subcommands that manage the consumer groups of a stream.",
+            Since = "5.0.0", Complexity = "See each subcommand.",
+            Subcommands =
+            [
+                new("create", -5, Write | DenyOom, StreamCommands.XGroup, keys: "RW insert i=2")
+                {
+                    Summary = "Makes a consumer group on a stream, optionally creating the stream.",
+                    Since = "5.0.0", Complexity = "O(1)",
+                    Args = "key:key group " + GroupIdArgs + " [MKSTREAM] [ENTRIESREAD=entries-read:integer]",
+                    History = "7.0.0: Added the `entries_read` named argument.",
+                },
+                new("setid", -5, Write, StreamCommands.XGroup, keys: "RW update i=2")
+                {
+                    Summary = "Moves a consumer group's last delivered ID.",
+                    Since = "5.0.0", Complexity = "O(1)",
+                    Args = "key:key group " + GroupIdArgs + " [ENTRIESREAD=entriesread:integer]",
+                    History = "7.0.0: Added the optional `entries_read` argument.",
+                },
+                new("destroy", 4, Write, StreamCommands.XGroup, keys: "RW delete i=2")
+                {
+                    Summary = "Removes a consumer group with its consumers and pending entries.",
+                    Since = "5.0.0", Complexity = "O(N), N = entries pending in the group", Args = "key:key group",
+                },
+                new("createconsumer", 5, Write | DenyOom, StreamCommands.XGroup, keys: "RW insert i=2")
+                {
+                    Summary = "Adds a consumer to a consumer group.",
+                    Since = "6.2.0", Complexity = "O(1)", Args = "key:key group consumer",
+                },
+                new("delconsumer", 5, Write, StreamCommands.XGroup, keys: "RW delete i=2")
+                {
+                    Summary = "Removes a consumer from a consumer group, dropping its pending entries.",
+                    Since = "5.0.0", Complexity = "O(1)", Args = "key:key group consumer",
+                },
+                new("help", 2, LS, StreamCommands.XGroupHelp)
+                {
+                    Summary = "Lists the XGROUP subcommands.",
+                    Since = "5.0.0", Complexity = "O(1)",
+                },
+            ],
+        },
+        new("xack", -4, Write | Fast, StreamCommands.XAck, keys: "RW update", group: "stream")
+        {
+            Summary = "Acknowledges entries of a consumer group: removes them from its pending entries list.",
+            Since = "5.0.0", Complexity = "O(log N) per ID, N = entries pending in the group", Args = "key:key group id...",
+        },
+        new("xpending", -3, ReadOnly, StreamCommands.XPending, keys: "RO access", group: "stream")
+        {
+            Summary = "Returns a consumer group's pending entries: a summary, or the entries of a range.",
+            Since = "5.0.0", Complexity = "O(log N + M), M = entries returned (or scanned with IDLE); the summary is O(consumers)",
+            Args = "key:key group [filters{[IDLE=min-idle-time:integer@6.2.0] start end count:integer [consumer]}]",
+            History = "6.2.0: Added the `IDLE` option and exclusive range intervals.",
+            Tips = "nondeterministic_output",
+        },
+        new("xclaim", -6, Write | Fast, StreamCommands.XClaim, keys: "RW update", group: "stream")
+        {
+            Summary = "Gives a consumer pending entries of its group that were idle long enough.",
+            Since = "5.0.0", Complexity = "O(log N) per ID, N = entries pending in the group",
+            Args = "key:key group consumer min-idle-time id... [IDLE=ms:integer] [TIME=unix-time-milliseconds:unix-time] "
+                + "[RETRYCOUNT=count:integer] [FORCE] [JUSTID] [LASTID=lastid]",
+            Tips = "nondeterministic_output",
+        },
+        new("xautoclaim", -6, Write | Fast, StreamCommands.XAutoClaim, keys: "RW delete", group: "stream")
+        {
+            Summary = "Gives a consumer the pending entries of its group, from an ID on, that were idle long enough.",
+            Since = "6.2.0", Complexity = "O(log N + COUNT)",
+            Args = "key:key group consumer min-idle-time start [COUNT=count:integer] [JUSTID]",
+            History = "7.0.0: Added an element to the reply array, containing deleted entries the command cleared from the PEL",
             Tips = "nondeterministic_output",
         },
     ];

@@ -6,8 +6,9 @@ using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
 namespace RedisClone.Commands;
 
 /// <summary>
-/// The streams family, first part: XADD, XLEN, XRANGE, XREVRANGE, XDEL and XTRIM over
-/// <see cref="RedisStream"/> values. Consumer groups, XREAD, XINFO and XSETID are not here yet.
+/// The streams family: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM and XSETID over
+/// <see cref="RedisStream"/> values; consumer groups are in StreamCommands.Groups.cs. XREAD,
+/// XREADGROUP and XINFO are not here yet.
 /// </summary>
 /// <remarks>
 /// Arguments are checked in Redis's order (XADD and XTRIM parse every option before looking the

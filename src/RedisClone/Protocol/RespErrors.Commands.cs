@@ -249,4 +249,21 @@ internal static partial class RespErrors
     /// <summary>XREADGROUP on a missing key or group (printed as C strings: up to a NUL byte).</summary>
     public static string XReadNoGroup(ReadOnlySpan<byte> key, ReadOnlySpan<byte> group)
         => $"NOGROUP No such key '{Latin(UpToNul(key))}' or consumer group '{Latin(UpToNul(group))}' in XREADGROUP with GROUP option";
+
+    // Stream consumer groups.
+    public static ReadOnlySpan<byte> XGroupEntriesReadNegative => "-ERR value for ENTRIESREAD must be positive or -1\r\n"u8;
+    public static ReadOnlySpan<byte> XGroupKeyMissing => "-ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.\r\n"u8;
+    public static ReadOnlySpan<byte> BusyGroup => "-BUSYGROUP Consumer Group name already exists\r\n"u8;
+    /// <summary>XGROUP SETID, CREATECONSUMER and DELCONSUMER on a missing group (arguments already made one-line by the caller).</summary>
+    public static string NoGroupForKey(string group, string key) => $"NOGROUP No such consumer group '{group}' for key name '{key}'";
+    /// <summary>XPENDING, XCLAIM and XAUTOCLAIM without the key or the group.</summary>
+    public static string NoKeyOrGroup(string key, string group) => $"NOGROUP No such key '{key}' or consumer group '{group}'";
+    public static ReadOnlySpan<byte> XClaimMinIdle => "-ERR Invalid min-idle-time argument for XCLAIM\r\n"u8;
+    public static ReadOnlySpan<byte> XClaimIdle => "-ERR Invalid IDLE option argument for XCLAIM\r\n"u8;
+    public static ReadOnlySpan<byte> XClaimTime => "-ERR Invalid TIME option argument for XCLAIM\r\n"u8;
+    public static ReadOnlySpan<byte> XClaimRetryCount => "-ERR Invalid RETRYCOUNT option argument for XCLAIM\r\n"u8;
+    public static string XClaimUnrecognizedOption(string option) => $"ERR Unrecognized XCLAIM option '{option}'";
+    public static ReadOnlySpan<byte> XAutoClaimMinIdle => "-ERR Invalid min-idle-time argument for XAUTOCLAIM\r\n"u8;
+    public static ReadOnlySpan<byte> XAutoClaimCount => "-ERR COUNT must be > 0\r\n"u8;
+    public static ReadOnlySpan<byte> XAutoClaimCountTooHigh => "-ERR Insufficient memory, failed allocating transient memory, COUNT too high.\r\n"u8;
 }

@@ -120,11 +120,13 @@ internal sealed class StreamGroup(byte[] name, StreamId lastId, long entriesRead
 
     /// <summary>
     /// XCLAIM FORCE's first step for an ID the group has no pending entry for: a new one, in the
-    /// group's list only, with no owner yet (count 0, time 0); <see cref="TransferTo"/> then gives it one.
+    /// group's list only, with no owner yet, delivered once at <paramref name="now"/> (as Redis's
+    /// streamCreateNACK makes it; XCLAIM then counts its own delivery on top unless JUSTID);
+    /// <see cref="TransferTo"/> then gives it an owner.
     /// </summary>
-    public StreamNack AddUnowned(StreamId id)
+    public StreamNack AddUnowned(StreamId id, long now = 0)
     {
-        var nack = new StreamNack(null, 0, 0);
+        var nack = new StreamNack(null, now, 1);
         Pel.TryAdd(id, nack);
         return nack;
     }

@@ -41,4 +41,24 @@ public class StreamPropagationTests
         Assert.All(propagated, line => Assert.DoesNotContain(" * ", line));
         Assert.Equal(2, propagated.Count(line => line.Contains("XADD", StringComparison.Ordinal)));
     }
+
+    /// <summary>
+    /// Consumer groups propagate as Redis 7.2 does: XGROUP as sent when it changed something; XACK as
+    /// sent when it acknowledged something; XCLAIM and XAUTOCLAIM as one idempotent XCLAIM per
+    /// pending entry claimed or dropped (TIME, RETRYCOUNT, FORCE, JUSTID, LASTID; the ID as the
+    /// client wrote it for XCLAIM), and XCLAIM LASTID that claims nothing as XGROUP SETID with
+    /// ENTRIESREAD. Delivery times are the servers' clocks, compared as "&lt;ms&gt;" unless given.
+    /// </summary>
+    [RedisFact]
+    public void GroupCommands_PropagateAsRedis() => PropagationDifferential.AssertSame(
+        "XADD s 1-0 f v", "XADD s 2-0 f v", "XADD s 3-0 f v", "XADD s 4-0 f v",
+        "XGROUP CREATE s g 0", "XGROUP CREATE s g 0", "XGROUP CREATE n g $ MKSTREAM", "XGROUP SETID s g 0 ENTRIESREAD 0",
+        "XGROUP CREATECONSUMER s g c", "XGROUP CREATECONSUMER s g c",
+        "XCLAIM s g c 0 1 2-0 FORCE TIME 1000", "XCLAIM s g d 0 1-0 JUSTID RETRYCOUNT 5 IDLE 3600000",
+        "XCLAIM s g d 3600000 2-0 JUSTID", "XCLAIM s g d 0 3-0 FORCE", "XCLAIM s g d 0 9-0 FORCE",
+        "XCLAIM s g d 0 LASTID 3-0", "XCLAIM s g d 0 LASTID 1-0", "XCLAIM s g d 0 4-0 FORCE LASTID 100-0 TIME 5000",
+        "XDEL s 2-0", "XCLAIM s g d 0 2-0 JUSTID",
+        "XDEL s 3-0", "XAUTOCLAIM s g e 0 0 COUNT 2 JUSTID", "XAUTOCLAIM s g e 3600000 0",
+        "XACK s g 99-0", "XACK s g 1-0 4-0", "XPENDING s g",
+        "XGROUP DELCONSUMER s g c", "XGROUP DELCONSUMER s g zz", "XGROUP DESTROY s g", "XGROUP DESTROY s g");
 }

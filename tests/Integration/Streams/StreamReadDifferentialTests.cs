@@ -132,6 +132,8 @@ public class StreamReadDifferentialTests
             c.Call("XREAD", "STREAMS", s, "t", "0"));
         Assert.Equal("-ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.\r\n",
             c.Call("XREAD", "COUNT", "1", "STREAMS", s, "t", "0", "0", "0"));
+        Assert.Equal("-ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.\r\n",
+            c.Call("XREADGROUP", "GROUP", "g", "c", "STREAMS", s, "t", ">"));
         Assert.Equal("-ERR timeout is out of range\r\n", c.Call("XREAD", "BLOCK", "9223372036854775807", "STREAMS", s, "0"));
         Assert.Equal("-ERR timeout is out of range\r\n", c.Call("XREAD", "BLOCK", "9223372036854775000", "STREAMS", s, "0"));
         // Far off, yet representable: a wait that outlives any timer (stepped), ended here by data.
@@ -139,6 +141,16 @@ public class StreamReadDifferentialTests
         Assert.Equal($"*1\r\n*2\r\n${s.Length}\r\n{s}\r\n*1\r\n*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n",
             c.Call("XREAD", "BLOCK", "9000000000000000000", "STREAMS", s, "0"));
         Assert.Equal("+PONG\r\n", c.Call("PING"));
+    }
+
+    /// <summary>Redis 7.2's COMMAND DOCS names XREADGROUP's GROUP block "group-block" (7.0: group_consumer).</summary>
+    [Fact]
+    public void CommandDocs_XReadGroupGroupBlock_Is72s()
+    {
+        using var c = TestServer.Shared.Connect();
+        string docs = c.Call("COMMAND", "DOCS", "xreadgroup");
+        Assert.Contains("$4\r\nname\r\n$11\r\ngroup-block\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nGROUP\r\n", docs);
+        Assert.DoesNotContain("group_consumer", docs);
     }
 
     /// <summary>Odd bytes in keys and values come back as they went in; keys that span shards are read in one reply.</summary>
