@@ -174,6 +174,55 @@ public class StreamReadGroupBlockingTests
     }
 
     /// <summary>
+    /// The consumer's times as Redis 7.2 keeps them (XINFO CONSUMERS shows them as idle and
+    /// inactive): seen at every XREADGROUP, served or not, blocked or not; active only when "&gt;"
+    /// made entries pending for it (a history read or a NOACK read leaves it as it was).
+    /// </summary>
+    [Fact]
+    public void XReadGroup_ConsumerTimes_SeenOnEveryReadActiveOnDelivery()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TestServer.KeyPrefix("xrgtimes") + "s";
+        c.Call("XGROUP", "CREATE", key, "g", "$", "MKSTREAM");
+        long before = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        Assert.Equal("*-1\r\n", c.Call("XREADGROUP", "GROUP", "g", "alice", "STREAMS", key, ">"));
+        var alice = Consumer(key, "alice");
+        Assert.InRange(alice.SeenTime, before, before + 5000);
+        Assert.Equal(-1, alice.ActiveTime);
+
+        Thread.Sleep(20);
+        Assert.Equal("*-1\r\n", c.Call("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "1", "STREAMS", key, ">"));
+        long seen = alice.SeenTime;
+        Assert.True(seen >= before + 20, "seen time not updated by a read that found nothing");
+        Assert.Equal(-1, alice.ActiveTime);
+
+        c.Call("XADD", key, "1-1", "f", "v");
+        Thread.Sleep(20);
+        c.Call("XREADGROUP", "GROUP", "g", "alice", "STREAMS", key, ">");
+        long active = alice.ActiveTime;
+        Assert.True(active >= seen + 20 && alice.SeenTime == active, $"active {active}, seen {alice.SeenTime}");
+
+        Thread.Sleep(20);
+        c.Call("XREADGROUP", "GROUP", "g", "alice", "STREAMS", key, "0");
+        Assert.Equal(active, alice.ActiveTime);
+        Assert.True(alice.SeenTime >= active + 20);
+
+        c.Call("XADD", key, "2-1", "f", "v");
+        Thread.Sleep(20);
+        c.Call("XREADGROUP", "GROUP", "g", "alice", "NOACK", "STREAMS", key, ">");
+        Assert.Equal(active, alice.ActiveTime);
+    }
+
+    private static RedisClone.Storage.StreamConsumer Consumer(string key, string name)
+    {
+        var shards = TestServer.Shared.Server.Shards;
+        var bytes = System.Text.Encoding.UTF8.GetBytes(key);
+        var db = shards[shards.ShardOf(bytes)].Store[0];
+        var stream = (RedisClone.Storage.RedisStream)db.Table.At(db.FindLiveNoTouch(bytes, 0)).Value;
+        return stream.FindGroup("g"u8)!.FindConsumer(System.Text.Encoding.UTF8.GetBytes(name))!;
+    }
+
+    /// <summary>
     /// The test: 20 consumers of one group, each on its own connection, read 100,000 entries
     /// with XREADGROUP COUNT and BLOCK while a producer is still adding them, and acknowledge each
     /// with XACK. Every entry reaches exactly one consumer, every XACK of it answers 1 exactly once,

@@ -168,4 +168,19 @@ public class StreamReadGroupDifferentialTests(NotificationServers servers) : ICl
         "XREADGROUP GROUP g dave COUNT 2 STREAMS s >",
         "XREADGROUP GROUP nope x STREAMS s >",
         "XACK s g 1-1");
+
+    /// <summary>A consumer woken by XADD propagates what it was delivered, as XCLAIMs (NOACK: XGROUP SETID), like one served at once.</summary>
+    [RedisTheory]
+    [InlineData("")]
+    [InlineData("NOACK")]
+    public void XReadGroup_WokenByXAdd_PropagatesAsRedis(string noAck)
+    {
+        string[] blocking = noAck.Length == 0
+            ? ["XREADGROUP", "GROUP", "g", "waiter", "COUNT", "2", "BLOCK", "0", "STREAMS", "s", ">"]
+            : ["XREADGROUP", "GROUP", "g", "waiter", "NOACK", "BLOCK", "0", "STREAMS", "s", ">"];
+        PropagationDifferential.AssertSameWithWaiter(
+            [["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"], ["XGROUP", "CREATECONSUMER", "s", "g", "waiter"]],
+            blocking,
+            [["MULTI"], ["XADD", "s", "1-1", "a", "1"], ["XADD", "s", "2-1", "b", "2"], ["XADD", "s", "3-1", "c", "3"], ["EXEC"]]);
+    }
 }
