@@ -10,7 +10,7 @@ internal sealed partial class CommandTable
     /// <summary>XGROUP CREATE and SETID: the group's starting ID, or '$' for the stream's last.</summary>
     private const string GroupIdArgs = "id-selector(id | new-id:'$')";
 
-    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); XREAD, XREADGROUP and XINFO are not here yet.</summary>
+    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); XINFO is not here yet.</summary>
     private static IEnumerable<CommandDef> StreamRows() =>
     [
         new("xadd", -5, Write | DenyOom | Fast, StreamCommands.XAdd,

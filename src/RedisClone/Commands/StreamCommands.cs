@@ -7,8 +7,8 @@ namespace RedisClone.Commands;
 
 /// <summary>
 /// The streams family: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM and XSETID over
-/// <see cref="RedisStream"/> values; consumer groups are in StreamCommands.Groups.cs. XREAD,
-/// XREADGROUP and XINFO are not here yet.
+/// <see cref="RedisStream"/> values; consumer groups are in StreamCommands.Groups.cs, XREAD and
+/// XREADGROUP in StreamCommands.Read.cs. XINFO is not here yet.
 /// </summary>
 /// <remarks>
 /// Arguments are checked in Redis's order (XADD and XTRIM parse every option before looking the
