@@ -12,8 +12,13 @@ namespace RedisClone.Storage;
 /// </summary>
 /// <remarks>
 /// <para>Nodes hold up to <see cref="Fanout"/> keys (leaves) or children (inner nodes) and, except
-/// the root, at least half that many: a removal that leaves a node short borrows from a sibling or
-/// merges with it, so the depth stays logarithmic however the map grows and shrinks.</para>
+/// the root and the nodes along the right edge, at least half that many: a removal that leaves a
+/// node short borrows from a sibling or merges with it, so the depth stays logarithmic however the
+/// map grows and shrinks.</para>
+/// <para>Pending entries mostly arrive in ID order (XREADGROUP delivers new entries), so a full node
+/// on the right edge that receives a key past its end keeps all its keys and starts a new node with
+/// just the new one, instead of splitting in halves: appended keys fill their nodes, and a PEL built
+/// in order takes about half the memory an even split would leave it.</para>
 /// <para>A cursor is invalidated by any change to the map; re-seek after changing it.</para>
 /// </remarks>
 internal sealed class StreamIdMap<TValue>
@@ -65,7 +70,7 @@ internal sealed class StreamIdMap<TValue>
     /// <summary>Adds <paramref name="key"/> unless present (then false and nothing changes).</summary>
     public bool TryAdd(StreamId key, TValue value)
     {
-        var split = Insert(_root, key, value, out bool added);
+        var split = Insert(_root, key, value, out bool added, rightEdge: true);
         if (split.Right != null)
         {
             var root = new Node(leaf: false) { Count = 2 };
@@ -204,7 +209,7 @@ internal sealed class StreamIdMap<TValue>
 
     private readonly record struct Split(Node? Right, StreamId Separator);
 
-    private Split Insert(Node node, StreamId key, TValue value, out bool added)
+    private Split Insert(Node node, StreamId key, TValue value, out bool added, bool rightEdge)
     {
         if (node.IsLeaf)
         {
@@ -222,9 +227,18 @@ internal sealed class StreamIdMap<TValue>
                 node.Count++;
                 return default;
             }
-            // Full: split in halves, then insert into the half that takes the key.
             var right = new Node(leaf: true);
             _nodeCount++;
+            if (rightEdge && i == Fanout)
+            {
+                // An append at the right edge: this leaf stays full, the new one starts with the key.
+                right.Keys[0] = key;
+                right.Values![0] = value;
+                right.Count = 1;
+                node.Next = right;
+                return new Split(right, key);
+            }
+            // Full: split in halves, then insert into the half that takes the key.
             int half = Fanout / 2;
             Array.Copy(node.Keys, half, right.Keys, 0, Fanout - half);
             Array.Copy(node.Values!, half, right.Values!, 0, Fanout - half);
@@ -242,7 +256,7 @@ internal sealed class StreamIdMap<TValue>
         }
 
         int c = ChildIndex(node, key);
-        var split = Insert(node.Children![c], key, value, out added);
+        var split = Insert(node.Children![c], key, value, out added, rightEdge && c == node.Count - 1);
         if (split.Right == null) return default;
         if (node.Count < Fanout)
         {
@@ -258,7 +272,10 @@ internal sealed class StreamIdMap<TValue>
         Array.Copy(node.Children, children, Fanout);
         InsertAt(keys, Fanout - 1, c, split.Separator);
         InsertAt(children, Fanout, c + 1, split.Right);
-        int leftCount = (Fanout + 1) / 2, rightCount = Fanout + 1 - leftCount;
+        // At the right edge, a child added at the end leaves this node nearly full and the new one
+        // with two children (an inner node needs two); elsewhere the halves are even.
+        int leftCount = rightEdge && c == Fanout - 1 ? Fanout - 1 : (Fanout + 1) / 2;
+        int rightCount = Fanout + 1 - leftCount;
         var newRight = new Node(leaf: false) { Count = rightCount };
         _nodeCount++;
         Array.Copy(children, 0, node.Children, 0, leftCount);
@@ -376,13 +393,14 @@ internal sealed class StreamIdMap<TValue>
         if (index < count - 1) Array.Copy(array, index + 1, array, index, count - index - 1);
     }
 
-    /// <summary>Checks the tree's invariants (tests): order, fill, separators, the leaf chain and the count.</summary>
+    /// <summary>Checks the tree's invariants (tests): order, fill (off the right edge), separators, the leaf chain and the count.</summary>
     internal void Validate()
     {
         int leaves = 0, total = 0, depth = -1;
-        void Walk(Node node, StreamId? low, StreamId? high, int level, bool isRoot)
+        void Walk(Node node, StreamId? low, StreamId? high, int level, bool isRoot, bool rightEdge)
         {
-            if (!isRoot && node.Count < MinFill) throw new InvalidOperationException($"node under-filled: {node.Count}");
+            if (!isRoot && !rightEdge && node.Count < MinFill) throw new InvalidOperationException($"node under-filled: {node.Count}");
+            if (!isRoot && node.IsLeaf && node.Count == 0) throw new InvalidOperationException("empty leaf");
             if (node.Count > Fanout) throw new InvalidOperationException("node over-filled");
             if (node.IsLeaf)
             {
@@ -400,9 +418,10 @@ internal sealed class StreamIdMap<TValue>
             }
             if (node.Count < 2) throw new InvalidOperationException("inner node with fewer than two children");
             for (int i = 0; i < node.Count; i++)
-                Walk(node.Children![i], i == 0 ? low : node.Keys[i - 1], i == node.Count - 1 ? high : node.Keys[i], level + 1, false);
+                Walk(node.Children![i], i == 0 ? low : node.Keys[i - 1], i == node.Count - 1 ? high : node.Keys[i], level + 1, false,
+                    rightEdge && i == node.Count - 1);
         }
-        Walk(_root, null, null, 0, true);
+        Walk(_root, null, null, 0, true, true);
         if (total != Count) throw new InvalidOperationException($"count {Count}, keys {total}");
         int chained = 0;
         var first = _root;

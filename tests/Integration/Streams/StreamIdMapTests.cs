@@ -97,4 +97,38 @@ public class StreamIdMapTests
         Assert.True(map.AllocatedBytes < grown);
         Assert.False(map.Seek(StreamId.Min).MoveNext());
     }
+
+    /// <summary>
+    /// The PEL's usual life: IDs appended in order (the right-edge split keeps nodes full) while
+    /// acknowledgements remove older ones at random; the tree stays valid and, built in order, uses
+    /// about half the nodes an even split would.
+    /// </summary>
+    [Fact]
+    public void StreamIdMap_AppendsWithRandomAcks_StayValidAndCompact()
+    {
+        var rng = new Random(7);
+        var model = new SortedDictionary<StreamId, int>();
+        var map = new StreamIdMap<int>();
+        var live = new List<StreamId>();
+        for (int i = 1; i <= 60000; i++)
+        {
+            var id = new StreamId((ulong)i, (ulong)(i % 3));
+            Assert.True(map.TryAdd(id, i));
+            model.Add(id, i);
+            live.Add(id);
+            if (rng.Next(3) == 0 && live.Count > 0)
+            {
+                int at = rng.Next(Math.Min(live.Count, 200));
+                Assert.True(map.Remove(live[at]));
+                model.Remove(live[at]);
+                live.RemoveAt(at);
+            }
+            if (i % 5000 == 0) AssertSame(model, map, rng, 60000);
+        }
+        var inOrder = new StreamIdMap<int>();
+        for (int i = 0; i < 32 * 1000; i++) inOrder.TryAdd(new StreamId((ulong)i, 0), i);
+        inOrder.Validate();
+        // 1000 full leaves and their inner nodes: well under the ~2000 leaves of half-full splits.
+        Assert.True(inOrder.AllocatedBytes < 1100L * 900, $"{inOrder.AllocatedBytes} bytes");
+    }
 }

@@ -46,7 +46,7 @@ public class StreamNotificationTests(NotificationServers servers) : IClassFixtur
             "XGROUP DESTROY s h", "XGROUP DESTROY s h", "XGROUP CREATE t g 0 FOO MKSTREAM", "DEL s",
         ];
         var commands = script.Select(Differential.SplitLine).ToArray();
-        foreach (var flags in new[] { "KEA", "Kt", "Eg" })
+        foreach (var flags in new[] { "KEAn", "Kt", "Eg" })
         {
             var theirs = KeyspaceEvents.Collect(servers.Reference!.Connect, flags, commands, db: 14);
             var ours = KeyspaceEvents.Collect(servers.Ours.Connect, flags, commands, db: 14);
