@@ -95,7 +95,7 @@ public class StreamDifferentialTests
         "XSETID s 100-7 MAXDELETEDID abc", "XSETID s -", "XSETID s +", "XSETID s abc", "XSETID s 1-2-3", "XSETID s 100-7 FOO 1",
         "XSETID s 100-7 ENTRIESADDED", "XSETID s 100-7 MAXDELETEDID", "XSETID s 100-7 entriesadded 10 maxdeletedid 100-6",
         "XADD s 100-7 f v", "XADD s 100-8 f v", "XRANGE s - +", "XLEN s",
-        "XADD e MAXLEN 0 * f v", "XSETID e 0-0", "XSETID e 0", "XADD e 0-1 f v",
+        "XADD e MAXLEN 0 5-1 f v", "XSETID e 0-0", "XSETID e 0", "XADD e 0-1 f v",
         "SET str x", "XSETID str 1-1", "XSETID s", "PING");
 
     /// <summary>
