@@ -172,18 +172,31 @@ internal static class BlockingCommands
     /// <summary>Registers the client on keys [first, last], or replies nil inside a transaction.</summary>
     private static void BlockOrNil(ref CommandContext ctx, int first, int last, long timeoutMs, bool sortedSets = false)
     {
-        ctx.Unchanged = true;
-        if (ctx.Client.DenyBlocking)
-        {
-            ctx.Reply.NullArray(); // Redis replies a null array for every blocking command here
-            return;
-        }
+        if (DeniedNil(ref ctx)) return;
         var keys = new byte[last - first + 1][];
         for (int i = first; i <= last; i++) keys[i - first] = ctx.Arg(i).ToArray();
-        var blocked = new BlockedClient(ctx.DbIndex, keys, sortedSets, timeoutMs);
+        Block(ref ctx, new BlockedClient(ctx.DbIndex, keys, sortedSets ? BlockedOn.SortedSet : BlockedOn.List, timeoutMs));
+    }
+
+    /// <summary>
+    /// Inside EXEC or a script a blocking command never waits: it replies a null array at once (Redis
+    /// replies one for every blocking command there, XREAD included). True when it did.
+    /// </summary>
+    public static bool DeniedNil(ref CommandContext ctx)
+    {
+        ctx.Unchanged = true;
+        if (!ctx.Client.DenyBlocking) return false;
+        ctx.Reply.NullArray();
+        return true;
+    }
+
+    /// <summary>Parks the client on every key of <paramref name="blocked"/> (the caller checked <see cref="DeniedNil"/>).</summary>
+    public static void Block(ref CommandContext ctx, BlockedClient blocked)
+    {
+        ctx.Unchanged = true;
         // Counted before the gates are released, so a write right after us sees a waiter to wake.
         Interlocked.Increment(ref ctx.Server.BlockedClientCount);
-        foreach (var key in keys) ctx.Db(key).Block(key, blocked);
+        foreach (var key in blocked.Keys) ctx.Db(key).Block(key, blocked);
         ctx.Client.Blocked = blocked;
     }
 

@@ -80,6 +80,12 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>Set by a blocking command that found nothing: the connection waits on it.</summary>
     public Storage.BlockedClient? Blocked { get; set; }
 
+    /// <summary>
+    /// While a woken blocked command runs again: the wait it came from. XREAD reads the IDs it
+    /// resolved "$" to when it blocked from here (Redis rewrites the command's arguments instead).
+    /// </summary>
+    public Storage.BlockedClient? Resuming { get; set; }
+
     /// <summary>True while EXEC runs the queued commands: blocking commands then reply nil at once.</summary>
     public bool InExec { get; set; }
 

@@ -10,7 +10,7 @@ internal sealed partial class CommandTable
     /// <summary>XGROUP CREATE and SETID: the group's starting ID, or '$' for the stream's last.</summary>
     private const string GroupIdArgs = "id-selector(id | new-id:'$')";
 
-    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>); XREAD and XREADGROUP are not here yet.</summary>
+    /// <summary>The streams family (handlers in <see cref="StreamCommands"/>).</summary>
     private static IEnumerable<CommandDef> StreamRows() =>
     [
         new("xadd", -5, Write | DenyOom | Fast, StreamCommands.XAdd,
@@ -50,6 +50,21 @@ internal sealed partial class CommandTable
         {
             Summary = "Deletes entries of a stream by ID; returns how many existed.",
             Since = "5.0.0", Complexity = "O(1) per entry", Args = "key:key id...",
+        },
+        new("xread", -4, ReadOnly | Blocking, StreamCommands.XRead, keys: "RO access kw=STREAMS,1 r=-1,1,2", group: "stream",
+            keyFinder: StreamCommands.ReadKeys)
+        {
+            Summary = "Returns the entries of one or more streams after the given IDs, waiting for new ones with BLOCK.",
+            Since = "5.0.0", Complexity = "O(M) per stream, M = entries returned",
+            Args = "[COUNT=count:integer] [BLOCK=milliseconds:integer] STREAMS=streams{key:key... id...}",
+        },
+        new("xreadgroup", -7, Write | Blocking, StreamCommands.XReadGroup, keys: "RO access kw=STREAMS,4 r=-1,1,2", group: "stream",
+            keyFinder: StreamCommands.ReadKeys)
+        {
+            Summary = "Reads a stream as a consumer of a group: new entries with '>', or the consumer's pending ones after an ID; can wait with BLOCK.",
+            Since = "5.0.0", Complexity = "O(M) per stream, M = entries returned",
+            Args = "GROUP=group-block{group consumer} [COUNT=count:integer] [BLOCK=milliseconds:integer] [NOACK] "
+                   + "STREAMS=streams{key:key... id...}",
         },
         new("xtrim", -4, Write, StreamCommands.XTrim, keys: "RW delete", group: "stream")
         {

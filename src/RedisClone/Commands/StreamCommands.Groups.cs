@@ -57,16 +57,7 @@ internal static partial class StreamCommands
     {
         var cursor = stream.Seek(id, id, reverse: false);
         if (!stream.MoveNext(ref cursor)) return false;
-        Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
-        ctx.Reply.ArrayHeader(2);
-        ctx.Reply.Bulk(text.Slice(0, cursor.Id.Format(text)));
-        ctx.Reply.ArrayHeader(cursor.FieldCount * 2);
-        for (long f = 0; f < cursor.FieldCount; f++)
-        {
-            RedisStream.NextPair(ref cursor, out var field, out var value);
-            BulkElement(ref ctx, cursor.Lp, field, text);
-            BulkElement(ref ctx, cursor.Lp, value, text);
-        }
+        WriteEntry(ctx.Reply, ref cursor);
         return true;
     }
 

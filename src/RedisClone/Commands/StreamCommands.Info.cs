@@ -110,7 +110,7 @@ internal static partial class StreamCommands
         while (n < count && stream.MoveNext(ref cursor)) n++;
         ctx.Reply.ArrayHeader(n);
         cursor = stream.Seek(StreamId.Min, StreamId.Max, reverse: false);
-        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++) WriteEntry(ref ctx, ref cursor);
+        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++) WriteEntry(ctx.Reply, ref cursor);
         ctx.Reply.Bulk("groups"u8);
         ctx.Reply.ArrayHeader(stream.GroupCount);
         for (int g = 0; g < stream.GroupCount; g++) WriteGroupFull(ref ctx, stream, stream.GroupAt(g), count);
@@ -244,7 +244,7 @@ internal static partial class StreamCommands
     private static void WriteEdgeEntry(ref CommandContext ctx, RedisStream stream, bool reverse)
     {
         var cursor = stream.Seek(StreamId.Min, StreamId.Max, reverse);
-        if (stream.MoveNext(ref cursor)) WriteEntry(ref ctx, ref cursor);
+        if (stream.MoveNext(ref cursor)) WriteEntry(ctx.Reply, ref cursor);
         else ctx.Reply.NullBulk();
     }
 }

@@ -8,7 +8,7 @@ namespace RedisClone.Commands;
 /// <summary>
 /// The streams family: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM and XSETID over
 /// <see cref="RedisStream"/> values; consumer groups are in StreamCommands.Groups.cs, XINFO in
-/// StreamCommands.Info.cs. XREAD and XREADGROUP are not here yet.
+/// StreamCommands.Info.cs, XREAD and XREADGROUP in StreamCommands.Read.cs.
 /// </summary>
 /// <remarks>
 /// Arguments are checked in Redis's order (XADD and XTRIM parse every option before looking the
@@ -491,35 +491,43 @@ internal static partial class StreamCommands
             return;
         }
         if (count == -1) count = long.MaxValue;
+        WriteEntries(ctx.Reply, stream, start, end, count, reverse);
+    }
 
+    /// <summary>
+    /// Replies the live entries from <paramref name="start"/> to <paramref name="end"/>, at most
+    /// <paramref name="count"/>, as [id, [field, value, ...]] pairs (XRANGE's reply, and XREAD's per stream).
+    /// </summary>
+    private static void WriteEntries(RespWriter reply, RedisStream stream, StreamId start, StreamId end, long count, bool reverse)
+    {
         // The reply's length comes first: count the entries, then walk again to write them.
         var cursor = stream.Seek(start, end, reverse);
         long n = 0;
         while (n < count && stream.MoveNext(ref cursor)) n++;
-        ctx.Reply.ArrayHeader(n);
+        reply.ArrayHeader(n);
         cursor = stream.Seek(start, end, reverse);
-        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++) WriteEntry(ref ctx, ref cursor);
+        for (long i = 0; i < n && stream.MoveNext(ref cursor); i++) WriteEntry(reply, ref cursor);
     }
 
-    /// <summary>The cursor's current entry as XRANGE shows one: [id, [field, value, ...]].</summary>
-    private static void WriteEntry(ref CommandContext ctx, ref RedisStream.Cursor cursor)
+    /// <summary>The cursor's current entry as [id, [field, value, ...]].</summary>
+    private static void WriteEntry(RespWriter reply, ref RedisStream.Cursor cursor)
     {
         Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
-        ctx.Reply.ArrayHeader(2);
-        ctx.Reply.Bulk(text.Slice(0, cursor.Id.Format(text)));
-        ctx.Reply.ArrayHeader(cursor.FieldCount * 2);
+        reply.ArrayHeader(2);
+        reply.Bulk(text.Slice(0, cursor.Id.Format(text)));
+        reply.ArrayHeader(cursor.FieldCount * 2);
         for (long f = 0; f < cursor.FieldCount; f++)
         {
             RedisStream.NextPair(ref cursor, out var field, out var value);
-            BulkElement(ref ctx, cursor.Lp, field, text);
-            BulkElement(ref ctx, cursor.Lp, value, text);
+            BulkElement(reply, cursor.Lp, field, text);
+            BulkElement(reply, cursor.Lp, value, text);
         }
     }
 
-    private static void BulkElement(ref CommandContext ctx, byte[] lp, ListpackValue v, scoped Span<byte> scratch)
+    private static void BulkElement(RespWriter reply, byte[] lp, ListpackValue v, scoped Span<byte> scratch)
     {
-        if (v.IsInt) ctx.Reply.Bulk(scratch.Slice(0, RedisNumbers.FormatInt64(v.Int, scratch)));
-        else ctx.Reply.Bulk(lp.AsSpan(v.Start, v.Length));
+        if (v.IsInt) reply.Bulk(scratch.Slice(0, RedisNumbers.FormatInt64(v.Int, scratch)));
+        else reply.Bulk(lp.AsSpan(v.Start, v.Length));
     }
 
     /// <summary>XDEL key id [id ...] — how many of the entries existed and were deleted.</summary>

@@ -34,12 +34,18 @@ internal sealed partial class BatchExecutor
             if (flushed.IsCompleted || flushed.IsCanceled) blocked.TryFinish(BlockedClient.Closed);
 
             var waits = new List<Task>(3) { blocked.Done };
+            // A timer runs at most MaxDelayMs (about 24 days); a longer timeout (XREAD BLOCK takes
+            // any millisecond count) waits in steps.
             if (deadlineMs > 0)
-                waits.Add(Task.Delay(TimeSpan.FromMilliseconds(Math.Max(1, deadlineMs - Now()))));
+                waits.Add(Task.Delay(TimeSpan.FromMilliseconds(Math.Clamp(deadlineMs - Now(), 1, MaxDelayMs))));
             if (_closed.CanBeCanceled) waits.Add(Task.Delay(Timeout.Infinite, _closed));
             await Task.WhenAny(waits);
             if (!blocked.Done.IsCompleted)
-                blocked.TryFinish(_closed.IsCancellationRequested ? BlockedClient.Closed : BlockedClient.TimedOut);
+            {
+                if (_closed.IsCancellationRequested) blocked.TryFinish(BlockedClient.Closed);
+                else if (deadlineMs > 0 && Now() >= deadlineMs) blocked.TryFinish(BlockedClient.TimedOut);
+                else continue;
+            }
             int state = await blocked.Done;
             _nowMs = Now();
 
@@ -70,6 +76,8 @@ internal sealed partial class BatchExecutor
         return true;
     }
 
+    private const long MaxDelayMs = int.MaxValue;
+
     private ulong KeysMask(BlockedClient blocked)
     {
         var shards = _server.Shards;
@@ -88,10 +96,22 @@ internal sealed partial class BatchExecutor
             return;
         }
         UnregisterLocked(passOn: false);
-        RunWithReplyMode(i, target, monitor: false); // MONITOR saw it when it blocked
+        Session.Resuming = blocked;
+        try
+        {
+            RunWithReplyMode(i, target, monitor: false); // MONITOR saw it when it blocked
+        }
+        finally
+        {
+            Session.Resuming = null;
+        }
     }
 
-    /// <summary>True when one of the waiter's keys holds the type it waits for (a list, or a sorted set).</summary>
+    /// <summary>
+    /// True when one of the waiter's keys lets its command do something now (see
+    /// <see cref="BlockedClient.IsServedBy"/>): holds a list or sorted set, stream entries past the
+    /// ID waited on, or, for XREADGROUP, is gone or changed so that the command replies an error.
+    /// </summary>
     private bool AnyKeyServes(BlockedClient blocked)
     {
         var shards = _server.Shards;
@@ -99,9 +119,7 @@ internal sealed partial class BatchExecutor
         {
             var db = shards[shards.ShardOf(key)].Store[blocked.Db];
             int slot = db.FindLiveNoTouch(key, _nowMs);
-            if (slot < 0) continue;
-            object value = db.Table.At(slot).Value;
-            if (blocked.WantsSortedSet ? value is RedisSortedSet : value is RedisList) return true;
+            if (blocked.IsServedBy(key, slot < 0 ? null : db.Table.At(slot).Value)) return true;
         }
         return false;
     }

@@ -248,6 +248,28 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> StreamInvalidStart => "-ERR invalid start ID for the interval\r\n"u8;
     public static ReadOnlySpan<byte> StreamInvalidEnd => "-ERR invalid end ID for the interval\r\n"u8;
 
+    // XREAD and XREADGROUP.
+    public static ReadOnlySpan<byte> TimeoutOutOfRange => "-ERR timeout is out of range\r\n"u8;
+    public static ReadOnlySpan<byte> XReadGroupOption => "-ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.\r\n"u8;
+    public static ReadOnlySpan<byte> XReadNoAckOption => "-ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.\r\n"u8;
+    public static ReadOnlySpan<byte> XReadGroupMissingGroup => "-ERR Missing GROUP option for XREADGROUP\r\n"u8;
+    public static ReadOnlySpan<byte> XReadGreaterThanId =>
+        "-ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.\r\n"u8;
+    public static ReadOnlySpan<byte> XReadGroupDollarId =>
+        "-ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.\r\n"u8;
+
+    /// <summary>The STREAMS list has an odd length; XREADGROUP names '>' as the ID to give, XREAD '$'.</summary>
+    public static ReadOnlySpan<byte> UnbalancedStreams(bool group) => group
+        ? "-ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.\r\n"u8
+        : "-ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.\r\n"u8;
+
+    /// <summary>BLOCK from a script; <paramref name="command"/> is the name as the script spelled it.</summary>
+    public static string BlockFromScript(ReadOnlySpan<byte> command) => $"ERR {Latin(UpToNul(command))} command is not allowed with BLOCK option from scripts";
+
+    /// <summary>XREADGROUP on a missing key or group (printed as C strings: up to a NUL byte).</summary>
+    public static string XReadNoGroup(ReadOnlySpan<byte> key, ReadOnlySpan<byte> group)
+        => $"NOGROUP No such key '{Latin(UpToNul(key))}' or consumer group '{Latin(UpToNul(group))}' in XREADGROUP with GROUP option";
+
     // Stream consumer groups.
     public static ReadOnlySpan<byte> XGroupEntriesReadNegative => "-ERR value for ENTRIESREAD must be positive or -1\r\n"u8;
     public static ReadOnlySpan<byte> XGroupKeyMissing => "-ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.\r\n"u8;

@@ -154,9 +154,11 @@ internal sealed class Database
         Owner.Snapshot?.BeforeChange(this, slot);
         ref var e = ref _table.At(slot);
         if (e.IsEmbedded) GiveKeyItsOwnArray(ref e);
+        bool streamGoes = e.Value is RedisStream && HasBlocked;
         Release(e.Value);
         e.Value = value;
         Charge(value);
+        if (streamGoes) WakeBlocked(e.Key);
     }
 
     /// <summary>
@@ -278,8 +280,12 @@ internal sealed class Database
         ref var e = ref _table.At(slot);
         if (e.ExpireAt != 0) UnindexExpiring(slot);
         _meter.Bytes -= MemoryMeter.ArrayBytes(e.Bytes.Length); // with an embedded value's bytes
+        // An XREADGROUP waiting on a stream hears that it went, however it went (DEL, RENAME,
+        // expiry...), as Redis signals deleted and overwritten keys as ready.
+        byte[]? waitedOn = e.Value is RedisStream && HasBlocked ? e.KeyArray() : null;
         Release(e.Value);
         _table.RemoveAt(slot);
+        if (waitedOn != null) WakeBlocked(waitedOn);
     }
 
     /// <summary>Appends <paramref name="slot"/>, whose key is getting a TTL, to the expiry index.</summary>
@@ -396,8 +402,12 @@ internal sealed class Database
     }
 
     /// <summary>
-    /// After a write to <paramref name="key"/>: makes as many of its waiters Ready, oldest first, as
-    /// the key now has elements of the type they wait for. Each re-runs its command to take one.
+    /// After a write to <paramref name="key"/>: makes as many of its list and sorted set waiters
+    /// Ready, oldest first, as the key now has elements of the type they wait for (each re-runs its
+    /// command to take one), every XREAD waiter that the key now serves (they all read the same
+    /// entries), and, per consumer group, as many XREADGROUP waiters, oldest first, as the new
+    /// entries go round by their COUNTs (one without COUNT takes them all), plus every one whose key
+    /// or group went away (its command replies the error).
     /// </summary>
     public void WakeBlocked(ReadOnlySpan<byte> key)
     {
@@ -405,18 +415,76 @@ internal sealed class Database
         var lookup = _blocked.GetAlternateLookup<ReadOnlySpan<byte>>();
         if (!lookup.TryGetValue(key, out var queue)) return;
         int slot = _table.Find(key);
-        if (slot < 0) return;
-        object value = _table.At(slot).Value;
-        bool isSortedSet = value is RedisSortedSet;
+        object? value = slot >= 0 ? _table.At(slot).Value : null;
         long available = value is RedisList list ? list.Count : value is RedisSortedSet zset ? zset.Count : 0;
-        for (int i = 0; i < queue.Count && available > 0; i++)
+        List<GroupWake>? groups = null;
+        for (int i = 0; i < queue.Count; i++)
         {
             var waiter = queue[i];
-            if (waiter.WantsSortedSet != isSortedSet) continue;
+            if (waiter.Kind == BlockedOn.Stream)
+            {
+                if (!waiter.IsServedBy(key, value)) continue;
+                if (waiter.Group != null && value is RedisStream stream && stream.FindGroup(waiter.Group) is { } group
+                    && !TakeEntries(ref groups, stream, group, waiter.Count))
+                    continue;
+                if (waiter.State == BlockedClient.Waiting) waiter.TryFinish(BlockedClient.Ready);
+                continue;
+            }
+            if (available <= 0 || !waiter.IsServedBy(key, value)) continue;
             // A waiter already woken but not yet run will take an element too: counting it keeps a
             // later waiter from being woken for the same element and racing the older one for it.
             if (waiter.State == BlockedClient.Ready || waiter.TryFinish(BlockedClient.Ready)) available--;
         }
+    }
+
+    /// <summary>The entries of one consumer group not yet handed to a waiter during one <see cref="WakeBlocked"/>.</summary>
+    private sealed class GroupWake(StreamGroup group, RedisStream.Cursor cursor)
+    {
+        public readonly StreamGroup Group = group;
+        public RedisStream.Cursor Cursor = cursor;
+        public bool Exhausted;
+    }
+
+    /// <summary>
+    /// Hands the next <paramref name="count"/> (0: all) new entries of <paramref name="group"/> to a
+    /// waiter; false when none is left for it. Walks no further than the waiters take.
+    /// </summary>
+    private static bool TakeEntries(ref List<GroupWake>? groups, RedisStream stream, StreamGroup group, long count)
+    {
+        groups ??= new List<GroupWake>(1);
+        GroupWake? wake = null;
+        foreach (var g in groups)
+            if (g.Group == group) wake = g;
+        if (wake == null)
+        {
+            var start = group.LastId.TryIncrement(out var next) ? next : StreamId.Max;
+            groups.Add(wake = new GroupWake(group, stream.Seek(start, StreamId.Max, reverse: false)));
+        }
+        if (wake.Exhausted || !stream.MoveNext(ref wake.Cursor))
+        {
+            wake.Exhausted = true;
+            return false;
+        }
+        if (count == 0) wake.Exhausted = true;
+        else
+            for (long taken = 1; taken < count; taken++)
+                if (!stream.MoveNext(ref wake.Cursor))
+                {
+                    wake.Exhausted = true;
+                    break;
+                }
+        return true;
+    }
+
+    /// <summary>
+    /// After FLUSHDB, FLUSHALL or SWAPDB replaced this database's contents: offers every key with
+    /// waiters to them again (Redis's scanDatabaseForReadyKeys and scanDatabaseForDeletedKeys), so
+    /// a key swapped in serves its waiters and XREADGROUP waiters whose stream went away hear of it.
+    /// </summary>
+    public void WakeAllBlocked()
+    {
+        if (_blocked == null) return;
+        foreach (var key in _blocked.Keys) WakeBlocked(key);
     }
 
     // WATCH: who watches which key of this database. Null until the first WATCH.
@@ -473,6 +541,7 @@ internal sealed class Database
         _expiringAt = [];
         _expiresCount = 0;
         _meter = new MemoryMeter();
+        WakeAllBlocked();
     }
 
     /// <summary>Takes another database's keys (SWAPDB swaps contents, not numbers).</summary>

@@ -106,5 +106,7 @@ internal sealed class ShardStore
         _databases[a].TouchAllWatched(_databases[b]);
         _databases[b].TouchAllWatched(_databases[a]);
         _databases[a].SwapWith(_databases[b]);
+        _databases[a].WakeAllBlocked();
+        _databases[b].WakeAllBlocked();
     }
 }

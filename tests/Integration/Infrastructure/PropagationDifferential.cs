@@ -58,6 +58,56 @@ internal static class PropagationDifferential
             $"propagated commands differ from redis-server's replication stream\n  redis:      {string.Join(" | ", theirs)}\n  redisclone: {string.Join(" | ", ours)}");
     }
 
+    /// <summary>
+    /// The same with a second client that blocks: <paramref name="before"/> runs, then
+    /// <paramref name="blocking"/> is sent on another connection and waited on until the server shows
+    /// it blocked, then <paramref name="after"/> runs (which should wake it) and its reply is read.
+    /// What the woken command propagates is compared too.
+    /// </summary>
+    public static void AssertSameWithWaiter(string[][] before, string[] blocking, string[][] after)
+    {
+        Gate.Wait();
+        List<string> ours, theirs;
+        try
+        {
+            var reference = TheirServer.Value;
+            using (var c = reference.Server.Connect())
+            using (var waiter = reference.Server.Connect())
+            {
+                c.Call("SELECT", "9");
+                c.Call("FLUSHDB");
+                Fence(c, reference.Stream);
+                RunWithWaiter(c, waiter, before, blocking, after);
+                theirs = Fence(c, reference.Stream).Select(Normalise).ToList();
+            }
+            var pair = OurServer.Value;
+            using (var c = pair.Server.Connect())
+            using (var waiter = pair.Server.Connect())
+            {
+                c.Call("SELECT", "9");
+                c.Call("FLUSHDB");
+                pair.Recorder.Take();
+                RunWithWaiter(c, waiter, before, blocking, after);
+                ours = pair.Recorder.Take().Select(Normalise).ToList();
+            }
+        }
+        finally
+        {
+            Gate.Release();
+        }
+        Assert.True(ours.SequenceEqual(theirs),
+            $"propagated commands differ from redis-server's replication stream\n  redis:      {string.Join(" | ", theirs)}\n  redisclone: {string.Join(" | ", ours)}");
+    }
+
+    private static void RunWithWaiter(RespClient c, RespClient waiter, string[][] before, string[] blocking, string[][] after)
+    {
+        waiter.Call("SELECT", "9");
+        foreach (var cmd in before) Execute(c, cmd);
+        Blocked.Send(waiter, c, blocking);
+        foreach (var cmd in after) Execute(c, cmd);
+        waiter.ReadReply();
+    }
+
     /// <summary>Runs the script on RedisClone only and returns what it propagated (normalised).</summary>
     public static List<string> Propagated(params string[] script)
         => RunOurs(script.Select(Differential.SplitLine).ToArray());
