@@ -202,19 +202,21 @@ internal sealed class RedisServer : IAsyncDisposable
         }
         Options.MaxClients = maxClients;
         foreach (var l in _listeners) l.Start();
-        _cron = new Timer(_ =>
+        // A thread of its own, made now: a timer would run on the thread pool, which may need a new
+        // thread at a moment the process has no descriptors or memory to spare for one.
+        _cron = new Thread(() =>
         {
-            if (Interlocked.Exchange(ref _cronRunning, 1) != 0) return;
-            try
+            var token = StoppingToken;
+            while (!token.WaitHandle.WaitOne(100))
             {
                 Rdb.Cron();
                 AofCron();
             }
-            finally { Volatile.Write(ref _cronRunning, 0); }
-        }, null, 100, 100);
+        }) { IsBackground = true, Name = "persistence-cron" };
+        _cron.Start();
     }
 
-    private Timer? _cron;
+    private Thread? _cron;
 
     /// <summary>Starts a scheduled AOF rewrite, or one auto-aof-rewrite-percentage/-min-size call for.</summary>
     private void AofCron()
@@ -233,7 +235,6 @@ internal sealed class RedisServer : IAsyncDisposable
             for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
         }
     }
-    private int _cronRunning;
 
     /// <summary>
     /// Loads the RDB file when there is one, before anything is served. A file that cannot be
@@ -391,7 +392,6 @@ internal sealed class RedisServer : IAsyncDisposable
     {
         if (_stopping.IsCancellationRequested) return;
         _stopping.Cancel();
-        _cron?.Dispose();
         foreach (var l in _listeners) l.Stop();
         foreach (var c in Clients.Values) c.Kill();
         // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as
