@@ -136,28 +136,26 @@ internal static class CommandRunner
 
     /// <summary>
     /// While a background save runs: before a write command changes its keys in place, each key the
-    /// snapshot has not written yet is written as it still is (see RdbSnapshot). Keys it only reads
-    /// are left alone; keys it creates or deletes the databases report themselves.
+    /// snapshot has not written yet is written as it still is (see RdbSnapshot). Every key of the
+    /// command counts (the ones it only reads are written early, which is harmless); keys it creates
+    /// or deletes the databases report themselves. Allocates nothing unless the command has more
+    /// keys than the stack buffer holds.
     /// </summary>
+    [System.Runtime.CompilerServices.SkipLocalsInit]
     private static void WriteAheadOfSnapshot(RedisServer server, ClientSession session, CommandBuffer buffer, int i,
         CommandDef def, long nowMs)
     {
-        int argc = buffer.ArgCount(i);
-        var args = new byte[argc][];
-        for (int a = 0; a < argc; a++) args[a] = buffer.Arg(i, a).ToArray();
-        var keys = new List<(int Position, KeySpecFlags Flags)>();
-        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys))
+        Span<int> positions = stackalloc int[64];
+        int n = KeyRouting.Positions(server, session, buffer, i, def, nowMs, positions);
+        if (n > positions.Length)
         {
-            keys.Clear();
-            Span<int> positions = stackalloc int[256];
-            int n = Math.Min(KeyRouting.Positions(server, session, buffer, i, def, nowMs, positions), positions.Length);
-            for (int k = 0; k < n; k++) keys.Add((positions[k], KeySpecFlags.RW));
+            positions = new int[n];
+            n = Math.Min(n, KeyRouting.Positions(server, session, buffer, i, def, nowMs, positions));
         }
         var shards = server.Shards;
-        foreach (var (position, flags) in keys)
+        for (int k = 0; k < n; k++)
         {
-            if ((flags & KeySpecFlags.RO) != 0) continue;
-            var key = args[position];
+            var key = buffer.Arg(i, positions[k]);
             var database = shards[shards.ShardOf(key)].Store[session.Db];
             if (database.Owner.Snapshot is not { } hook) continue;
             int slot = database.Table.Find(key);
