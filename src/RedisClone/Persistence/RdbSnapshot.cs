@@ -28,7 +28,7 @@ namespace RedisClone.Persistence;
 internal sealed class RdbSnapshot
 {
     /// <summary>Keys written per turn of a shard's gate by the background saver.</summary>
-    private const int KeysPerTurn = 128;
+    private const int KeysPerTurn = 32;
 
     /// <summary>Bytes of serialized keys per turn: a few big values end a turn early.</summary>
     private const int BytesPerTurn = 256 * 1024;
@@ -194,7 +194,13 @@ internal sealed class RdbSnapshot
                             output.Write(buffer.WrittenSpan);
                             KeysWritten += count;
                         }
-                        if (Background) DrainPending(output);
+                        if (Background)
+                        {
+                            DrainPending(output);
+                            // Let the shard's own thread and the event loops take the gate between
+                            // turns: without this the saver takes it back at once and clients queue.
+                            Thread.Yield();
+                        }
                     }
                 }
             }
