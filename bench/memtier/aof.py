@@ -11,7 +11,7 @@ writes that came meanwhile (group commit). Every run is bounded by its request c
 """
 import argparse, os, statistics, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import ROOT, Server, free_port  # noqa: E402
+from compare import Server, build_clone, free_port  # noqa: E402
 
 
 def rps(port, clients, pipeline, n):
@@ -31,10 +31,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--skip-build", action="store_true")
     args = ap.parse_args()
-    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
-    if not args.skip_build:
-        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
-                       check=True, stdout=subprocess.DEVNULL)
+    build_dir = build_clone(args.skip_build)
     clone_port, redis_port = free_port(), free_port()
     common = ["--save", "", "--appendonly", "yes", "--appendfsync", args.fsync]
     clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port), "--bind", "127.0.0.1",

@@ -13,7 +13,7 @@ which is what the copy-on-write costs the machine. Every run is bounded in time.
 """
 import argparse, os, socket, statistics, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import ROOT, Server, free_port, rss_kb  # noqa: E402
+from compare import Server, build_clone, free_port, rss_kb  # noqa: E402
 from rss import call, command, connect, read_reply  # noqa: E402
 
 
@@ -110,10 +110,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--skip-build", action="store_true")
     args = ap.parse_args()
-    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
-    if not args.skip_build:
-        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
-                       check=True, stdout=subprocess.DEVNULL)
+    build_dir = build_clone(args.skip_build)
     clone_dir, redis_dir = tempfile.mkdtemp(prefix="bgsave-clone-"), tempfile.mkdtemp(prefix="bgsave-redis-")
     clone_port, redis_port = free_port(), free_port()
     clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port), "--bind", "127.0.0.1",

@@ -188,6 +188,15 @@ def svg_chart(rows, path):
         f.write(svg)
 
 
+def build_clone(skip_build):
+    """Builds RedisClone in Release into a folder under TMPDIR (unless skip_build) and returns the folder."""
+    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
+    if not skip_build:
+        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
+                       check=True, stdout=subprocess.DEVNULL)
+    return build_dir
+
+
 # --- Shared by the per-family scripts (bitmaps.py, hyperloglog.py): one client, a fixed number of calls.
 
 def send(sock, *args):
@@ -221,10 +230,7 @@ def side_by_side(description, loads, fill, default_calls, warmup, digits):
     ap.add_argument("--calls", type=int, default=default_calls, help=f"requests per load and round (default {default_calls})")
     ap.add_argument("--skip-build", action="store_true")
     args = ap.parse_args()
-    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
-    if not args.skip_build:
-        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
-                       check=True, stdout=subprocess.DEVNULL)
+    build_dir = build_clone(args.skip_build)
     clone_port, redis_port = free_port(), free_port()
     clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port),
                              "--bind", "127.0.0.1"], clone_port)
@@ -274,10 +280,7 @@ def main():
     if args.evalsha:
         tool, load = "redis-benchmark EVALSHA", run_redis_benchmark_evalsha
 
-    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
-    if not args.skip_build:
-        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
-                       check=True, stdout=subprocess.DEVNULL)
+    build_dir = build_clone(args.skip_build)
     clone_port, redis_port = free_port(), free_port()
     clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port),
                              "--bind", "127.0.0.1", "--shards", str(args.shards),

@@ -5,7 +5,7 @@ of three small fields instead (XADD mem * name nX age N city cY, one key), and u
 per entry is printed too."""
 import argparse, os, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import ROOT, Server, free_port, rss_kb  # noqa: E402
+from compare import Server, build_clone, free_port, rss_kb  # noqa: E402
 
 
 def load(port, n, path):
@@ -33,10 +33,7 @@ def main():
     ap.add_argument("--stream", action="store_true", help="entries of one stream instead of string keys")
     args = ap.parse_args()
 
-    build_dir = os.path.join(tempfile.gettempdir(), "redisclone-bench-build")
-    if not args.skip_build:
-        subprocess.run(["dotnet", "build", "-c", "Release", os.path.join(ROOT, "src", "RedisClone"), "-o", build_dir],
-                       check=True, stdout=subprocess.DEVNULL)
+    build_dir = build_clone(args.skip_build)
     data = os.path.join(tempfile.gettempdir(), f"redisclone-mem-{'stream-' if args.stream else ''}{args.keys}.resp")
     if args.stream and not os.path.exists(data):
         with open(data, "wb") as f:

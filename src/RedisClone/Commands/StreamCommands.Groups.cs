@@ -49,6 +49,27 @@ internal static partial class StreamCommands
     private static void NoKeyOrGroup(ref CommandContext ctx, ReadOnlySpan<byte> key, ReadOnlySpan<byte> group)
         => ctx.Error(RespErrors.NoKeyOrGroup(ErrorText(key), ErrorText(group)));
 
+    /// <summary>
+    /// The stream at argument 1 and its group named by argument 2, read as XPENDING, XCLAIM and
+    /// XAUTOCLAIM look them up; false after replying WRONGTYPE or NOGROUP.
+    /// </summary>
+    private static bool TryFindGroup(ref CommandContext ctx, out RedisStream stream, out StreamGroup group)
+    {
+        stream = null!;
+        group = null!;
+        var key = ctx.Arg(1);
+        if (!Lookup.TryRead(ref ctx, key, out RedisStream? found)) return false;
+        var g = found?.FindGroup(ctx.Arg(2));
+        if (g == null)
+        {
+            NoKeyOrGroup(ref ctx, key, ctx.Arg(2));
+            return false;
+        }
+        stream = found!;
+        group = g;
+        return true;
+    }
+
     /// <summary>A write that Redis does not signal (no WATCH broken, nobody woken): told to the dispatcher.</summary>
     private static void NotSignalled(ref CommandContext ctx) => ctx.SignalledItself = true;
 
@@ -325,13 +346,7 @@ internal static partial class StreamCommands
         }
 
         var key = ctx.Arg(1);
-        if (!Lookup.TryRead(ref ctx, key, out RedisStream? stream)) return;
-        var group = stream?.FindGroup(ctx.Arg(2));
-        if (group == null)
-        {
-            NoKeyOrGroup(ref ctx, key, ctx.Arg(2));
-            return;
-        }
+        if (!TryFindGroup(ref ctx, out var stream, out var group)) return;
 
         if (argc == 3)
         {
@@ -406,13 +421,7 @@ internal static partial class StreamCommands
     {
         var key = ctx.Arg(1);
         var groupName = ctx.Arg(2);
-        if (!Lookup.TryRead(ref ctx, key, out RedisStream? stream)) return;
-        var group = stream?.FindGroup(groupName);
-        if (group == null)
-        {
-            NoKeyOrGroup(ref ctx, key, groupName);
-            return;
-        }
+        if (!TryFindGroup(ref ctx, out var stream, out var group)) return;
         if (!RedisNumbers.TryParseInt64(ctx.Arg(4), out long minIdle))
         {
             ctx.Error(RespErrors.XClaimMinIdle);
@@ -597,13 +606,7 @@ internal static partial class StreamCommands
 
         var key = ctx.Arg(1);
         var groupName = ctx.Arg(2);
-        if (!Lookup.TryRead(ref ctx, key, out RedisStream? stream)) return;
-        var group = stream?.FindGroup(groupName);
-        if (group == null)
-        {
-            NoKeyOrGroup(ref ctx, key, groupName);
-            return;
-        }
+        if (!TryFindGroup(ref ctx, out var stream, out var group)) return;
         // Redis allocates COUNT IDs up front for the deleted ones, and fails when it cannot.
         if (count * 16 > GC.GetGCMemoryInfo().TotalAvailableMemoryBytes)
         {

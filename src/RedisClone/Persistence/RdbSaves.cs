@@ -153,15 +153,6 @@ internal sealed class RdbSaves
             }
         }
         if (!start) return;
-        var shards = _server.Shards;
-        for (int s = 0; s < shards.Count; s++) shards[s].Gate.Enter();
-        try
-        {
-            TryStartBackground();
-        }
-        finally
-        {
-            for (int s = shards.Count - 1; s >= 0; s--) shards[s].Gate.Exit();
-        }
+        _server.WithAllGates(TryStartBackground);
     }
 }

@@ -218,6 +218,23 @@ internal sealed class RedisServer : IAsyncDisposable
 
     private Thread? _cron;
 
+    /// <summary>
+    /// Runs <paramref name="action"/> with every shard's gate held, taken in ascending order (from a
+    /// thread that is not an event loop: the cron, a signal, an admin command's last act).
+    /// </summary>
+    public T WithAllGates<T>(Func<T> action)
+    {
+        for (int s = 0; s < Shards.Count; s++) Shards[s].Gate.Enter();
+        try
+        {
+            return action();
+        }
+        finally
+        {
+            for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
+        }
+    }
+
     /// <summary>Starts a scheduled AOF rewrite, or one auto-aof-rewrite-percentage/-min-size call for.</summary>
     private void AofCron()
     {
@@ -225,15 +242,7 @@ internal sealed class RedisServer : IAsyncDisposable
         if (aof == null || aof.RewriteInProgress || Rdb.InProgress || StoppingToken.IsCancellationRequested) return;
         bool due = aof.RewriteScheduled || aof.RewriteDue(Config.AutoAofRewritePercentage, Config.AutoAofRewriteMinSize);
         if (!due) return;
-        for (int s = 0; s < Shards.Count; s++) Shards[s].Gate.Enter();
-        try
-        {
-            aof.TryStartRewrite();
-        }
-        finally
-        {
-            for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
-        }
+        WithAllGates(() => aof.TryStartRewrite());
     }
 
     /// <summary>
@@ -296,25 +305,23 @@ internal sealed class RedisServer : IAsyncDisposable
     /// </summary>
     public string? SetAppendOnly(bool on)
     {
-        for (int s = 0; s < Shards.Count; s++) Shards[s].Gate.Enter();
         try
         {
-            if (!on)
+            return WithAllGates(() =>
             {
-                AofFiles?.Stop();
-                return null;
-            }
-            if (Aof != null) return null;
-            EnsureAofFiles();
-            return AofFiles!.TryStartRewrite(enable: true) ? null : "a background save or rewrite is in progress, try again later";
+                if (!on)
+                {
+                    AofFiles?.Stop();
+                    return null;
+                }
+                if (Aof != null) return null;
+                EnsureAofFiles();
+                return AofFiles!.TryStartRewrite(enable: true) ? null : "a background save or rewrite is in progress, try again later";
+            });
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or Persistence.RdbLoadException)
         {
             return ex.Message;
-        }
-        finally
-        {
-            for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
         }
     }
 
@@ -362,15 +369,7 @@ internal sealed class RedisServer : IAsyncDisposable
     {
         Log.Notice("Saving the final RDB snapshot before exiting.");
         Rdb.WaitForBackground();
-        for (int s = 0; s < Shards.Count; s++) Shards[s].Gate.Enter();
-        try
-        {
-            return Rdb.SaveForeground();
-        }
-        finally
-        {
-            for (int s = Shards.Count - 1; s >= 0; s--) Shards[s].Gate.Exit();
-        }
+        return WithAllGates(Rdb.SaveForeground);
     }
 
     private int _reservedDescriptors;
