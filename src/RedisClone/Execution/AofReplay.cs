@@ -49,13 +49,18 @@ internal static class AofReplay
                 if (f == files.Count - 1 && entry.Type == 'i') continue;
                 throw new RdbLoadException($"The AOF file {entry.Name} doesn't exist", 0);
             }
-            byte[] data = File.ReadAllBytes(path);
-            if (data.Length >= 5 && data.AsSpan(0, 5).SequenceEqual("REDIS"u8))
+            bool rdb;
+            using (var probe = File.OpenRead(path))
+            {
+                Span<byte> head = stackalloc byte[5];
+                rdb = probe.ReadAtLeast(head, 5, throwOnEndOfStream: false) == 5 && head.SequenceEqual("REDIS"u8);
+            }
+            if (rdb)
             {
                 server.Log.Notice($"Reading RDB base file on AOF loading...");
                 try
                 {
-                    RdbLoader.Load(server, data);
+                    RdbLoader.Load(server, path);
                 }
                 catch (RdbLoadException ex)
                 {
@@ -64,7 +69,7 @@ internal static class AofReplay
                 continue;
             }
             bool last = f == files.Count - 1;
-            commands += Replay(server, session, data, entry.Name, path, last);
+            commands += Replay(server, session, path, entry.Name, last);
             server.Log.Notice($"DB loaded from {(entry.Type == 'b' ? "base" : "incr")} file {entry.Name}");
         }
         long keys = 0;
@@ -73,54 +78,68 @@ internal static class AofReplay
         return new Result(true, commands, keys);
     }
 
-    private static long Replay(RedisServer server, ClientSession session, byte[] data, string name, string path, bool last)
+    /// <summary>
+    /// Runs the commands of one AOF file, read a window at a time (a command that does not fit
+    /// grows the window), so a file of any size loads with memory for its largest command only.
+    /// </summary>
+    private static long Replay(RedisServer server, ClientSession session, string path, string name, bool last)
     {
         var buffer = new CommandBuffer();
         var sink = new ArrayBufferWriter<byte>(256);
         var queued = new List<byte[][]>();
         bool inMulti = false;
-        int position = 0, validUpTo = 0, validBeforeMulti = 0;
-        long count = 0;
-        while (position < data.Length)
+        long validUpTo = 0, validBeforeMulti = 0, count = 0, windowOffset = 0;
+        byte[] window = new byte[1 << 20];
+        int start = 0, end = 0;
+        bool eof = false;
+        using (var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 16))
         {
-            int start = position;
-            var status = TryParse(data, ref position, out var args);
-            if (status == Parsed.Truncated)
+            while (true)
             {
-                if (!last || !server.Config.AofLoadTruncated)
-                    throw new RdbLoadException($"Unexpected end of file reading the append only file {name}", start);
-                int cut = inMulti ? validBeforeMulti : validUpTo;
-                server.Log.Warning($"!!! Warning: short read while loading the AOF file {name}!!!");
-                server.Log.Warning($"!!! Truncating the AOF {name} at offset {cut} !!!");
-                using (var file = new FileStream(path, FileMode.Open, FileAccess.Write)) file.SetLength(cut);
-                server.Log.Warning($"AOF {name} loaded anyway because aof-load-truncated is enabled");
-                return count;
+                if (start == end && !Fill(file, ref window, ref start, ref end, ref windowOffset, ref eof)) break;
+                int position = start;
+                long at = windowOffset + (start - 0);
+                var status = TryParse(window, end, ref position, out var args);
+                if (status == Parsed.Truncated)
+                {
+                    if (Fill(file, ref window, ref start, ref end, ref windowOffset, ref eof)) continue;
+                    if (!last || !server.Config.AofLoadTruncated)
+                        throw new RdbLoadException($"Unexpected end of file reading the append only file {name}", at);
+                    long cut = inMulti ? validBeforeMulti : validUpTo;
+                    file.Dispose();
+                    server.Log.Warning($"!!! Warning: short read while loading the AOF file {name}!!!");
+                    server.Log.Warning($"!!! Truncating the AOF {name} at offset {cut} !!!");
+                    using (var truncate = new FileStream(path, FileMode.Open, FileAccess.Write)) truncate.SetLength(cut);
+                    server.Log.Warning($"AOF {name} loaded anyway because aof-load-truncated is enabled");
+                    return count;
+                }
+                if (status == Parsed.Bad)
+                    throw new RdbLoadException($"Bad file format reading the append only file {name}", at);
+                start = position;
+                if (args.Length == 1 && Ascii(args[0], "MULTI"))
+                {
+                    inMulti = true;
+                    validBeforeMulti = at;
+                    queued.Clear();
+                }
+                else if (args.Length == 1 && Ascii(args[0], "EXEC") && inMulti)
+                {
+                    foreach (var cmd in queued) Run(server, session, buffer, sink, cmd, name, at);
+                    count += queued.Count;
+                    queued.Clear();
+                    inMulti = false;
+                }
+                else if (inMulti)
+                {
+                    queued.Add(args);
+                }
+                else
+                {
+                    Run(server, session, buffer, sink, args, name, at);
+                    count++;
+                }
+                if (!inMulti) validUpTo = windowOffset + start;
             }
-            if (status == Parsed.Bad)
-                throw new RdbLoadException($"Bad file format reading the append only file {name}", start);
-            if (args.Length == 1 && Ascii(args[0], "MULTI"))
-            {
-                inMulti = true;
-                validBeforeMulti = start;
-                queued.Clear();
-            }
-            else if (args.Length == 1 && Ascii(args[0], "EXEC") && inMulti)
-            {
-                foreach (var cmd in queued) Run(server, session, buffer, sink, cmd, name, start);
-                count += queued.Count;
-                queued.Clear();
-                inMulti = false;
-            }
-            else if (inMulti)
-            {
-                queued.Add(args);
-            }
-            else
-            {
-                Run(server, session, buffer, sink, args, name, start);
-                count++;
-            }
-            if (!inMulti) validUpTo = position;
         }
         if (inMulti)
         {
@@ -132,6 +151,32 @@ internal static class AofReplay
             file.SetLength(validBeforeMulti);
         }
         return count;
+    }
+
+    /// <summary>Reads more of the file behind what is left in the window (moved to its front; grown when full); false at the end.</summary>
+    private static bool Fill(Stream file, ref byte[] window, ref int start, ref int end, ref long windowOffset, ref bool eof)
+    {
+        if (eof) return false;
+        if (start > 0)
+        {
+            Array.Copy(window, start, window, 0, end - start);
+            end -= start;
+            windowOffset += start;
+            start = 0;
+        }
+        if (end == window.Length)
+        {
+            if (window.Length >= Array.MaxLength) return false;
+            Array.Resize(ref window, (int)Math.Min((long)window.Length * 2, Array.MaxLength));
+        }
+        int n = file.Read(window, end, window.Length - end);
+        if (n == 0)
+        {
+            eof = true;
+            return false;
+        }
+        end += n;
+        return true;
     }
 
     private static bool Ascii(byte[] arg, string upper) => System.Text.Ascii.EqualsIgnoreCase(arg, upper);
@@ -154,21 +199,21 @@ internal static class AofReplay
     private enum Parsed { Ok, Truncated, Bad }
 
     /// <summary>One "*N" command of "$len" bulks, as Redis writes the AOF; inline commands are not AOF.</summary>
-    private static Parsed TryParse(byte[] data, ref int position, out byte[][] args)
+    private static Parsed TryParse(byte[] data, int end, ref int position, out byte[][] args)
     {
         args = [];
         int p = position;
         if (data[p] != (byte)'*') return Parsed.Bad;
-        if (!TryLine(data, ref p, out long count)) return p >= data.Length ? Parsed.Truncated : Parsed.Bad;
+        if (!TryLine(data, end, ref p, out long count)) return p >= end ? Parsed.Truncated : Parsed.Bad;
         if (count < 1 || count > 1 << 20) return Parsed.Bad;
         var result = new byte[count][];
         for (int i = 0; i < count; i++)
         {
-            if (p >= data.Length) return Parsed.Truncated;
+            if (p >= end) return Parsed.Truncated;
             if (data[p] != (byte)'$') return Parsed.Bad;
-            if (!TryLine(data, ref p, out long length)) return p >= data.Length ? Parsed.Truncated : Parsed.Bad;
+            if (!TryLine(data, end, ref p, out long length)) return p >= end ? Parsed.Truncated : Parsed.Bad;
             if (length < 0 || length > int.MaxValue) return Parsed.Bad;
-            if (p + length + 2 > data.Length) return Parsed.Truncated;
+            if (p + length + 2 > end) return Parsed.Truncated;
             if (data[p + length] != '\r' || data[p + length + 1] != '\n') return Parsed.Bad;
             result[i] = data.AsSpan(p, (int)length).ToArray();
             p += (int)length + 2;
@@ -179,12 +224,12 @@ internal static class AofReplay
     }
 
     /// <summary>A "*123\r\n" or "$123\r\n" line after its marker; false when it is cut short or not a number.</summary>
-    private static bool TryLine(byte[] data, ref int p, out long value)
+    private static bool TryLine(byte[] data, int end, ref int p, out long value)
     {
         value = 0;
         int i = p + 1;
         int digits = 0;
-        while (i < data.Length && data[i] != '\r')
+        while (i < end && data[i] != '\r')
         {
             if (data[i] < '0' || data[i] > '9' || ++digits > 18)
             {
@@ -194,9 +239,9 @@ internal static class AofReplay
             value = value * 10 + (data[i] - '0');
             i++;
         }
-        if (i + 1 >= data.Length)
+        if (i + 1 >= end)
         {
-            p = data.Length;
+            p = end;
             return false;
         }
         if (data[i + 1] != '\n' || digits == 0)

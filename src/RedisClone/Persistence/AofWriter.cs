@@ -70,18 +70,18 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
 
     public void Propagate(PropagatedUnit unit)
     {
+        Span<byte> digits = stackalloc byte[20];
         lock (_lock)
         {
             bool any = false;
             for (int c = 0; c < unit.Count; c++)
             {
                 if ((unit.Target(c) & PropagationTarget.Aof) == 0) continue;
-                if (!any && unit.Transaction) WriteCommand(["MULTI"u8.ToArray()]);
+                if (!any && unit.Transaction) WriteWord("MULTI"u8);
                 any = true;
                 int db = unit.Db(c);
                 if (db != _selectedDb)
                 {
-                    Span<byte> digits = stackalloc byte[20];
                     int n = RedisNumbers.FormatInt64(db, digits);
                     WriteHeader(2);
                     WriteBulk("SELECT"u8);
@@ -93,16 +93,17 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                 for (int a = 0; a < argc; a++) WriteBulk(unit.Arg(c, a));
             }
             if (!any) return;
-            if (unit.Transaction) WriteCommand(["EXEC"u8.ToArray()]);
+            if (unit.Transaction) WriteWord("EXEC"u8);
             ThreadSequence = ++_appended;
         }
         _dataReady.Set();
     }
 
-    private void WriteCommand(byte[][] args)
+    /// <summary>A command of one word (MULTI, EXEC).</summary>
+    private void WriteWord(ReadOnlySpan<byte> word)
     {
-        WriteHeader(args.Length);
-        foreach (var a in args) WriteBulk(a);
+        WriteHeader(1);
+        WriteBulk(word);
     }
 
     private void WriteHeader(int count)

@@ -7,9 +7,15 @@ using RedisClone.Storage;
 namespace RedisClone.Persistence;
 
 /// <summary>A file that cannot be loaded: what is wrong and at which byte.</summary>
-internal sealed class RdbLoadException(string message, long offset) : Exception(message)
+internal sealed class RdbLoadException(string message, long offset, bool final = false) : Exception(message)
 {
     public long Offset { get; } = offset;
+
+    /// <summary>
+    /// The data is wrong whatever follows it (a duplicate key, a bad checksum...); otherwise the
+    /// loader may only have been short of bytes, and reads more before giving up.
+    /// </summary>
+    public bool Final { get; } = final;
 }
 
 /// <summary>
@@ -30,36 +36,145 @@ internal static class RdbLoader
     /// </summary>
     public static Result Load(RedisServer server, string path, Action<long, long>? progress = null, bool merge = false)
     {
-        byte[] data;
+        FileStream file;
         try
         {
-            data = File.ReadAllBytes(path);
+            file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 16);
         }
         catch (IOException ex)
         {
-            throw new RdbLoadException($"cannot read the file: {ex.Message}", 0);
+            throw new RdbLoadException($"cannot read the file: {ex.Message}", 0, final: true);
         }
-        return Load(server, data, progress, merge);
+        using (file) return Load(server, file, progress, merge);
     }
 
-    /// <summary>Loads an RDB image; with <paramref name="merge"/> a key that exists is replaced (DEBUG RELOAD MERGE).</summary>
-    public static Result Load(RedisServer server, ReadOnlySpan<byte> data, Action<long, long>? progress = null, bool merge = false)
+    /// <summary>Loads an RDB image held in memory (an AOF's base file).</summary>
+    public static Result Load(RedisServer server, byte[] data, Action<long, long>? progress = null, bool merge = false)
     {
-        if (data.Length < 9 || !data[..5].SequenceEqual("REDIS"u8))
-            throw new RdbLoadException("Wrong signature trying to load DB from file", 0);
-        if (!int.TryParse(Encoding.ASCII.GetString(data.Slice(5, 4)), System.Globalization.NumberStyles.None, null, out int version)
+        using var stream = new MemoryStream(data, writable: false);
+        return Load(server, stream, progress, merge);
+    }
+
+    /// <summary>
+    /// The bytes of the file being read: a window that grows while one item (an opcode and what
+    /// follows it, a key and its value) does not fit, so files of any size load with memory for the
+    /// largest item only, not the whole file.
+    /// </summary>
+    private sealed class Window(Stream stream)
+    {
+        private byte[] _buffer = new byte[1 << 20];
+        private int _start, _end;
+
+        /// <summary>The file offset of the window's first byte.</summary>
+        public long Offset { get; private set; }
+
+        public bool Eof { get; private set; }
+
+        public ReadOnlySpan<byte> Span => _buffer.AsSpan(_start, _end - _start);
+
+        /// <summary>Reads more (moving what is left to the front, growing when full); false at the end of the file.</summary>
+        public bool Fill()
+        {
+            if (Eof) return false;
+            if (_start > 0)
+            {
+                Array.Copy(_buffer, _start, _buffer, 0, _end - _start);
+                _end -= _start;
+                _start = 0;
+            }
+            if (_end == _buffer.Length)
+            {
+                if (_buffer.Length >= Array.MaxLength) return false;
+                Array.Resize(ref _buffer, (int)Math.Min((long)_buffer.Length * 2, Array.MaxLength));
+            }
+            int n = stream.Read(_buffer, _end, _buffer.Length - _end);
+            if (n == 0)
+            {
+                Eof = true;
+                return false;
+            }
+            _end += n;
+            return true;
+        }
+
+        /// <summary>The first <paramref name="count"/> bytes are done with; the checksum takes them in.</summary>
+        public void Consume(int count, ref ulong crc)
+        {
+            crc = Crc64.Update(crc, _buffer.AsSpan(_start, count));
+            _start += count;
+            Offset += count;
+        }
+    }
+
+    /// <summary>Loads an RDB stream; with <paramref name="merge"/> a key that exists is replaced (DEBUG RELOAD MERGE).</summary>
+    public static Result Load(RedisServer server, Stream stream, Action<long, long>? progress = null, bool merge = false)
+    {
+        var window = new Window(stream);
+        while (window.Span.Length < 9 && window.Fill()) { }
+        var head = window.Span;
+        if (head.Length < 9 || !head[..5].SequenceEqual("REDIS"u8))
+            throw new RdbLoadException("Wrong signature trying to load DB from file", 0, final: true);
+        if (!int.TryParse(Encoding.ASCII.GetString(head.Slice(5, 4)), System.Globalization.NumberStyles.None, null, out int version)
             || version < 1 || version > RdbType.ReadVersion)
-            throw new RdbLoadException($"Can't handle RDB format version {Encoding.ASCII.GetString(data.Slice(5, 4))}", 5);
+            throw new RdbLoadException($"Can't handle RDB format version {Encoding.ASCII.GetString(head.Slice(5, 4))}", 5, final: true);
+        ulong crc = 0;
+        window.Consume(9, ref crc);
+        long total = stream.CanSeek ? stream.Length : 0;
 
         var config = server.Config;
         var limits = Commands.DumpCommands.LoadLimits(config);
         var shards = server.Shards;
         int databases = server.Options.Databases;
         long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-        int position = 9, db = 0;
-        long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 20;
+        int db = 0;
+        long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
 
         while (true)
+        {
+            // One item per turn, parsed from the window's start; a failure that more bytes could
+            // fix reads more and parses the item again (nothing is changed before an item parsed).
+            ReadOnlySpan<byte> data = window.Span;
+            int position = 0;
+            bool end;
+            try
+            {
+                end = LoadItem(server, data, ref position, limits, merge, nowMs, ref db, ref expireAt, ref loaded, ref expired);
+            }
+            catch (RdbLoadException ex) when (!ex.Final)
+            {
+                if (window.Fill()) continue;
+                throw new RdbLoadException(ex.Message, window.Offset + ex.Offset);
+            }
+            catch (RdbLoadException ex)
+            {
+                throw new RdbLoadException(ex.Message, window.Offset + ex.Offset, final: true);
+            }
+            window.Consume(position, ref crc);
+            if (progress != null && window.Offset >= nextProgress)
+            {
+                progress(window.Offset, total);
+                nextProgress = window.Offset + (1L << 24);
+            }
+            if (end) break;
+        }
+
+        if (version >= 5)
+        {
+            while (window.Span.Length < 8 && window.Fill()) { }
+            if (window.Span.Length < 8) throw Truncated(window.Offset);
+            ulong stored = BinaryPrimitives.ReadUInt64LittleEndian(window.Span);
+            if (config.RdbChecksum && stored != 0 && crc != stored)
+                throw new RdbLoadException($"Wrong RDB checksum expected: ({stored:x}) got: ({crc:x}). Aborting now.", window.Offset, final: true);
+        }
+        return new Result(loaded, expired, version);
+    }
+
+    /// <summary>One item at <paramref name="position"/>: an opcode and its data, or a key and its value; true at EOF.</summary>
+    private static bool LoadItem(RedisServer server, ReadOnlySpan<byte> data, ref int position, RdbValueReader.Limits limits,
+        bool merge, long nowMs, ref int db, ref long expireAt, ref long loaded, ref long expired)
+    {
+        var shards = server.Shards;
+        int databases = server.Options.Databases;
         {
             if (position >= data.Length) throw Truncated(position);
             int at = position;
@@ -70,52 +185,52 @@ internal static class RdbLoader
                     Need(data, position, 4);
                     expireAt = BinaryPrimitives.ReadInt32LittleEndian(data[position..]) * 1000L;
                     position += 4;
-                    continue;
+                    return false;
                 case RdbOutput.OpcodeExpireTimeMs:
                     Need(data, position, 8);
                     expireAt = BinaryPrimitives.ReadInt64LittleEndian(data[position..]);
                     position += 8;
-                    continue;
+                    return false;
                 case RdbOutput.OpcodeFreq:
                     Need(data, position, 1);
                     position++;
-                    continue;
+                    return false;
                 case RdbOutput.OpcodeIdle:
                     ReadLength(data, ref position);
-                    continue;
+                    return false;
                 case RdbOutput.OpcodeEof:
-                    break;
+                    return true;
                 case RdbOutput.OpcodeSelectDb:
                 {
                     long n = ReadLength(data, ref position);
                     if (n >= databases)
-                        throw new RdbLoadException($"FATAL: Data file was created with a Redis server configured to handle more than {databases} databases. Exiting", at);
+                        throw new RdbLoadException($"FATAL: Data file was created with a Redis server configured to handle more than {databases} databases. Exiting", at, final: true);
                     db = (int)n;
-                    continue;
+                    return false;
                 }
                 case RdbOutput.OpcodeResizeDb:
                     ReadLength(data, ref position);
                     ReadLength(data, ref position);
-                    continue;
+                    return false;
                 case RdbOutput.OpcodeAux:
                 {
                     byte[] key = ReadString(data, ref position);
                     byte[] value = ReadString(data, ref position);
                     if (key.AsSpan().SequenceEqual("redis-ver"u8))
                         server.Log.Notice($"Loading RDB produced by version {Encoding.UTF8.GetString(value)}");
-                    continue;
+                    return false;
                 }
                 case RdbOutput.OpcodeModuleAux:
                     SkipModuleAux(server, data, ref position, at);
-                    continue;
+                    return false;
                 case 246:
-                    throw new RdbLoadException("Pre-release function format not supported.", at);
+                    throw new RdbLoadException("Pre-release function format not supported.", at, final: true);
                 case RdbOutput.OpcodeFunction:
                 {
                     byte[] code = ReadString(data, ref position);
                     string? error = server.Functions.Load(code, replace: merge, out _);
-                    if (error != null) throw new RdbLoadException($"Failed loading library: {error}", at);
-                    continue;
+                    if (error != null) throw new RdbLoadException($"Failed loading library: {error}", at, final: true);
+                    return false;
                 }
                 default:
                 {
@@ -128,41 +243,22 @@ internal static class RdbLoader
                     if (keyExpire != 0 && keyExpire < nowMs)
                     {
                         expired++;
-                        continue;
+                        return false;
                     }
                     var database = shards[shards.ShardOf(key)].Store[db];
                     int existing = database.Table.Find(key);
                     if (existing >= 0)
                     {
-                        if (!merge) throw new RdbLoadException($"RDB has duplicated key '{Encoding.UTF8.GetString(key)}' in DB {db}", at);
+                        if (!merge) throw new RdbLoadException($"RDB has duplicated key '{Encoding.UTF8.GetString(key)}' in DB {db}", at, final: true);
                         database.RemoveAt(existing);
                     }
                     if (value is byte[] bytes) database.AddString(key, bytes, keyExpire);
                     else database.Add(key, value, keyExpire);
                     loaded++;
-                    if (progress != null && position >= nextProgress)
-                    {
-                        progress(position, data.Length);
-                        nextProgress = position + (1L << 24);
-                    }
-                    continue;
+                    return false;
                 }
             }
-            break; // EOF
         }
-
-        if (version >= 5)
-        {
-            Need(data, position, 8);
-            ulong stored = BinaryPrimitives.ReadUInt64LittleEndian(data[position..]);
-            if (config.RdbChecksum && stored != 0)
-            {
-                ulong computed = Crc64.Compute(data[..position]);
-                if (computed != stored)
-                    throw new RdbLoadException($"Wrong RDB checksum expected: ({stored:x}) got: ({computed:x}). Aborting now.", position);
-            }
-        }
-        return new Result(loaded, expired, version);
     }
 
     /// <summary>
@@ -174,7 +270,7 @@ internal static class RdbLoader
         ulong moduleId = (ulong)ReadLength(data, ref position);
         long whenOpcode = ReadLength(data, ref position);
         ReadLength(data, ref position); // when
-        if (whenOpcode != 2) throw new RdbLoadException("bad when_opcode in a module aux field", at);
+        if (whenOpcode != 2) throw new RdbLoadException("bad when_opcode in a module aux field", at, final: true);
         while (true)
         {
             long opcode = ReadLength(data, ref position);

@@ -345,4 +345,29 @@ public class AofTests(ITestOutputHelper output)
             File.AppendAllText(Path.Combine(Path.GetTempPath(), "redisclone-aof-crash.txt"), line + "\n");
         }
     }
+
+    /// <summary>An incremental file much larger than the loader's first read, with a command larger than it.</summary>
+    [Fact]
+    public async Task Aof_LargeIncrementalFile_LoadedInPieces()
+    {
+        string dir = RdbFileTests.NewDir();
+        string big = new('x', 3 << 20);
+        string digest;
+        await using (var server = TestServer.Start(4, Aof(dir, "--enable-debug-command", "yes")))
+        {
+            using var c = server.Connect();
+            var pipeline = Enumerable.Range(0, 40000).Select(i => new[] { "SET", $"key:{i}", $"value-{i}-{i * 7}" }).ToList();
+            c.SendRaw(pipeline.SelectMany(cmd => RespClient.Encode(cmd)).ToArray());
+            for (int i = 0; i < pipeline.Count; i++) c.ReadReply();
+            c.Call("SET", "big", big);
+            c.Call("SET", "after-big", "1");
+            digest = c.Call("DEBUG", "DIGEST");
+        }
+        Assert.True(new FileInfo(Path.Combine(dir, "appendonlydir", "appendonly.aof.1.incr.aof")).Length > 4 << 20);
+        await using (var server = TestServer.Start(2, Aof(dir, "--enable-debug-command", "yes")))
+        {
+            using var c = server.Connect();
+            Assert.Equal(digest, c.Call("DEBUG", "DIGEST"));
+        }
+    }
 }

@@ -400,4 +400,33 @@ public class RdbFileTests
         Assert.Equal("$1\r\nv\r\n", c2.Call("GET", "k"));
         Assert.Equal(":2\r\n", c2.Call("LLEN", "l"));
     }
+
+    /// <summary>
+    /// A file much larger than the loader's first read, with values larger than it: the loader reads
+    /// on and grows its window, and everything comes back.
+    /// </summary>
+    [Fact]
+    public async Task Save_LargeFileAndValues_LoadedInPieces()
+    {
+        string dir = NewDir();
+        var random = new Random(7);
+        string big = new string(Enumerable.Range(0, 3 << 20).Select(_ => (char)('a' + random.Next(26))).ToArray());
+        string digest;
+        await using (var server = TestServer.Start(4, "--dir", dir, "--enable-debug-command", "yes"))
+        {
+            using var c = server.Connect();
+            c.Call("DEBUG", "POPULATE", "100000", "k", "30");
+            c.Call("SET", "big", big);
+            c.Call(["RPUSH", "list", .. Enumerable.Range(0, 20000).Select(i => "element-" + i)]);
+            digest = c.Call("DEBUG", "DIGEST");
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+        }
+        Assert.True(new FileInfo(Path.Combine(dir, "dump.rdb")).Length > 4 << 20);
+        await using (var server = TestServer.Start(2, "--dir", dir, "--enable-debug-command", "yes"))
+        {
+            using var c = server.Connect();
+            Assert.Equal(digest, c.Call("DEBUG", "DIGEST"));
+            Assert.Equal($"${big.Length}\r\n{big}\r\n", c.Call("GET", "big"));
+        }
+    }
 }
