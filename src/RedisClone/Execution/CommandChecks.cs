@@ -61,6 +61,13 @@ internal static class CommandChecks
             error = RespErrors.NotAllowedWhileSubscribed(def.FullName);
             return null;
         }
+        // Loading at start-up: only the ok-loading commands run (Redis checks this before -BUSY).
+        if ((def.Flags & CommandFlags.Loading) == 0 && server.Rdb.Loading)
+        {
+            rejectedDef = def;
+            error = RespErrors.Loading;
+            return null;
+        }
         // A script past busy-reply-threshold: only the allow-busy commands run (AUTH, HELLO, QUIT,
         // RESET, MULTI, DISCARD, WATCH, UNWATCH, SCRIPT KILL, FUNCTION KILL/STATS, SHUTDOWN); the rest,
         // PING and commands inside MULTI included, get -BUSY. One volatile read per command.

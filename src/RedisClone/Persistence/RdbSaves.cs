@@ -34,7 +34,40 @@ internal sealed class RdbSaves
     public long LastAheadBytes { get; private set; }
     public long LastLoadKeysLoaded { get; set; }
     public long LastLoadKeysExpired { get; set; }
-    public bool Loading { get; set; }
+    /// <summary>True while the dataset loads at start-up (commands without the ok-loading flag answer -LOADING).</summary>
+    public bool Loading
+    {
+        get => Volatile.Read(ref _loading);
+        set => Volatile.Write(ref _loading, value);
+    }
+    private bool _loading;
+
+    public long LoadingStartUnix { get; private set; }
+    public long LoadingTotalBytes { get; private set; }
+    public long LoadingLoadedBytes { get; private set; }
+    private long _loadingStarted;
+
+    /// <summary>A load begins: INFO's loading_* fields from here on.</summary>
+    public void BeginLoading(long totalBytes)
+    {
+        LoadingStartUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        LoadingTotalBytes = totalBytes;
+        LoadingLoadedBytes = 0;
+        _loadingStarted = Stopwatch.GetTimestamp();
+    }
+
+    public void LoadingProgress(long loadedBytes) => LoadingLoadedBytes = loadedBytes;
+
+    /// <summary>Seconds the load should still take at its pace so far (Redis's loading_eta_seconds; 1 until it can tell).</summary>
+    public long LoadingEtaSeconds
+    {
+        get
+        {
+            double elapsed = Stopwatch.GetElapsedTime(_loadingStarted).TotalSeconds;
+            if (LoadingLoadedBytes == 0 || LoadingTotalBytes == 0) return 1;
+            return (long)((LoadingTotalBytes - LoadingLoadedBytes) / (LoadingLoadedBytes / Math.Max(elapsed, 0.001)));
+        }
+    }
 
     /// <summary>A background save asked for while it could not start (BGSAVE inside MULTI): started by the cron.</summary>
     public bool Scheduled { get; set; }

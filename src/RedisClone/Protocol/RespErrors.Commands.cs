@@ -208,7 +208,8 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NotListpack => "-ERR Not a listpack encoded object.\r\n"u8;
     public static ReadOnlySpan<byte> NotQuicklist => "-ERR Not a quicklist encoded object.\r\n"u8;
 
-    // SAVE, BGSAVE, SHUTDOWN.
+    // SAVE, BGSAVE, SHUTDOWN, loading.
+    public const string Loading = "LOADING Redis is loading the dataset in memory";
     public static ReadOnlySpan<byte> BackgroundSaveInProgress => "-ERR Background save already in progress\r\n"u8;
     public static ReadOnlySpan<byte> BareErr => "-ERR\r\n"u8;
     public static ReadOnlySpan<byte> BgSaveWhileRewriting =>

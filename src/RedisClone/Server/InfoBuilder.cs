@@ -263,7 +263,8 @@ internal static class InfoBuilder
     private static void AppendPersistence(StringBuilder sb, RedisServer server)
     {
         var rdb = server.Rdb;
-        Line(sb, "loading", rdb.Loading ? 1 : 0);
+        bool loading = rdb.Loading;
+        Line(sb, "loading", loading ? 1 : 0);
         Line(sb, "async_loading", 0);
         Line(sb, "current_cow_peak", 0);
         Line(sb, "current_cow_size", 0);
@@ -283,6 +284,17 @@ internal static class InfoBuilder
         Line(sb, "rdb_last_load_keys_loaded", rdb.LastLoadKeysLoaded);
         var aof = server.Aof;
         var files = server.AofFiles;
+        if (loading)
+        {
+            // As Redis, only while loading (INFO answers then).
+            Line(sb, "loading_start_time", rdb.LoadingStartUnix);
+            Line(sb, "loading_total_bytes", rdb.LoadingTotalBytes);
+            Line(sb, "loading_rdb_used_mem", 0);
+            Line(sb, "loading_loaded_bytes", rdb.LoadingLoadedBytes);
+            Line(sb, "loading_loaded_perc", (rdb.LoadingTotalBytes == 0 ? 0 : rdb.LoadingLoadedBytes * 100.0 / rdb.LoadingTotalBytes)
+                .ToString("0.00", System.Globalization.CultureInfo.InvariantCulture));
+            Line(sb, "loading_eta_seconds", rdb.LoadingEtaSeconds);
+        }
         Line(sb, "aof_enabled", aof != null ? 1 : 0);
         Line(sb, "aof_rewrite_in_progress", files?.RewriteInProgress == true ? 1 : 0);
         Line(sb, "aof_rewrite_scheduled", files?.RewriteScheduled == true ? 1 : 0);

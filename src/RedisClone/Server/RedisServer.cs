@@ -153,7 +153,6 @@ internal sealed class RedisServer : IAsyncDisposable
 
     public void Start()
     {
-        LoadAtStartup();
         Shards.Start();
         if (Network.Epoll.EventLoop.IsSupported && !Options.DotNetSockets)
         {
@@ -201,7 +200,28 @@ internal sealed class RedisServer : IAsyncDisposable
             throw new OpenFilesLimitException();
         }
         Options.MaxClients = maxClients;
+        // Clients are served while the data loads, as by Redis: commands other than the ok-loading
+        // ones (INFO, PING, CONFIG...) answer -LOADING. Every gate is held meanwhile, so nothing
+        // else (the active expiry cycle included) touches the keyspace being filled.
+        Rdb.Loading = true;
         foreach (var l in _listeners) l.Start();
+        try
+        {
+            WithAllGates(() =>
+            {
+                LoadAtStartup();
+                return true;
+            });
+        }
+        catch
+        {
+            StopAsync().GetAwaiter().GetResult();
+            throw;
+        }
+        finally
+        {
+            Rdb.Loading = false;
+        }
         // A thread of its own, made now: a timer would run on the thread pool, which may need a new
         // thread at a moment the process has no descriptors or memory to spare for one.
         _cron = new Thread(() =>
@@ -260,11 +280,14 @@ internal sealed class RedisServer : IAsyncDisposable
         string path = Config.RdbPath;
         if (!File.Exists(path)) return;
         var started = System.Diagnostics.Stopwatch.StartNew();
-        Rdb.Loading = true;
+        Rdb.BeginLoading(new FileInfo(path).Length);
         try
         {
             var result = Persistence.RdbLoader.Load(this, path, (done, total) =>
-                Log.Notice($"Loading RDB: {done * 100 / Math.Max(1, total)}% ({done} of {total} bytes)"));
+            {
+                Rdb.LoadingProgress(done);
+                Log.Notice($"Loading RDB: {done * 100 / Math.Max(1, total)}% ({done} of {total} bytes)");
+            });
             Rdb.LastLoadKeysLoaded = result.KeysLoaded;
             Rdb.LastLoadKeysExpired = result.KeysExpired;
             Log.Notice($"Done loading RDB, keys loaded: {result.KeysLoaded}, keys expired: {result.KeysExpired}.");
@@ -274,10 +297,6 @@ internal sealed class RedisServer : IAsyncDisposable
         {
             Log.Warning($"Fatal error loading the DB ({path}) at offset {ex.Offset}: {ex.Message} Exiting.");
             throw;
-        }
-        finally
-        {
-            Rdb.Loading = false;
         }
     }
 
@@ -335,7 +354,7 @@ internal sealed class RedisServer : IAsyncDisposable
         string directory = Config.AofDirectory;
         string name = Config.AppendFilename;
         var started = System.Diagnostics.Stopwatch.StartNew();
-        Rdb.Loading = true;
+        Rdb.BeginLoading(0);
         Persistence.AofManifest manifest;
         try
         {
@@ -350,10 +369,6 @@ internal sealed class RedisServer : IAsyncDisposable
         {
             Log.Warning($"Fatal error loading the AOF ({directory}) at offset {ex.Offset}: {ex.Message} Exiting.");
             throw;
-        }
-        finally
-        {
-            Rdb.Loading = false;
         }
         AofFiles = new Persistence.AofState(this, manifest);
         AofFiles.OpenAtStartup();

@@ -65,6 +65,51 @@ public sealed partial class ExternalServer : IDisposable
         return server;
     }
 
+    /// <summary>
+    /// Starts a server on a free port and returns as soon as it accepts connections, before it is
+    /// ready (while it loads its data, say), instead of waiting for its ready line.
+    /// </summary>
+    public static ExternalServer StartListening(int openFiles, string extraArgs = "", int timeoutMs = 60_000)
+    {
+        int port = ReferenceRedis.FreePort();
+        string dll = Path.Combine(AppContext.BaseDirectory, "RedisClone.dll");
+        var psi = new ProcessStartInfo("bash")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        psi.ArgumentList.Add("-c");
+        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec dotnet '{dll}' --port {port} --bind 127.0.0.1 {extraArgs}");
+        var server = new ExternalServer(Process.Start(psi)!) { Port = port };
+        void OnLine(string? line)
+        {
+            if (line == null) return;
+            lock (server._output) server._output.AppendLine(line);
+        }
+        server._process.OutputDataReceived += (_, e) => OnLine(e.Data);
+        server._process.ErrorDataReceived += (_, e) => OnLine(e.Data);
+        server._process.BeginOutputReadLine();
+        server._process.BeginErrorReadLine();
+        var sw = Stopwatch.StartNew();
+        while (sw.ElapsedMilliseconds < timeoutMs && !server._process.HasExited)
+        {
+            try
+            {
+                using var probe = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork,
+                    System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+                probe.Connect(IPAddress.Loopback, port);
+                return server;
+            }
+            catch (System.Net.Sockets.SocketException)
+            {
+                Thread.Sleep(20);
+            }
+        }
+        server.Dispose();
+        throw new TimeoutException($"the server did not listen in {timeoutMs} ms:\n{server.Output}");
+    }
+
     public RespClient Connect(int timeoutMs = 10_000) => new(new IPEndPoint(IPAddress.Loopback, Port), timeoutMs);
 
     /// <summary>CPU time (user + system) the process has used, from /proc/pid/stat.</summary>

@@ -429,4 +429,37 @@ public class RdbFileTests
             Assert.Equal($"${big.Length}\r\n{big}\r\n", c.Call("GET", "big"));
         }
     }
+
+    /// <summary>
+    /// While a large file loads, clients are served: INFO answers (loading:1 and the loading_*
+    /// fields), commands without Redis's ok-loading flag answer -LOADING (PING too, as in Redis);
+    /// once loaded, everything runs.
+    /// </summary>
+    [Fact]
+    public void Startup_WhileLoading_AnswersLoading()
+    {
+        string dir = NewDir();
+        using (var server = ExternalServer.Start(4096, $"--dir {dir} --save \"\" --enable-debug-command yes"))
+        using (var c = server.Connect(timeoutMs: 120_000))
+        {
+            c.Call("DEBUG", "POPULATE", "3000000", "k", "100");
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+        }
+        using var loading = ExternalServer.StartListening(4096, $"--dir {dir} --save \"\"");
+        using var c2 = loading.Connect(timeoutMs: 120_000);
+        string get = c2.Call("GET", "k:1"), info = c2.Call("INFO", "persistence"), ping = c2.Call("PING");
+        if (get.StartsWith("-"))
+        {
+            Assert.True(ping is "-LOADING Redis is loading the dataset in memory\r\n" or "+PONG\r\n", ping);
+            Assert.Equal("-LOADING Redis is loading the dataset in memory\r\n", get);
+            Assert.Contains("loading:1\r\n", info);
+            Assert.Contains("loading_total_bytes:", info);
+        }
+        var sw = Stopwatch.StartNew();
+        while (c2.Call("GET", "k:1").StartsWith("-") && sw.Elapsed < TimeSpan.FromSeconds(120)) Thread.Sleep(20);
+        Assert.StartsWith("$100\r\nvalue:1", c2.Call("GET", "k:1"));
+        Assert.Equal(":3000000\r\n", c2.Call("DBSIZE"));
+        Assert.Contains("loading:0\r\n", c2.Call("INFO", "persistence"));
+        Assert.True(get.StartsWith("-"), "the load ended before the first GET: nothing was checked while loading");
+    }
 }
