@@ -111,6 +111,38 @@ internal sealed partial class CommandTable
                 Summary = "Returns the unix time of the last successful save to disk.",
                 Since = "1.0.0", Complexity = "O(1)", Tips = "nondeterministic_output", Acl = "admin dangerous",
             },
+            new("slowlog", -2, None, ServerCommands.Help, group: "server")
+            {
+                Summary = "Subcommands that read and reset the log of slow commands.",
+                Since = "2.2.12", Complexity = "See each subcommand.",
+                Subcommands =
+                [
+                    new("get", -2, Admin | Loading | Stale, SlowLogCommands.Get)
+                    {
+                        Summary = "Returns the newest entries of the slow log.",
+                        Since = "2.2.12", Complexity = "O(N), N = entries returned", Args = "[count:integer]",
+                        History = "4.0.0: Added client IP address, port and name to the reply.",
+                        Tips = "request_policy:all_nodes nondeterministic_output",
+                    },
+                    new("len", 2, Admin | Loading | Stale, SlowLogCommands.Len)
+                    {
+                        Summary = "Returns how many entries the slow log holds.",
+                        Since = "2.2.12", Complexity = "O(1)",
+                        Tips = "request_policy:all_nodes response_policy:agg_sum nondeterministic_output",
+                    },
+                    new("reset", 2, Admin | Loading | Stale, SlowLogCommands.Reset)
+                    {
+                        Summary = "Empties the slow log.",
+                        Since = "2.2.12", Complexity = "O(N), N = entries dropped",
+                        Tips = "request_policy:all_nodes response_policy:all_succeeded",
+                    },
+                    new("help", 2, Loading | Stale, SlowLogCommands.Help)
+                    {
+                        Summary = "Lists the SLOWLOG subcommands.",
+                        Since = "6.2.0", Complexity = "O(1)",
+                    },
+                ],
+            },
             new("save", 1, Admin | NoScript | NoMulti | NoAsyncLoading, PersistenceCommands.Save, group: "server", routing: AllShards)
             {
                 Summary = "Writes the dataset to the RDB file now, blocking other clients until done.",

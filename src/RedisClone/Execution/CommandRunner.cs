@@ -28,7 +28,11 @@ internal static class CommandRunner
         IBufferWriter<byte> sink, long nowMs, int shard = -1, bool monitor = true)
     {
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
-        long start = timed ? Stopwatch.GetTimestamp() : 0;
+        long slower = server.Config.SlowlogLogSlowerThan;
+        // Every command is timed for SLOWLOG, as Redis times every call (a script's commands too,
+        // under the script client's "?:0"; not the AOF's replay, checked below).
+        bool slowlog = slower >= 0 && (def.Flags & CommandFlags.SkipSlowlog) == 0;
+        long start = timed || slowlog ? Stopwatch.GetTimestamp() : 0;
         // Scripts (EVAL, FCALL and their variants, the commands flagged skip-monitor) show in MONITOR
         // before the commands they run, as Redis's handlers feed themselves first; the feed after the
         // handler skips them.
@@ -49,7 +53,13 @@ internal static class CommandRunner
                 if (appended > session.AofSequence) session.AofSequence = appended;
             }
         }
-        server.CommandStats.Record(def.Id, timed ? Stopwatch.GetTimestamp() - start : -1, ctx.Failed);
+        long end = timed || slowlog ? Stopwatch.GetTimestamp() : 0;
+        server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);
+        if (slowlog)
+        {
+            long micros = (end - start) * 1_000_000 / Stopwatch.Frequency;
+            if (micros >= slower && !server.Rdb.Loading) LogSlow(server, session, buffer, i, micros);
+        }
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged) server.Rdb.Changed();
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged && !ctx.SignalledItself
             && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0))
@@ -107,30 +117,69 @@ internal static class CommandRunner
         log.Close();
     }
 
+    /// <summary>
+    /// Adds the command to SLOWLOG as Redis keeps it: at most 32 arguments (the last one then says
+    /// how many more there were), each cut at 128 bytes with how many more there were; AUTH's and
+    /// HELLO AUTH's secrets as "(redacted)".
+    /// </summary>
+    private static void LogSlow(RedisServer server, ClientSession session, CommandBuffer buffer, int i, long micros)
+    {
+        long max = server.Config.SlowlogMaxLen;
+        if (max <= 0) return;
+        int argc = buffer.ArgCount(i);
+        Redaction(buffer, i, out int redactFrom, out int redactTo);
+        int kept = Math.Min(argc, SlowLog.MaxArgs);
+        var args = new byte[kept][];
+        for (int a = 0; a < kept; a++)
+        {
+            if (kept != argc && a == kept - 1)
+            {
+                args[a] = System.Text.Encoding.ASCII.GetBytes($"... ({argc - kept + 1} more arguments)");
+                continue;
+            }
+            if (a >= redactFrom && a <= redactTo)
+            {
+                args[a] = "(redacted)"u8.ToArray();
+                continue;
+            }
+            var arg = buffer.Arg(i, a);
+            args[a] = arg.Length > SlowLog.MaxArgBytes
+                ? [.. arg[..SlowLog.MaxArgBytes], .. System.Text.Encoding.ASCII.GetBytes($"... ({arg.Length - SlowLog.MaxArgBytes} more bytes)")]
+                : arg.ToArray();
+        }
+        string peer = session.IsScriptClient ? "?:0" : session.Address;
+        server.SlowLog.Push(DateTimeOffset.UtcNow.ToUnixTimeSeconds(), micros, args, peer, session.Name ?? "", max);
+    }
+
+    /// <summary>The arguments Redis hides from MONITOR and SLOWLOG: AUTH's, and HELLO's after AUTH; none is (-1, -1).</summary>
+    private static void Redaction(CommandBuffer buffer, int i, out int from, out int to)
+    {
+        from = -1;
+        to = -1;
+        var name = buffer.Arg(i, 0);
+        if (System.Text.Ascii.EqualsIgnoreCase(name, "AUTH"u8))
+        {
+            from = 1;
+            to = int.MaxValue;
+            return;
+        }
+        if (!System.Text.Ascii.EqualsIgnoreCase(name, "HELLO"u8)) return;
+        int argc = buffer.ArgCount(i);
+        for (int a = 2; a + 2 < argc; a++)
+            if (System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "AUTH"u8))
+            {
+                from = a + 1;
+                to = a + 2;
+                return;
+            }
+    }
+
     /// <summary>Shows a command that ran to MONITOR clients, unless Redis keeps it from them.</summary>
     public static void FeedMonitors(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def)
     {
         // A subcommand's own flags decide (CONFIG GET is admin, CLIENT ID is not), as in Redis.
         if ((def.Flags & (CommandFlags.Admin | CommandFlags.SkipMonitor)) != 0) return;
-        var root = def.Parent ?? def;
-        int redactFrom = -1, redactTo = -1;
-        if (root.Handler == ConnectionCommands.Auth)
-        {
-            redactFrom = 1;
-            redactTo = int.MaxValue; // AUTH [username] password: every argument
-        }
-        else if (root.Handler == ConnectionCommands.Hello)
-        {
-            // HELLO protover AUTH username password ...: the two after AUTH.
-            int argc = buffer.ArgCount(i);
-            for (int a = 2; a + 2 < argc; a++)
-                if (System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "AUTH"u8))
-                {
-                    redactFrom = a + 1;
-                    redactTo = a + 2;
-                    break;
-                }
-        }
+        Redaction(buffer, i, out int redactFrom, out int redactTo);
         server.Monitors.Feed(session.Db, session.Address, buffer, i, redactFrom, redactTo);
     }
 

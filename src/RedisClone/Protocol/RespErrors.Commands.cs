@@ -208,6 +208,9 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NotListpack => "-ERR Not a listpack encoded object.\r\n"u8;
     public static ReadOnlySpan<byte> NotQuicklist => "-ERR Not a quicklist encoded object.\r\n"u8;
 
+    // SLOWLOG.
+    public static ReadOnlySpan<byte> SlowlogCount => "-ERR count should be greater than or equal to -1\r\n"u8;
+
     // SAVE, BGSAVE, SHUTDOWN, loading.
     public const string Loading = "LOADING Redis is loading the dataset in memory";
     public static ReadOnlySpan<byte> BackgroundSaveInProgress => "-ERR Background save already in progress\r\n"u8;

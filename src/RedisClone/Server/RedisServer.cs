@@ -85,6 +85,7 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>The running script, if any: whether it is past busy-reply-threshold, and SCRIPT KILL.</summary>
     public Scripting.ScriptWatchdog ScriptWatchdog { get; }
     public ServerStats Stats { get; } = new();
+    public SlowLog SlowLog { get; } = new();
     public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();
     public string RunId { get; }

@@ -108,6 +108,8 @@ internal sealed class ConfigRegistry
     private static readonly int AppendDirnameIndex = IndexOf("appenddirname");
     private static readonly int AofLoadTruncatedIndex = IndexOf("aof-load-truncated");
     private static readonly int AofPreambleIndex = IndexOf("aof-use-rdb-preamble");
+    private static readonly int SlowlogSlowerThanIndex = IndexOf("slowlog-log-slower-than");
+    private static readonly int SlowlogMaxLenIndex = IndexOf("slowlog-max-len");
     private static readonly int AutoAofPercentageIndex = IndexOf("auto-aof-rewrite-percentage");
     private static readonly int AutoAofMinSizeIndex = IndexOf("auto-aof-rewrite-min-size");
     private static readonly int DbFilenameIndex = IndexOf("dbfilename");
@@ -218,6 +220,12 @@ internal sealed class ConfigRegistry
 
     /// <summary>aof-load-truncated: a last AOF file cut short is loaded up to its last complete command.</summary>
     public bool AofLoadTruncated => Volatile.Read(ref _numbers[AofLoadTruncatedIndex]) != 0;
+
+    /// <summary>slowlog-log-slower-than: microseconds from which a command is logged (negative: never).</summary>
+    public long SlowlogLogSlowerThan => Volatile.Read(ref _numbers[SlowlogSlowerThanIndex]);
+
+    /// <summary>slowlog-max-len: how many entries SLOWLOG keeps.</summary>
+    public long SlowlogMaxLen => Volatile.Read(ref _numbers[SlowlogMaxLenIndex]);
 
     /// <summary>auto-aof-rewrite-percentage: growth of the AOF over its base that starts a rewrite (0: never).</summary>
     public long AutoAofRewritePercentage => Volatile.Read(ref _numbers[AutoAofPercentageIndex]);
