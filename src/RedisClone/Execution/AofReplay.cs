@@ -88,21 +88,19 @@ internal static class AofReplay
         var sink = new ArrayBufferWriter<byte>(256);
         var queued = new List<byte[][]>();
         bool inMulti = false;
-        long validUpTo = 0, validBeforeMulti = 0, count = 0, windowOffset = 0;
-        byte[] window = new byte[1 << 20];
-        int start = 0, end = 0;
-        bool eof = false;
+        long validUpTo = 0, validBeforeMulti = 0, count = 0;
         using (var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 16))
         {
+            var window = new FileWindow(file);
             while (true)
             {
-                if (start == end && !Fill(file, ref window, ref start, ref end, ref windowOffset, ref eof)) break;
-                int position = start;
-                long at = windowOffset + (start - 0);
-                var status = TryParse(window, end, ref position, out var args);
+                if (window.Start == window.End && !window.Fill()) break;
+                int position = window.Start;
+                long at = window.Offset;
+                var status = TryParse(window.Buffer, window.End, ref position, out var args);
                 if (status == Parsed.Truncated)
                 {
-                    if (Fill(file, ref window, ref start, ref end, ref windowOffset, ref eof)) continue;
+                    if (window.Fill()) continue;
                     if (!last || !server.Config.AofLoadTruncated)
                         throw new RdbLoadException($"Unexpected end of file reading the append only file {name}", at);
                     long cut = inMulti ? validBeforeMulti : validUpTo;
@@ -115,7 +113,7 @@ internal static class AofReplay
                 }
                 if (status == Parsed.Bad)
                     throw new RdbLoadException($"Bad file format reading the append only file {name}", at);
-                start = position;
+                window.Consume(position - window.Start);
                 if (args.Length == 1 && Ascii(args[0], "MULTI"))
                 {
                     inMulti = true;
@@ -138,7 +136,7 @@ internal static class AofReplay
                     Run(server, session, buffer, sink, args, name, at);
                     count++;
                 }
-                if (!inMulti) validUpTo = windowOffset + start;
+                if (!inMulti) validUpTo = window.Offset;
             }
         }
         if (inMulti)
@@ -151,32 +149,6 @@ internal static class AofReplay
             file.SetLength(validBeforeMulti);
         }
         return count;
-    }
-
-    /// <summary>Reads more of the file behind what is left in the window (moved to its front; grown when full); false at the end.</summary>
-    private static bool Fill(Stream file, ref byte[] window, ref int start, ref int end, ref long windowOffset, ref bool eof)
-    {
-        if (eof) return false;
-        if (start > 0)
-        {
-            Array.Copy(window, start, window, 0, end - start);
-            end -= start;
-            windowOffset += start;
-            start = 0;
-        }
-        if (end == window.Length)
-        {
-            if (window.Length >= Array.MaxLength) return false;
-            Array.Resize(ref window, (int)Math.Min((long)window.Length * 2, Array.MaxLength));
-        }
-        int n = file.Read(window, end, window.Length - end);
-        if (n == 0)
-        {
-            eof = true;
-            return false;
-        }
-        end += n;
-        return true;
     }
 
     private static bool Ascii(byte[] arg, string upper) => System.Text.Ascii.EqualsIgnoreCase(arg, upper);

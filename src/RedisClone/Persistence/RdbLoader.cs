@@ -55,61 +55,10 @@ internal static class RdbLoader
         return Load(server, stream, progress, merge);
     }
 
-    /// <summary>
-    /// The bytes of the file being read: a window that grows while one item (an opcode and what
-    /// follows it, a key and its value) does not fit, so files of any size load with memory for the
-    /// largest item only, not the whole file.
-    /// </summary>
-    private sealed class Window(Stream stream)
-    {
-        private byte[] _buffer = new byte[1 << 20];
-        private int _start, _end;
-
-        /// <summary>The file offset of the window's first byte.</summary>
-        public long Offset { get; private set; }
-
-        public bool Eof { get; private set; }
-
-        public ReadOnlySpan<byte> Span => _buffer.AsSpan(_start, _end - _start);
-
-        /// <summary>Reads more (moving what is left to the front, growing when full); false at the end of the file.</summary>
-        public bool Fill()
-        {
-            if (Eof) return false;
-            if (_start > 0)
-            {
-                Array.Copy(_buffer, _start, _buffer, 0, _end - _start);
-                _end -= _start;
-                _start = 0;
-            }
-            if (_end == _buffer.Length)
-            {
-                if (_buffer.Length >= Array.MaxLength) return false;
-                Array.Resize(ref _buffer, (int)Math.Min((long)_buffer.Length * 2, Array.MaxLength));
-            }
-            int n = stream.Read(_buffer, _end, _buffer.Length - _end);
-            if (n == 0)
-            {
-                Eof = true;
-                return false;
-            }
-            _end += n;
-            return true;
-        }
-
-        /// <summary>The first <paramref name="count"/> bytes are done with; the checksum takes them in.</summary>
-        public void Consume(int count, ref ulong crc)
-        {
-            crc = Crc64.Update(crc, _buffer.AsSpan(_start, count));
-            _start += count;
-            Offset += count;
-        }
-    }
-
     /// <summary>Loads an RDB stream; with <paramref name="merge"/> a key that exists is replaced (DEBUG RELOAD MERGE).</summary>
     public static Result Load(RedisServer server, Stream stream, Action<long, long>? progress = null, bool merge = false)
     {
-        var window = new Window(stream);
+        var window = new FileWindow(stream);
         while (window.Span.Length < 9 && window.Fill()) { }
         var head = window.Span;
         if (head.Length < 9 || !head[..5].SequenceEqual("REDIS"u8))

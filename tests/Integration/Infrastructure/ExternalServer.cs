@@ -34,6 +34,24 @@ public sealed partial class ExternalServer : IDisposable
     /// <summary>Starts the server under <c>ulimit -n <paramref name="openFiles"/></c> (soft and hard) and waits until it accepts.</summary>
     public static ExternalServer Start(int openFiles, string extraArgs = "", int timeoutMs = 60_000)
     {
+        var ready = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var server = Launch(openFiles, 0, extraArgs, line =>
+        {
+            var m = ReadyLine().Match(line);
+            if (m.Success) ready.TrySetResult(int.Parse(m.Groups[1].Value));
+        });
+        if (!ready.Task.Wait(timeoutMs) || server._process.HasExited)
+        {
+            server.Dispose();
+            throw new TimeoutException($"the server did not start in {timeoutMs} ms:\n{server.Output}");
+        }
+        server.Port = ready.Task.Result;
+        return server;
+    }
+
+    /// <summary>The server process under the descriptor limit, its output collected (and shown to <paramref name="onLine"/>).</summary>
+    private static ExternalServer Launch(int openFiles, int port, string extraArgs, Action<string>? onLine)
+    {
         string dll = Path.Combine(AppContext.BaseDirectory, "RedisClone.dll");
         var psi = new ProcessStartInfo("bash")
         {
@@ -42,26 +60,18 @@ public sealed partial class ExternalServer : IDisposable
             UseShellExecute = false,
         };
         psi.ArgumentList.Add("-c");
-        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec dotnet '{dll}' --port 0 --bind 127.0.0.1 {extraArgs}");
+        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec dotnet '{dll}' --port {port} --bind 127.0.0.1 {extraArgs}");
         var server = new ExternalServer(Process.Start(psi)!);
-        var ready = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
         void OnLine(string? line)
         {
             if (line == null) return;
             lock (server._output) server._output.AppendLine(line);
-            var m = ReadyLine().Match(line);
-            if (m.Success) ready.TrySetResult(int.Parse(m.Groups[1].Value));
+            onLine?.Invoke(line);
         }
         server._process.OutputDataReceived += (_, e) => OnLine(e.Data);
         server._process.ErrorDataReceived += (_, e) => OnLine(e.Data);
         server._process.BeginOutputReadLine();
         server._process.BeginErrorReadLine();
-        if (!ready.Task.Wait(timeoutMs) || server._process.HasExited)
-        {
-            server.Dispose();
-            throw new TimeoutException($"the server did not start in {timeoutMs} ms:\n{server.Output}");
-        }
-        server.Port = ready.Task.Result;
         return server;
     }
 
@@ -72,25 +82,8 @@ public sealed partial class ExternalServer : IDisposable
     public static ExternalServer StartListening(int openFiles, string extraArgs = "", int timeoutMs = 60_000)
     {
         int port = ReferenceRedis.FreePort();
-        string dll = Path.Combine(AppContext.BaseDirectory, "RedisClone.dll");
-        var psi = new ProcessStartInfo("bash")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        psi.ArgumentList.Add("-c");
-        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec dotnet '{dll}' --port {port} --bind 127.0.0.1 {extraArgs}");
-        var server = new ExternalServer(Process.Start(psi)!) { Port = port };
-        void OnLine(string? line)
-        {
-            if (line == null) return;
-            lock (server._output) server._output.AppendLine(line);
-        }
-        server._process.OutputDataReceived += (_, e) => OnLine(e.Data);
-        server._process.ErrorDataReceived += (_, e) => OnLine(e.Data);
-        server._process.BeginOutputReadLine();
-        server._process.BeginErrorReadLine();
+        var server = Launch(openFiles, port, extraArgs, null);
+        server.Port = port;
         var sw = Stopwatch.StartNew();
         while (sw.ElapsedMilliseconds < timeoutMs && !server._process.HasExited)
         {
