@@ -101,6 +101,11 @@ internal sealed partial class CommandTable
                     },
                 ],
             },
+            new("role", 1, NoScript | LS | Fast | Sentinel, ServerCommands.Role, group: "server")
+            {
+                Summary = "Returns the server's replication role: a master with no replicas here.",
+                Since = "2.8.12", Complexity = "O(1)", Acl = "admin dangerous",
+            },
             new("time", 1, LS | Fast, ServerCommands.Time, group: "server")
             {
                 Summary = "Returns the server's clock as seconds and microseconds.",

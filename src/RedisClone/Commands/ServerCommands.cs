@@ -171,6 +171,19 @@ internal static class ServerCommands
     }
 
     /// <summary>LASTSAVE — unix time of the last successful save (the start time while nothing is persisted).</summary>
+    /// <summary>
+    /// ROLE — ["master", replication offset, replicas]: this server is always a master, with no
+    /// replicas (replication is not built), so its offset is 0 and the list empty, as a fresh
+    /// Redis master's.
+    /// </summary>
+    public static void Role(ref CommandContext ctx)
+    {
+        ctx.Reply.ArrayHeader(3);
+        ctx.Reply.Bulk("master"u8);
+        ctx.Reply.Integer(0);
+        ctx.Reply.ArrayHeader(0);
+    }
+
     public static void LastSave(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Server.Rdb.LastSaveUnix);
 
     // ---------------------------------------------------------------- SHUTDOWN, CLUSTER

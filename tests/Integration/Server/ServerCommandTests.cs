@@ -22,6 +22,14 @@ public class ServerCommandTests
         Assert.Equal("-ERR wrong number of arguments for 'time' command\r\n", c.Call("TIME", "x"));
     }
 
+    /// <summary>ROLE: a master with no replicas, as a fresh redis-server reports itself.</summary>
+    [RedisFact]
+    public void Role_MatchesRedis()
+    {
+        Differential.AssertSame("ROLE", "ROLE x");
+        Differential.AssertSameResp3(["ROLE"]);
+    }
+
     [Fact]
     public void LastSave_StartTime()
     {
