@@ -15,7 +15,14 @@ public sealed class TestServer : IAsyncDisposable
 
     private readonly RedisServer _server;
 
-    private TestServer(RedisServer server) => _server = server;
+    /// <summary>The directory made for this server (see <see cref="Start"/>), removed when it is disposed.</summary>
+    private string? _ownDir;
+
+    private TestServer(RedisServer server, string? ownDir = null)
+    {
+        _server = server;
+        _ownDir = ownDir;
+    }
 
     /// <summary>A server shared by all tests; 4 shards so multi-shard paths are exercised.</summary>
     public static TestServer Shared => SharedServer.Value;
@@ -31,11 +38,20 @@ public sealed class TestServer : IAsyncDisposable
         // No save points and a directory of its own, unless the test says otherwise: a test server
         // neither writes dump.rdb where the tests run nor loads one another server left there.
         if (!extraArgs.Contains("--save")) args.AddRange(["--save", ""]);
-        if (!extraArgs.Contains("--dir")) args.AddRange(["--dir", Directory.CreateTempSubdirectory("redisclone-test-").FullName]);
+        string? ownDir = null;
+        if (!extraArgs.Contains("--dir")) args.AddRange(["--dir", ownDir = Directory.CreateTempSubdirectory("redisclone-test-").FullName]);
         args.AddRange(extraArgs);
         var server = new RedisServer(ServerOptions.Parse(args.ToArray()));
-        server.Start();
-        return new TestServer(server);
+        try
+        {
+            server.Start();
+        }
+        catch
+        {
+            if (ownDir != null) TryDelete(ownDir);
+            throw;
+        }
+        return new TestServer(server, ownDir);
     }
 
     /// <summary>
@@ -44,12 +60,13 @@ public sealed class TestServer : IAsyncDisposable
     /// </summary>
     public static TestServer StartWithSocketEngine(int shards = 4)
     {
+        string ownDir = Directory.CreateTempSubdirectory("redisclone-test-").FullName;
         var options = ServerOptions.Parse(["--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString(),
-            "--save", "", "--dir", Directory.CreateTempSubdirectory("redisclone-test-").FullName]);
+            "--save", "", "--dir", ownDir]);
         options.DotNetSockets = true;
         var server = new RedisServer(options);
         server.Start();
-        return new TestServer(server);
+        return new TestServer(server, ownDir);
     }
 
     /// <summary>A key prefix no other test uses, so tests can share <see cref="Shared"/>.</summary>
@@ -57,5 +74,20 @@ public sealed class TestServer : IAsyncDisposable
 
     public RespClient Connect() => new(new IPEndPoint(IPAddress.Loopback, Port));
 
-    public async ValueTask DisposeAsync() => await _server.StopAsync();
+    public async ValueTask DisposeAsync()
+    {
+        await _server.StopAsync();
+        if (_ownDir != null) TryDelete(_ownDir);
+    }
+
+    private static void TryDelete(string dir)
+    {
+        try
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+        catch (IOException)
+        {
+        }
+    }
 }
