@@ -37,30 +37,8 @@ internal static class DumpCommands
             ctx.Error(RespErrors.WrongType);
             return;
         }
-        AppendFooter(output);
+        RdbString.AppendFooter(output, RdbType.WriteVersion);
         ctx.Reply.Bulk(output.WrittenSpan);
-    }
-
-    /// <summary>Appends the RDB version and the CRC64 of everything written so far.</summary>
-    public static void AppendFooter(ArrayBufferWriter<byte> output)
-    {
-        BinaryPrimitives.WriteUInt16LittleEndian(output.GetSpan(2), RdbType.WriteVersion);
-        output.Advance(2);
-        ulong crc = Crc64.Compute(output.WrittenSpan);
-        BinaryPrimitives.WriteUInt64LittleEndian(output.GetSpan(8), crc);
-        output.Advance(8);
-    }
-
-    /// <summary>
-    /// Redis's verifyDumpPayload: room for the footer, a version this server reads, and a matching
-    /// CRC64 (a payload that carries 0 there is checked like any other).
-    /// </summary>
-    public static bool VerifyPayload(ReadOnlySpan<byte> payload)
-    {
-        if (payload.Length < 10) return false;
-        var footer = payload[^10..];
-        if (BinaryPrimitives.ReadUInt16LittleEndian(footer) > RdbType.ReadVersion) return false;
-        return Crc64.Compute(payload[..^8]) == BinaryPrimitives.ReadUInt64LittleEndian(footer[2..]);
     }
 
     /// <summary>The encoding limits loaded values are stored under, as configured now.</summary>
@@ -138,7 +116,7 @@ internal static class DumpCommands
             return;
         }
         var payload = ctx.Arg(3);
-        if (!VerifyPayload(payload))
+        if (!RdbString.VerifyPayload(payload))
         {
             ctx.Error(RespErrors.DumpPayloadWrong);
             return;

@@ -84,6 +84,31 @@ internal static class RdbString
         return true;
     }
 
+    /// <summary>
+    /// A DUMP-style payload's footer: the RDB <paramref name="version"/> (2 bytes) and the CRC64 of
+    /// everything written before it (8 bytes), both little-endian.
+    /// </summary>
+    public static void AppendFooter(ArrayBufferWriter<byte> output, int version)
+    {
+        BinaryPrimitives.WriteUInt16LittleEndian(output.GetSpan(2), (ushort)version);
+        output.Advance(2);
+        ulong crc = Crc64.Compute(output.WrittenSpan);
+        BinaryPrimitives.WriteUInt64LittleEndian(output.GetSpan(8), crc);
+        output.Advance(8);
+    }
+
+    /// <summary>
+    /// Redis's verifyDumpPayload: room for the footer, a version this server reads (up to
+    /// <see cref="Version"/>), and a matching CRC64 (a payload that carries 0 there is checked like any other).
+    /// </summary>
+    public static bool VerifyPayload(ReadOnlySpan<byte> payload)
+    {
+        if (payload.Length < 10) return false;
+        var footer = payload[^10..];
+        if (BinaryPrimitives.ReadUInt16LittleEndian(footer) > Version) return false;
+        return Crc64.Compute(payload[..^8]) == BinaryPrimitives.ReadUInt64LittleEndian(footer[2..]);
+    }
+
     /// <summary>Appends a length in RDB's 1, 2, 5 or 9-byte form.</summary>
     public static void WriteLength(IBufferWriter<byte> output, ulong length)
     {

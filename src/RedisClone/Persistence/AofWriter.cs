@@ -36,6 +36,13 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     private readonly List<(long Seq, TaskCompletionSource Done)> _waiters = [];
     private int _selectedDb = -1;
     private long _appended, _durable;
+
+    /// <summary>
+    /// Sequences come from one counter for the process, so a client's sequence from a writer since
+    /// replaced (CONFIG SET appendonly no, then yes) is never above a new writer's: a new writer
+    /// starts with everything before it counted as on disk.
+    /// </summary>
+    private static long s_sequence;
     private volatile bool _stopping;
     private readonly Func<FsyncPolicy> _policySource;
 
@@ -47,6 +54,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
         _log = log;
         _policySource = policy;
         _file = new FileStream(incrementalPath, FileMode.Append, FileAccess.Write, FileShare.Read, 1 << 16);
+        _appended = _durable = Interlocked.Read(ref s_sequence);
         CurrentSize = _file.Length;
         _thread = new Thread(Run) { IsBackground = true, Name = "aof-writer" };
         _thread.Start();
@@ -94,7 +102,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
             }
             if (!any) return;
             if (unit.Transaction) WriteWord("EXEC"u8);
-            ThreadSequence = ++_appended;
+            ThreadSequence = _appended = Interlocked.Increment(ref s_sequence);
         }
         _dataReady.Set();
     }

@@ -41,7 +41,7 @@ internal static class RdbType
     public const int WriteVersion = 10;
 
     /// <summary>The newest version this server reads (Redis 7.2's).</summary>
-    public const int ReadVersion = 11;
+    public const int ReadVersion = Common.RdbString.Version;
 
     /// <summary>Quicklist node containers (QUICKLIST_NODE_CONTAINER_PLAIN / _PACKED).</summary>
     public const int ContainerPlain = 1, ContainerPacked = 2;

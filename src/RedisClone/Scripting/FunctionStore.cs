@@ -82,18 +82,14 @@ internal sealed class FunctionStore : IDisposable
             output.Advance(1);
             RdbString.Write(output, library.Code);
         }
-        BinaryPrimitives.WriteUInt16LittleEndian(output.GetSpan(2), RdbString.Version);
-        output.Advance(2);
-        ulong crc = Crc64.Compute(output.WrittenSpan);
-        BinaryPrimitives.WriteUInt64LittleEndian(output.GetSpan(8), crc);
-        output.Advance(8);
+        RdbString.AppendFooter(output, RdbString.Version);
         return output.WrittenSpan.ToArray();
     }
 
     /// <summary>FUNCTION RESTORE: null when restored, else Redis's error text (without "ERR ").</summary>
     public string? Restore(ReadOnlySpan<byte> payload, RestorePolicy policy)
     {
-        if (!VerifyPayload(payload)) return RespErrors.FunctionPayloadInvalid;
+        if (!RdbString.VerifyPayload(payload)) return RespErrors.FunctionPayloadInvalid;
         var restored = new Libraries();
         string? error = null;
         int position = 0;
@@ -119,15 +115,6 @@ internal sealed class FunctionStore : IDisposable
         }
         foreach (var library in restored.List) ReleaseAll(library);
         return error;
-    }
-
-    /// <summary>Redis's verifyDumpPayload: at least the footer, a version this server reads, the right CRC64.</summary>
-    private static bool VerifyPayload(ReadOnlySpan<byte> payload)
-    {
-        if (payload.Length < 10) return false;
-        var footer = payload[^10..];
-        if (BinaryPrimitives.ReadUInt16LittleEndian(footer) > RdbString.Version) return false;
-        return Crc64.Compute(payload[..^8]) == BinaryPrimitives.ReadUInt64LittleEndian(footer[2..]);
     }
 
     /// <summary>

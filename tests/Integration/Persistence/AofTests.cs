@@ -370,4 +370,22 @@ public class AofTests(ITestOutputHelper output)
             Assert.Equal(digest, c.Call("DEBUG", "DIGEST"));
         }
     }
+
+    /// <summary>
+    /// appendfsync always, AOF turned off and on again: a client that wrote under the first writer
+    /// is answered at once under the second (its replies wait only for its own writes).
+    /// </summary>
+    [Fact]
+    public async Task Aof_TurnedOffAndOnAgain_RepliesDoNotWait()
+    {
+        string dir = RdbFileTests.NewDir();
+        await using var server = TestServer.Start(2, Aof(dir, "--appendfsync", "always"));
+        using var c = new RespClient(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, server.Port), timeoutMs: 5000);
+        for (int i = 0; i < 20; i++) c.Call("INCR", "n");
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "appendonly", "no"));
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "appendonly", "yes"));
+        Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
+        Assert.Equal(":21\r\n", c.Call("INCR", "n"));
+        Assert.Equal("$2\r\n21\r\n", c.Call("GET", "n"));
+    }
 }
