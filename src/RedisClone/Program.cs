@@ -15,19 +15,40 @@ internal static class Program
         if (Environment.GetEnvironmentVariable(InlineCompletions) == null)
             Environment.SetEnvironmentVariable(InlineCompletions, "1");
 
+        switch (args.Length > 0 ? args[0] : "")
+        {
+            case "-v" or "--version":
+                Console.WriteLine(ServerInfo.VersionLine);
+                return 0;
+            case "-h" or "--help":
+                Console.Error.WriteLine(ServerInfo.Usage);
+                return 1; // as redis-server
+            case "--test-memory" or "--check-system":
+                Console.Error.WriteLine($"{args[0]} is a redis-server tool for checking the machine; this server does not have it.");
+                return 1;
+        }
+
         ServerOptions options;
+        RedisServer server;
         try
         {
             options = ServerOptions.Parse(args);
+            server = new RedisServer(options);
         }
-        catch (ArgumentException ex)
+        catch (Server.Config.ConfigFileException ex)
         {
-            Console.Error.WriteLine($"*** FATAL CONFIG FILE ERROR (RedisClone) ***");
-            Console.Error.WriteLine(ex.Message);
+            ReportConfigError(ex);
             return 1;
         }
 
-        await using var server = new RedisServer(options);
+        await using var _ = server;
+        // The start-up banner, in Redis's order: who, how configured, how it runs.
+        server.Log.Warning("oO0OoO0OoO0Oo RedisClone is starting oO0OoO0OoO0Oo");
+        server.Log.Warning($"RedisClone version={ServerInfo.Version}, bits={IntPtr.Size * 8}, build={ServerInfo.BuildId}, " +
+                           $"runtime=.NET {Environment.Version}, pid={Environment.ProcessId}, just started");
+        server.Log.Warning(options.ConfigFile == null
+            ? "Warning: no config file specified, using the default config. In order to specify a config file use RedisClone /path/to/redis.conf"
+            : $"Configuration loaded from {options.ConfigFile}");
         try
         {
             server.Start();
@@ -59,12 +80,30 @@ internal static class Program
             System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; OnSignal(server, "SIGTERM"); });
         Console.CancelKeyPress += (_, e) => { e.Cancel = true; OnSignal(server, "SIGINT"); };
 
-        // Through the log (Redis's "Ready to accept connections" is a notice), which also loads and
-        // opens its sinks now, while descriptors are to spare.
-        server.Log.Notice($"RedisClone {ServerInfo.Version} ready to accept connections on port {server.Port} " +
-                          $"({server.Shards.Count} shards, {options.Databases} databases)");
+        server.Log.Notice($"Running mode={ServerInfo.Mode}, port={server.Port}, shards={server.Shards.Count}, " +
+                          $"io-threads={options.IoThreads}, databases={options.Databases}, maxclients={options.MaxClients}.");
+        server.Log.Notice("Ready to accept connections tcp");
         await server.Stopped;
         return 0;
+    }
+
+    /// <summary>A configuration that cannot be used, reported as redis-server reports it (on standard error).</summary>
+    private static void ReportConfigError(Server.Config.ConfigFileException ex)
+    {
+        if (ex.LogLine)
+        {
+            using var log = new ServerLog(new Server.Config.ConfigRegistry(null));
+            log.Warning(ex.Message);
+            return;
+        }
+        Console.Error.WriteLine();
+        Console.Error.WriteLine($"*** FATAL CONFIG FILE ERROR (Redis {ServerInfo.Version}) ***");
+        if (ex.Line > 0)
+        {
+            Console.Error.WriteLine($"Reading the configuration file, at line {ex.Line}");
+            Console.Error.WriteLine($">>> '{ex.Text}'");
+        }
+        Console.Error.WriteLine(ex.Message);
     }
 
     private static int _signals;
@@ -84,6 +123,7 @@ internal static class Program
         server.Log.Warning($"Received {name} scheduling shutdown...");
         _ = Task.Run(async () =>
         {
+            server.Log.Warning("User requested shutdown...");
             if (server.Config.SavePoints.Length > 0 && server.SaveForShutdown() != null)
             {
                 server.Log.Warning($"{name} received but errors trying to shut down the server, check the logs for more information");

@@ -123,11 +123,27 @@ internal static class ServerCommands
         ctx.Reply.Ok();
     }
 
-    /// <summary>CONFIG REWRITE — there is nothing to rewrite without a config file; rewriting one is not supported yet.</summary>
+    /// <summary>
+    /// CONFIG REWRITE: the configuration file brought up to date with the running values, its
+    /// comments and order kept (see <see cref="Server.Config.ConfigRegistry.Rewrite"/>).
+    /// </summary>
     public static void ConfigRewrite(ref CommandContext ctx)
     {
-        if (ctx.Server.Options.ConfigFile == null) ctx.Error(RespErrors.NoConfigFile);
-        else ctx.Error(RespErrors.ConfigRewriteUnsupported);
+        var server = ctx.Server;
+        if (server.Options.ConfigFile == null)
+        {
+            ctx.Error(RespErrors.NoConfigFile);
+            return;
+        }
+        string? error = Server.Config.ConfigFile.Rewrite(server);
+        if (error != null)
+        {
+            server.Log.Warning($"CONFIG REWRITE failed: {error}");
+            ctx.Error(RespErrors.RewritingConfigFile(error));
+            return;
+        }
+        server.Log.Notice("CONFIG REWRITE executed with success.");
+        ctx.Reply.Ok();
     }
 
     /// <summary>CONFIG HELP.</summary>
@@ -229,6 +245,7 @@ internal static class ServerCommands
             return;
         }
         var server = ctx.Server;
+        server.Log.Warning("User requested shutdown...");
         if (save || (!noSave && server.Config.SavePoints.Length > 0))
         {
             if (server.SaveForShutdown() != null && !force)
@@ -238,6 +255,7 @@ internal static class ServerCommands
                 return;
             }
         }
+        server.Log.Warning("Redis is now ready to exit, bye bye...");
         ctx.Client.CloseAfterReply = true;
         // StopAsync closes every connection, this one included: it must not run on this thread.
         _ = Task.Run(server.StopAsync);

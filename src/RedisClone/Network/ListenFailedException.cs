@@ -14,6 +14,13 @@ internal sealed class ListenFailedException : Exception
         Error = inner.SocketErrorCode;
     }
 
+    /// <summary>The address is not an address nor a name that resolves (Redis: getaddrinfo's message).</summary>
+    public ListenFailedException(string address, int port, SocketException inner)
+        : base($"Could not create server TCP listening socket {address}:{port}: {inner.Message}", inner)
+    {
+        Error = inner.SocketErrorCode;
+    }
+
     /// <summary>Why: <see cref="SocketError.AddressAlreadyInUse"/>, <see cref="SocketError.AddressNotAvailable"/> ...</summary>
     public SocketError Error { get; }
 }

@@ -10,6 +10,35 @@ internal static class InlineSplitter
     /// <summary>Appends the arguments to <paramref name="commands"/>; returns their count, or -1 for unbalanced quotes.</summary>
     public static int Split(ReadOnlySpan<byte> line, CommandBuffer commands)
     {
+        var sink = new BufferSink(commands);
+        return Split(line, ref sink);
+    }
+
+    /// <summary>The arguments of a configuration line (Latin-1 text, one char per byte), or null for unbalanced quotes.</summary>
+    public static List<string>? Split(string line)
+    {
+        var sink = new ListSink(new List<string>());
+        return Split(System.Text.Encoding.Latin1.GetBytes(line), ref sink) < 0 ? null : sink.Args;
+    }
+
+    private interface IArgSink
+    {
+        void Add(ReadOnlySpan<byte> arg);
+    }
+
+    private readonly struct BufferSink(CommandBuffer commands) : IArgSink
+    {
+        public void Add(ReadOnlySpan<byte> arg) => arg.CopyTo(commands.AddArg(arg.Length));
+    }
+
+    private readonly struct ListSink(List<string> args) : IArgSink
+    {
+        public List<string> Args => args;
+        public void Add(ReadOnlySpan<byte> arg) => args.Add(System.Text.Encoding.Latin1.GetString(arg));
+    }
+
+    private static int Split<TSink>(ReadOnlySpan<byte> line, ref TSink sink) where TSink : struct, IArgSink
+    {
         int count = 0;
         int p = 0;
         Span<byte> scratch = line.Length <= 1024 ? stackalloc byte[line.Length] : new byte[line.Length];
@@ -89,7 +118,7 @@ internal static class InlineSplitter
                 }
                 if (p < line.Length) p++;
             }
-            scratch.Slice(0, len).CopyTo(commands.AddArg(len));
+            sink.Add(scratch.Slice(0, len));
             count++;
         }
     }

@@ -181,7 +181,8 @@ internal static partial class RespErrors
 
     // Server: CONFIG, SHUTDOWN, CLUSTER.
     public static ReadOnlySpan<byte> NoConfigFile => "-ERR The server is running without a config file\r\n"u8;
-    public static ReadOnlySpan<byte> ConfigRewriteUnsupported => "-ERR Rewriting config file: Operation not supported\r\n"u8;
+    /// <summary>CONFIG REWRITE could not write the file: the reason is the system's (strerror).</summary>
+    public static string RewritingConfigFile(string reason) => "ERR Rewriting config file: " + reason;
     public static ReadOnlySpan<byte> NoShutdownInProgress => "-ERR No shutdown in progress.\r\n"u8;
     public static ReadOnlySpan<byte> ClusterDisabled => "-ERR This instance has cluster support disabled\r\n"u8;
 

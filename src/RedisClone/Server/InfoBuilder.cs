@@ -121,7 +121,7 @@ internal static class InfoBuilder
         Line(sb, "redis_version", ServerInfo.Version);
         Line(sb, "redis_git_sha1", "00000000");
         Line(sb, "redis_git_dirty", 0);
-        Line(sb, "redis_build_id", BuildId);
+        Line(sb, "redis_build_id", ServerInfo.BuildId);
         Line(sb, "redis_mode", ServerInfo.Mode);
         Line(sb, "os", OsName);
         Line(sb, "arch_bits", IntPtr.Size * 8);
@@ -516,11 +516,6 @@ internal static class InfoBuilder
     /// <summary>INFO keys and values cannot carry '#', ':', CR or LF: Redis replaces them with '_'.</summary>
     private static string Safe(string s)
         => s.IndexOfAny(['#', ':', '\r', '\n']) < 0 ? s : s.Replace('#', '_').Replace(':', '_').Replace('\r', '_').Replace('\n', '_');
-
-    // 16 hex digits that change with every build, as Redis's redis_build_id: from the module's
-    // build GUID (no hash: hashing would load the crypto library, megabytes of RSS, for one string).
-    private static readonly string BuildId =
-        Convert.ToHexStringLower(typeof(InfoBuilder).Assembly.ManifestModule.ModuleVersionId.ToByteArray(), 0, 8);
 
     /// <summary>uname's "sysname release machine", as Redis prints it.</summary>
     private static readonly string OsName = ComputeOsName();

@@ -25,11 +25,16 @@ internal sealed class RedisServer : IAsyncDisposable
         Options = options;
         Config = new Config.ConfigRegistry(this);
         Log = new ServerLog(Config);
-        foreach (var (name, value) in options.Settings)
+        foreach (var d in options.Settings)
         {
-            string? error = Config.Set(name, value);
-            if (error != null) throw new ArgumentException($"option '--{name}': {error}");
+            string? error = Config.SetDirective(d.Name, d.Args[1..]);
+            if (error != null) throw new Config.ConfigFileException(error, d.Line, d.Text);
         }
+        // Until ACL users exist every client is the default user with every right: the line CONFIG
+        // REWRITE writes for that is accepted, any other user is refused.
+        foreach (var d in options.Users)
+            if (string.Join(' ', d.Args) != "user default on nopass ~* &* +@all")
+                throw new Config.ConfigFileException("ACL users are not supported yet", d.Line, d.Text);
         Config.Set("io-threads", options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture));
         Shards = new ShardSet(options.Shards, options.Databases);
         for (int i = 0; i < Shards.Count; i++)
@@ -93,6 +98,21 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>INFO used_memory_startup: the accounted memory of the empty keyspace (its tables).</summary>
     public long StartupMemory { get; }
+
+    /// <summary>A bind address: an IP address, or a host name resolved as Redis's getaddrinfo would (first IPv4).</summary>
+    private IPAddress Resolve(string address)
+    {
+        if (IPAddress.TryParse(address, out var ip)) return ip;
+        try
+        {
+            var found = Dns.GetHostAddresses(address);
+            return found.FirstOrDefault(a => a.AddressFamily == AddressFamily.InterNetwork) ?? found[0];
+        }
+        catch (SocketException ex)
+        {
+            throw new ListenFailedException(address, Options.Port, ex);
+        }
+    }
 
     public int Port => _listeners.Count > 0 ? _listeners[0].EndPoint.Port : Options.Port;
 
@@ -173,7 +193,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 {
                     "*" => IPAddress.Any,
                     "localhost" => IPAddress.Loopback,
-                    _ => IPAddress.Parse(address),
+                    _ => Resolve(address),
                 };
                 try
                 {

@@ -6,4 +6,33 @@ internal static class ServerInfo
     /// <summary>The Redis version we implement and report; clients pick features by it.</summary>
     public const string Version = "7.2.4";
     public const string Mode = "standalone";
+
+    // 16 hex digits that change with every build, as Redis's redis_build_id: from the module's
+    // build GUID (no hash: hashing would load the crypto library, megabytes of RSS, for one string).
+    public static readonly string BuildId =
+        Convert.ToHexStringLower(typeof(ServerInfo).Assembly.ManifestModule.ModuleVersionId.ToByteArray(), 0, 8);
+
+    /// <summary><c>-v</c>: redis-server's one line, fields in its order (tools read <c>v=</c>).</summary>
+    public static string VersionLine =>
+        $"RedisClone server v={Version} sha=00000000:0 malloc=dotnet-gc bits={IntPtr.Size * 8} build={BuildId}";
+
+    /// <summary><c>--help</c>: how to start the server (our wording; the forms are redis-server's).</summary>
+    public const string Usage = """
+        Usage: RedisClone [/path/to/redis.conf] [options] [-]
+               RedisClone -                 reads the configuration from standard input
+               RedisClone -v or --version   prints the version and exits
+               RedisClone -h or --help      prints this text
+
+        The configuration file uses redis.conf's syntax (one directive per line, `include` for more
+        files). Each option is a directive written as --name value; standard input ('-', first or
+        last) comes after the file and the options come last, so a later setting wins.
+        Options of this server besides Redis's: --shards N (how many shards own the keys).
+
+        Examples:
+               RedisClone                              (defaults: port 6379, 127.0.0.1)
+               echo 'maxmemory 128mb' | RedisClone -
+               RedisClone /etc/redis/6379.conf
+               RedisClone --port 7777 --save ""
+               RedisClone /etc/myredis.conf --loglevel verbose -
+        """;
 }

@@ -1,3 +1,6 @@
+using RedisClone.Protocol;
+using RedisClone.Server.Config;
+
 namespace RedisClone.Server;
 
 /// <summary>
@@ -21,59 +24,150 @@ internal sealed class ServerOptions
 
     /// <summary>Serve sockets with .NET's asynchronous socket engine even where the epoll loops run (tests of that path).</summary>
     internal bool DotNetSockets { get; set; }
+    /// <summary>The configuration file's absolute path (the first argument), or null.</summary>
     public string? ConfigFile { get; set; }
 
-    /// <summary>Settings given on the command line that CONFIG also knows (name → value).</summary>
-    public List<(string Name, string Value)> Settings { get; } = new();
+    /// <summary>Settings from the configuration file, standard input and the command line that CONFIG also knows, in order.</summary>
+    public List<ConfigDirective> Settings { get; } = new();
 
-    /// <summary>Parses the command line; throws <see cref="ArgumentException"/> with a user-facing message.</summary>
-    public static ServerOptions Parse(string[] args)
+    /// <summary><c>user</c> directives, for the ACL users.</summary>
+    public List<ConfigDirective> Users { get; } = new();
+
+    /// <summary>This server's own start-up directives (not Redis parameters; CONFIG REWRITE keeps their lines).</summary>
+    public static readonly string[] OwnDirectives = ["shards"];
+
+    /// <summary>Directives Redis 7.2 still accepts and ignores.</summary>
+    private static readonly string[] Deprecated = ["list-max-ziplist-entries", "list-max-ziplist-value", "lua-replicate-commands"];
+
+    /// <summary>
+    /// Reads the configuration as redis-server does: the file named by the first argument (when it
+    /// does not start with <c>-</c>), then standard input when <c>-</c> is the first or last argument,
+    /// then the <c>--name value</c> options, each turned into a line of the same syntax; later lines
+    /// override earlier ones. Throws <see cref="ConfigFileException"/> for the first directive that
+    /// cannot be used, with its line.
+    /// </summary>
+    public static ServerOptions Parse(string[] args, TextReader? stdin = null)
     {
         var o = new ServerOptions();
-        int i = 0;
-        if (args.Length > 0 && !args[0].StartsWith("--", StringComparison.Ordinal))
+        int j = 0;
+        if (args.Length > 0 && args[0].Length > 0 && args[0][0] != '-')
         {
-            o.ConfigFile = args[0];
-            i = 1;
+            o.ConfigFile = Path.GetFullPath(args[0]);
+            j = 1;
         }
-        for (; i < args.Length; i++)
+        bool fromStdin = false;
+        var options = new System.Text.StringBuilder();
+        // As redis-server: "--name" starts a new line only once the previous option has a value, so
+        // "--bind --x" gives bind the value "--x"; a bare "--save" means save "".
+        bool valueSeen = true;
+        for (; j < args.Length; j++)
         {
-            string a = args[i];
-            if (!a.StartsWith("--", StringComparison.Ordinal) || a.Length == 2)
-                throw new ArgumentException($"unexpected argument '{a}'");
-            string name = a.Substring(2).ToLowerInvariant();
-            var values = new List<string>();
-            while (i + 1 < args.Length && !args[i + 1].StartsWith("--", StringComparison.Ordinal)) values.Add(args[++i]);
-            string Single()
+            string a = args[j];
+            if (a == "-" && (j == 0 || j == args.Length - 1))
             {
-                if (values.Count != 1) throw new ArgumentException($"option '--{name}' takes exactly one value");
-                return values[0];
+                fromStdin = true;
             }
-            switch (name)
+            else if (valueSeen && a.StartsWith("--", StringComparison.Ordinal))
             {
-                case "port": o.Port = ParseInt(name, Single(), 0, 65535); break;
-                case "bind":
-                    if (values.Count == 0) throw new ArgumentException("option '--bind' needs at least one address");
-                    o.Bind = values.ToArray();
-                    break;
-                case "databases": o.Databases = ParseInt(name, Single(), 1, 1 << 20); break;
-                case "shards": o.Shards = ParseInt(name, Single(), 1, 64); break;
-                case "io-threads": o.IoThreads = ParseInt(name, Single(), 1, 128); break;
-                case "maxclients": o.MaxClients = ParseInt(name, Single(), 1, int.MaxValue); break;
-                default:
-                    if (!Config.ConfigRegistry.IsKnown(name))
-                        throw new ArgumentException($"unknown option '--{name}'");
-                    o.Settings.Add((name, string.Join(' ', values)));
-                    break;
+                if (options.Length > 0) options.Append('\n');
+                options.Append(a, 2, a.Length - 2).Append(' ');
+                if (InlineSplitter.Split(a) is { Count: 1 })
+                {
+                    valueSeen = false;
+                    bool last = j == args.Length - 1;
+                    if (a.Equals("--save", StringComparison.OrdinalIgnoreCase) &&
+                        (last || args[j + 1].StartsWith("--", StringComparison.Ordinal)))
+                    {
+                        options.Append("\"\"");
+                        valueSeen = !last;
+                    }
+                }
+                else
+                {
+                    valueSeen = true;
+                }
+            }
+            else
+            {
+                options.Append(Config.ConfigFile.Repr(a)).Append(' ');
+                valueSeen = true;
+            }
+        }
+
+        var text = new System.Text.StringBuilder();
+        if (o.ConfigFile != null) text.Append(Config.ConfigFile.ReadFile(o.ConfigFile));
+        if (fromStdin) text.Append((stdin ?? Console.In).ReadToEnd());
+        text.Append('\n').Append(options);
+        var directives = new List<ConfigDirective>();
+        Config.ConfigFile.Parse(text.ToString(), directives);
+
+        // Every value is checked here, in order, on a registry of its own, so that the first bad
+        // line stops the start with its line number; the server applies the same lines again.
+        var check = new ConfigRegistry(null);
+        foreach (var d in directives)
+        {
+            string? error = o.Apply(d, check);
+            if (error != null) throw new ConfigFileException(error, d.Line, d.Text);
+        }
+        string logFile = check.LogFile;
+        if (logFile.Length > 0)
+        {
+            try
+            {
+                using var _ = new FileStream(logFile, FileMode.Append, FileAccess.Write, FileShare.ReadWrite);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                throw new ConfigFileException("Can't open the log file: " +
+                    (ex is UnauthorizedAccessException ? "Permission denied" : ex is DirectoryNotFoundException ? "No such file or directory" : ex.Message));
             }
         }
         return o;
     }
 
-    private static int ParseInt(string name, string value, int min, int max)
+    /// <summary>One directive: checked on <paramref name="check"/> and kept; the error text if it cannot be used.</summary>
+    private string? Apply(ConfigDirective d, ConfigRegistry check)
     {
-        if (!int.TryParse(value, out int v) || v < min || v > max)
-            throw new ArgumentException($"option '--{name}' must be an integer from {min} to {max}, got '{value}'");
-        return v;
+        string name = d.Name;
+        var values = d.Args.AsSpan(1);
+        switch (name)
+        {
+            case "shards":
+                // Our own: how many shards own the keyspace (not a Redis parameter, not in CONFIG).
+                if (values.Length != 1) return "wrong number of arguments";
+                if (!int.TryParse(values[0], System.Globalization.NumberStyles.AllowLeadingSign,
+                        System.Globalization.CultureInfo.InvariantCulture, out int shards) || shards < 1 || shards > 64)
+                    return "argument must be between 1 and 64 inclusive";
+                Shards = shards;
+                return null;
+            case "user" when values.Length >= 1:
+                Users.Add(d);
+                return null;
+            case "rename-command" when values.Length == 2:
+                return "rename-command is not supported by this server";
+            case "loadmodule" when values.Length >= 1:
+                return "Modules are not supported by this server";
+            case "sentinel":
+                return "Sentinel mode is not supported by this server";
+        }
+        if (!ConfigRegistry.IsKnown(name))
+        {
+            if (Array.IndexOf(Deprecated, name) >= 0 && values.Length == 1) return null;
+            if (name.Contains('.')) return "Module configs are not supported by this server";
+            return "Bad directive or wrong number of arguments";
+        }
+        string? error = check.SetDirective(name, values.ToArray());
+        if (error != null) return error;
+        // The parameters this object carries for the server's start (the registry reads them back from here).
+        switch (name)
+        {
+            case "port": Port = (int)check.Number("port"); break;
+            case "databases": Databases = (int)check.Number("databases"); break;
+            case "io-threads": IoThreads = (int)check.Number("io-threads"); break;
+            case "maxclients": MaxClients = check.Number("maxclients"); break;
+            case "bind": Bind = check.Value("bind").Split(' ', StringSplitOptions.RemoveEmptyEntries); break;
+            default: Settings.Add(d); break;
+        }
+        return null;
     }
 }

@@ -7,8 +7,11 @@ public static class Eventually
     public static async Task WaitFor(Func<bool> condition, Func<string> what, int seconds = 10)
     {
         var deadline = DateTime.UtcNow.AddSeconds(seconds);
-        while (!condition() && DateTime.UtcNow < deadline) await Task.Delay(20);
-        Assert.True(condition(), $"timed out waiting: {what()}");
+        bool held;
+        // The verdict is the last poll's: asking again could see it change back (another test
+        // opening descriptors) and fail a wait that succeeded.
+        while (!(held = condition()) && DateTime.UtcNow < deadline) await Task.Delay(20);
+        Assert.True(held, $"timed out waiting: {what()}");
     }
 
     /// <summary>Waits until the server has no connected client.</summary>

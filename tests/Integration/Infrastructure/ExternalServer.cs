@@ -135,6 +135,6 @@ public sealed partial class ExternalServer : IDisposable
         _process.Dispose();
     }
 
-    [GeneratedRegex(@"ready to accept connections on port (\d+)")]
+    [GeneratedRegex(@"Running mode=standalone, port=(\d+),")]
     private static partial Regex ReadyLine();
 }

@@ -32,9 +32,19 @@ public sealed class TestServer : IAsyncDisposable
     internal RedisServer Server => _server;
 
     /// <summary>Starts a private server. <paramref name="extraArgs"/> are redis-server style options.</summary>
-    public static TestServer Start(int shards = 4, params string[] extraArgs)
+    public static TestServer Start(int shards = 4, params string[] extraArgs) => Start(null, shards, extraArgs);
+
+    /// <summary>A private server reading <paramref name="configFile"/> first, as redis-server's first argument.</summary>
+    public static TestServer StartWithConfig(string configFile, params string[] extraArgs) => Start(configFile, 2, extraArgs);
+
+    private static TestServer Start(string? configFile, int shards, string[] extraArgs)
     {
-        var args = new List<string> { "--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString() };
+        // With a file, its own settings stand (options come after it and would win): only the
+        // loopback address, and a free port unless the file names one.
+        var args = configFile == null
+            ? new List<string> { "--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString() }
+            : new List<string> { configFile, "--bind", "127.0.0.1" };
+        if (configFile != null && !File.ReadAllText(configFile).Contains("port ")) args.AddRange(["--port", "0"]);
         // No save points and a directory of its own, unless the test says otherwise: a test server
         // neither writes dump.rdb where the tests run nor loads one another server left there.
         if (!extraArgs.Contains("--save")) args.AddRange(["--save", ""]);

@@ -256,9 +256,9 @@ public class ConfigTests
     [Fact]
     public void CommandLine_BadValue_Throws()
     {
-        var ex = Assert.Throws<ArgumentException>(() => TestServer.Start(1, "--maxmemory", "lots"));
+        ArgumentException ex = Assert.ThrowsAny<ArgumentException>(() => TestServer.Start(1, "--maxmemory", "lots"));
         Assert.Contains("argument must be a memory value", ex.Message);
-        ex = Assert.Throws<ArgumentException>(() => TestServer.Start(1, "--cluster-enabled", "yes"));
+        ex = Assert.ThrowsAny<ArgumentException>(() => TestServer.Start(1, "--cluster-enabled", "yes"));
         Assert.Contains("cluster", ex.Message);
     }
 

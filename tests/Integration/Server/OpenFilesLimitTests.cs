@@ -86,6 +86,64 @@ public sealed class OpenFilesLimitTests
         }
     }
 
+    /// <summary>
+    /// The figure: maxclients 10000 (the default) under a limit that allows it, 10,000
+    /// clients connected at once, each answered; the next one is told and closed.
+    /// </summary>
+    [TenThousandFilesFact]
+    public void Connect_TenThousandClients_AllServedNextToldMaxClients()
+    {
+        const int Clients = 10_000;
+        using var server = ExternalServer.Start(Clients + 500, "--maxclients 10000");
+        var sockets = new List<System.Net.Sockets.Socket>(Clients);
+        try
+        {
+            var ping = "PING\r\n"u8.ToArray();
+            var reply = new byte[64];
+            for (int i = 0; i < Clients; i++)
+            {
+                var s = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork,
+                    System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp) { ReceiveTimeout = 30_000 };
+                s.Connect(System.Net.IPAddress.Loopback, server.Port);
+                sockets.Add(s);
+                s.Send(ping);
+            }
+            // Every client is answered (the pings were all sent before the first reply is read).
+            foreach (var s in sockets)
+                Assert.Equal("+PONG\r\n", System.Text.Encoding.ASCII.GetString(reply, 0, s.Receive(reply)));
+            using (var extra = server.Connect(timeoutMs: 30_000))
+            {
+                Assert.Equal(MaxClientsReached, extra.TryReadReply(30_000));
+                Assert.True(extra.IsClosedByServer());
+            }
+            sockets[0].Send("INFO clients\r\n"u8);
+            var info = new byte[4096];
+            Assert.Contains("connected_clients:10000\r\n", System.Text.Encoding.ASCII.GetString(info, 0, sockets[0].Receive(info)));
+        }
+        finally
+        {
+            foreach (var s in sockets) s.Dispose();
+        }
+    }
+
+    /// <summary>Skipped, saying why, when this process may not open a socket per client (it needs 10,200 descriptors).</summary>
+    private sealed class TenThousandFilesFactAttribute : FactAttribute
+    {
+        public TenThousandFilesFactAttribute()
+        {
+            long limit = CurrentOpenFilesLimit();
+            if (limit < 10_200) Skip = $"the test process's open-files limit ({limit}) is below 10200: raise ulimit -n to run it";
+        }
+    }
+
+    private static long CurrentOpenFilesLimit()
+    {
+        foreach (string line in File.ReadLines("/proc/self/limits"))
+            if (line.StartsWith("Max open files", StringComparison.Ordinal))
+                return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[3], CultureInfo.InvariantCulture);
+        return 0;
+    }
+
     [Fact]
     public void Accept_OutOfDescriptors_WaitsWithoutSpinningAndRecovers()
     {

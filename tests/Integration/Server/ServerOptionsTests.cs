@@ -21,7 +21,8 @@ public class ServerOptionsTests
     [InlineData("--shards", "65")]
     public void Parse_BadOptions_Throw(string name, string value)
     {
-        var ex = Assert.Throws<ArgumentException>(() => ServerOptions.Parse([name, value]));
-        Assert.Contains(name.TrimStart('-'), ex.Message);
+        var ex = Assert.Throws<RedisClone.Server.Config.ConfigFileException>(() => ServerOptions.Parse([name, value]));
+        Assert.Equal(2, ex.Line); // the options follow the (absent) file's text, as in redis-server
+        Assert.Equal($"{name.TrimStart('-')} \"{value}\"", ex.Text);
     }
 }

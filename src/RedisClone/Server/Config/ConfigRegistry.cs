@@ -25,7 +25,7 @@ namespace RedisClone.Server.Config;
 /// </para>
 /// Thread safety: GET and SET take a lock; the typed properties read one array slot without it.
 /// </remarks>
-internal sealed class ConfigRegistry
+internal sealed partial class ConfigRegistry
 {
     /// <summary>How CONFIG SET may treat a parameter.</summary>
     [Flags]
@@ -137,6 +137,7 @@ internal sealed class ConfigRegistry
     private readonly object _gate = new();
     private readonly string[] _values;
     private readonly long[] _numbers;
+    private bool _saveLoaded;
 
     public ConfigRegistry(RedisServer? server)
     {
@@ -352,6 +353,45 @@ internal sealed class ConfigRegistry
             return null;
         }
     }
+
+    /// <summary>
+    /// Sets a parameter from a configuration line (file, standard input or command line), immutable
+    /// ones too, with redis.conf's rules: a single-value parameter takes exactly one word; a
+    /// multi-value one takes its words, or one word split again (<c>save "900 1 300 10"</c>); every
+    /// <c>save</c> line after the first adds its points to the previous ones (<c>save ""</c> clears).
+    /// Returns null or the error text.
+    /// </summary>
+    public string? SetDirective(string name, string[] words)
+    {
+        if (!ByName.TryGetValue(name, out var hit)) return "Bad directive or wrong number of arguments";
+        var p = hit.Param;
+        bool multi = (p.Flags & ParamFlags.MultiArg) != 0;
+        if (!multi && words.Length != 1) return "wrong number of arguments";
+        if (multi && words.Length == 1)
+            words = words[0].Length == 0 ? [] : InlineSplitter.Split(words[0])?.ToArray() ?? [];
+        lock (_gate)
+        {
+            string? error = StartupCheck(p, string.Join(' ', words));
+            if (error != null) return error;
+            error = Parse(p, words, out string canonical, out long number);
+            if (error != null) return error;
+            if (p.Index == SaveIndex)
+            {
+                // The defaults go at the first save line; later ones add to it.
+                if (_saveLoaded && words.Length > 0 && _values[SaveIndex].Length > 0)
+                    canonical = _values[SaveIndex] + " " + canonical;
+                _saveLoaded = true;
+            }
+            Commit(p, canonical, number);
+            return null;
+        }
+    }
+
+    /// <summary>A numeric parameter's value (the command line's checks read it back).</summary>
+    public long Number(string name) => Volatile.Read(ref _numbers[ByName[name].Param.Index]);
+
+    /// <summary>A parameter's stored text.</summary>
+    public string Value(string name) => Volatile.Read(ref _values[ByName[name].Param.Index]);
 
     /// <summary>
     /// CONFIG SET name value [name value ...]: checks every pair, then stores them all or none.
