@@ -52,7 +52,11 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     public int Protocol { get; set; } = 2;
 
     public ReplyMode ReplyMode { get; set; } = ReplyMode.On;
+    /// <summary>CLIENT NO-EVICT: never chosen by client eviction (maxmemory-clients), though its memory still counts.</summary>
     public bool NoEvict { get; set; }
+
+    /// <summary>The memory this client was last counted with toward maxmemory-clients (see Server/ClientEviction).</summary>
+    public long CountedMemory;
     public bool NoTouch { get; set; }
 
     /// <summary>Last command run, as CLIENT LIST's cmd= shows it ("client|list").</summary>

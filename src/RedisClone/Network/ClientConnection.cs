@@ -121,6 +121,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         PubSubCommands.UnsubscribeEverything(_server.PubSub, Session);
         ConnectionCommands.StopMonitoring(_server, Session);
         _server.Clients.TryRemove(Session.Id, out _);
+        _server.ClientEviction.Remove(Session);
         // What the client held in parsed commands and a MULTI queue is garbage now (its socket
         // buffers were counted as they went back, see Common/BufferPool).
         Common.ReleasedMemory.Add(_commands.AllocatedBytes + (Session.Queued?.AllocatedBytes ?? 0) + 8L * (Session.QueuedDefs?.Capacity ?? 0));
@@ -155,6 +156,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 var status = Parse(buffer, out var consumed);
                 if (status == ParseStatus.BatchFull) input.AdvanceTo(consumed);
                 else input.AdvanceTo(consumed, buffer.End);
+                _server.ClientEviction.Update(Session);
+                if (Session.Killed) break;
 
                 if (_commands.Count > 0)
                 {
@@ -163,6 +166,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                     bool goOn = await _executor.ExecuteAsync(_commands, nowMs);
                     _commands.Clear();
                     if (!goOn) break;
+                    _server.ClientEviction.Update(Session);
                 }
                 // A QUIT earlier in the batch wins: Redis stops reading at it, so it never sees the error.
                 bool protocolError = status == ParseStatus.Malformed && !Session.CloseAfterReply && !Session.Killed;

@@ -349,7 +349,7 @@ internal static class InfoBuilder
         Line(sb, "expired_time_cap_reached_count", 0);
         Line(sb, "expire_cycle_cpu_milliseconds", 0);
         Line(sb, "evicted_keys", 0);
-        Line(sb, "evicted_clients", 0);
+        Line(sb, "evicted_clients", server.ClientEviction.Evicted);
         Line(sb, "total_eviction_exceeded_time", 0);
         Line(sb, "current_eviction_exceeded_time", 0);
         Line(sb, "keyspace_hits", hits);

@@ -55,7 +55,11 @@ internal sealed class RedisServer : IAsyncDisposable
         RunId = Common.RandomHex.Next40();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         Rdb = new Persistence.RdbSaves(this);
+        ClientEviction = new ClientEviction(this);
     }
+
+    /// <summary>maxmemory-clients: the clients' memory added up, the largest closed past the limit.</summary>
+    public ClientEviction ClientEviction { get; }
 
     /// <summary>RDB snapshots: changes since the last save, the background save, save points.</summary>
     public Persistence.RdbSaves Rdb { get; }
@@ -252,8 +256,9 @@ internal sealed class RedisServer : IAsyncDisposable
             {
                 Rdb.Cron();
                 AofCron();
+                ClientEviction.Cron();
             }
-        }) { IsBackground = true, Name = "persistence-cron" };
+        }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
     }
 

@@ -107,6 +107,25 @@ public sealed class RespClient : IDisposable
         }
     }
 
+    /// <summary>True when the server closes the connection within <paramref name="timeoutMs"/>; false when it stays open (silent) that long.</summary>
+    public bool ClosedWithin(int timeoutMs)
+    {
+        if (_end > _start) return false;
+        _socket.ReceiveTimeout = timeoutMs;
+        try
+        {
+            return _socket.Receive(_buffer, 0, 1, SocketFlags.None) == 0;
+        }
+        catch (SocketException ex) when (ex.SocketErrorCode is SocketError.TimedOut or SocketError.WouldBlock)
+        {
+            return false;
+        }
+        catch (SocketException)
+        {
+            return true;
+        }
+    }
+
     private void ReadValue(MemoryStream into)
     {
         string line = ReadLine(into);

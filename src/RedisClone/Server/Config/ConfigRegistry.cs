@@ -94,6 +94,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int ProtoMaxBulkLenIndex = IndexOf("proto-max-bulk-len");
     private static readonly int HzIndex = IndexOf("hz");
     private static readonly int MaxMemoryIndex = IndexOf("maxmemory");
+    private static readonly int MaxMemoryClientsIndex = IndexOf("maxmemory-clients");
     private static readonly int QueryBufferLimitIndex = IndexOf("client-query-buffer-limit");
     private static readonly int TimeoutIndex = IndexOf("timeout");
     private static readonly int NotifyIndex = IndexOf("notify-keyspace-events");
@@ -170,6 +171,9 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>maxmemory in bytes; 0 = no limit (not enforced yet).</summary>
     public ulong MaxMemory => (ulong)Volatile.Read(ref _numbers[MaxMemoryIndex]);
+
+    /// <summary>maxmemory-clients as stored: bytes, or a percentage of maxmemory stored negated; 0 = off.</summary>
+    public long MaxMemoryClients => Volatile.Read(ref _numbers[MaxMemoryClientsIndex]);
 
     public string MaxMemoryPolicy => Volatile.Read(ref _values[MaxMemoryPolicyIndex]);
 
