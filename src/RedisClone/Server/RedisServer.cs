@@ -103,6 +103,24 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>INFO used_memory_startup: the accounted memory of the empty keyspace (its tables).</summary>
     public long StartupMemory { get; }
 
+    private string? _pidFile;
+
+    /// <summary><c>pidfile</c>: the process id written there (best effort, as Redis), removed when the server stops.</summary>
+    private void CreatePidFile()
+    {
+        string path = Config.Value("pidfile");
+        if (path.Length == 0) return;
+        try
+        {
+            File.WriteAllText(path, $"{Environment.ProcessId}\n");
+            _pidFile = path;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            Log.Warning($"Failed to write PID file: {(ex is UnauthorizedAccessException ? "Permission denied" : ex is DirectoryNotFoundException ? "No such file or directory" : ex.Message)}");
+        }
+    }
+
     /// <summary>A bind address: an IP address, or a host name resolved as Redis's getaddrinfo would (first IPv4).</summary>
     private IPAddress Resolve(string address)
     {
@@ -215,6 +233,7 @@ internal sealed class RedisServer : IAsyncDisposable
             _listeners.Clear();
             throw;
         }
+        CreatePidFile();
         // Now that everything the server holds for itself is open, before the first client.
         _reservedDescriptors = OpenFilesLimit.MeasureReserved(EventLoops?.Count ?? 0);
         long maxClients = OpenFilesLimit.Fit(Options.MaxClients, _reservedDescriptors, Log);
@@ -432,6 +451,11 @@ internal sealed class RedisServer : IAsyncDisposable
     {
         if (_stopping.IsCancellationRequested) return;
         _stopping.Cancel();
+        if (_pidFile != null)
+        {
+            Log.Notice("Removing the pid file.");
+            try { File.Delete(_pidFile); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
+        }
         foreach (var l in _listeners) l.Stop();
         foreach (var c in Clients.Values) c.Kill();
         // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as

@@ -246,6 +246,34 @@ public sealed class ConfigFileTests : IDisposable
         Assert.DoesNotContain("hz 13", text);
     }
 
+    /// <summary>Debian's own redis.conf (from the redis-server package) starts this server, its host paths overridden.</summary>
+    [RedisFact]
+    public async Task DebianRedisConf_WithOverrides_Starts()
+    {
+        const string Conf = "/etc/redis/redis.conf";
+        // The package installs it, readable by root and the redis group; nothing to read otherwise.
+        try { File.ReadAllText(Conf); }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException) { return; }
+        string pid = Path.Combine(_dir, "server.pid");
+        await using (var server = TestServer.StartWithConfig(Conf, "--port", "0", "--daemonize", "no", "--supervised", "no",
+                         "--pidfile", pid, "--logfile", "", "--dir", _dir))
+        {
+            using var c = server.Connect();
+            Assert.Equal("+PONG\r\n", c.Call("PING"));
+            Assert.Equal($"{Environment.ProcessId}\n", File.ReadAllText(pid));
+        }
+        Assert.False(File.Exists(pid), "the pid file is removed when the server stops");
+    }
+
+    [RedisFact]
+    public void ProcTitleTemplate_BadTemplates_SameErrorsAsRedis() => Differential.AssertSame(
+        ["CONFIG", "SET", "proc-title-template", "{title} {nope}"],
+        ["CONFIG", "SET", "proc-title-template", "{title"],
+        ["CONFIG", "SET", "proc-title-template", "{server-mode}"],
+        ["CONFIG", "SET", "proc-title-template", "{{title}} {port}"],
+        ["CONFIG", "GET", "proc-title-template"],
+        ["CONFIG", "SET", "proc-title-template", "{title} {listen-addr} {server-mode}"]);
+
     private static RespClient ConnectWhenUp(int port)
     {
         var sw = Stopwatch.StartNew();

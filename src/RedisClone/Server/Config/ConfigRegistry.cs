@@ -865,6 +865,41 @@ internal sealed partial class ConfigRegistry
         return null;
     }
 
+    /// <summary>
+    /// proc-title-template: <c>{name}</c> variables Redis knows (<c>{{</c> is a brace), and not
+    /// empty once expanded with an empty title. The process title itself is not changed here.
+    /// </summary>
+    private static string? ValidProcTitleTemplate(string template)
+    {
+        const string Invalid = "template format is invalid or contains unknown variables";
+        var expanded = new StringBuilder();
+        for (int i = 0; i < template.Length; i++)
+        {
+            if (template[i] != '{')
+            {
+                expanded.Append(template[i]);
+                continue;
+            }
+            if (i + 1 >= template.Length) return Invalid;
+            if (template[i + 1] == '{')
+            {
+                expanded.Append('{');
+                i++;
+                continue;
+            }
+            int end = template.IndexOf('}', i + 1);
+            if (end < 0) return Invalid;
+            switch (template[(i + 1)..end])
+            {
+                case "title": case "server-mode": case "unixsocket": break;
+                case "listen-addr": case "config-file": case "port": case "tls-port": expanded.Append('x'); break;
+                default: return Invalid;
+            }
+            i = end;
+        }
+        return expanded.ToString().Trim(' ').Length == 0 ? Invalid : null;
+    }
+
     private static string? BaseName(string what, string value)
         => value.Contains('/') || value.Contains('\\') ? $"{what} can't be a path, just a filename" : null;
 
@@ -980,6 +1015,7 @@ internal sealed partial class ConfigRegistry
             T("bind-source-addr"),
             T("logfile", flags: Imm),
             T("locale-collate"),
+            T("proc-title-template", "{title} {listen-addr} {server-mode}", validate: ValidProcTitleTemplate),
 
             // --- enums
             E("supervised", "no", ["upstart", "systemd", "auto", "no"], Imm),
