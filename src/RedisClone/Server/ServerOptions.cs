@@ -104,10 +104,17 @@ internal sealed class ServerOptions
         // Every value is checked here, in order, on a registry of its own, so that the first bad
         // line stops the start with its line number; the server applies the same lines again.
         var check = new ConfigRegistry(null);
+        var lastSetting = new Dictionary<string, ConfigDirective>(StringComparer.Ordinal);
         foreach (var d in directives)
         {
             string? error = o.Apply(d, check);
             if (error != null) throw new ConfigFileException(error, d.Line, d.Text);
+            if (ConfigRegistry.CanonicalName(d.Name) is { } name) lastSetting[name] = d;
+        }
+        // A feature this server lacks is refused by its final value, reported at the line that set it.
+        foreach (var (name, d) in lastSetting)
+        {
+            if (check.RefusedFinalValue(name) is { } error) throw new ConfigFileException(error, d.Line, d.Text);
         }
         string logFile = check.LogFile;
         if (logFile.Length > 0)

@@ -40,7 +40,7 @@ public sealed class ConfigFileTests : IDisposable
 
             MAXMEMORY 1gb
               maxmemory-samples 7   
-            slave-read-only no
+            hash-max-ziplist-entries 99
             proto-max-bulk-len 2mb
             include conf.d/*.conf
             set-max-intset-entries '400'
@@ -50,7 +50,7 @@ public sealed class ConfigFileTests : IDisposable
         using var c = server.Connect();
         Assert.Equal("*2\r\n$9\r\nmaxmemory\r\n$10\r\n1073741824\r\n", c.Call("CONFIG", "GET", "maxmemory"));
         Assert.Equal("*2\r\n$17\r\nmaxmemory-samples\r\n$1\r\n7\r\n", c.Call("CONFIG", "GET", "maxmemory-samples"));
-        Assert.Equal("*2\r\n$17\r\nreplica-read-only\r\n$2\r\nno\r\n", c.Call("CONFIG", "GET", "replica-read-only"));
+        Assert.Equal("*2\r\n$25\r\nhash-max-listpack-entries\r\n$2\r\n99\r\n", c.Call("CONFIG", "GET", "hash-max-listpack-entries"));
         Assert.Equal("*2\r\n$18\r\nproto-max-bulk-len\r\n$7\r\n2097152\r\n", c.Call("CONFIG", "GET", "proto-max-bulk-len"));
         // The included files in name order: b.conf's hz wins.
         Assert.Equal("*2\r\n$2\r\nhz\r\n$1\r\n7\r\n", c.Call("CONFIG", "GET", "hz"));

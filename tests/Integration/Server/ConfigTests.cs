@@ -127,7 +127,7 @@ public class ConfigTests
             ("hz", "20", "20"),
             ("appendfsync", "Always", "always"),
             ("activerehashing", "NO", "no"),
-            ("slave-read-only", "no", "no"),
+            ("zset-max-ziplist-entries", "100", "100"),
             ("replica-read-only", "yes", "yes"),
             ("save", "900 1 300 10", "900 1 300 10"),
             ("save", "", ""),
@@ -143,7 +143,7 @@ public class ConfigTests
             ("list-max-ziplist-size", "-5", "-5"),
             ("hash-max-ziplist-entries", "1000", "1000"),
             ("proto-max-bulk-len", "1mb", "1048576"),
-            ("oom-score-adj", "relative", "yes"),
+            ("oom-score-adj", "no", "no"),
             ("maxclients", "500", "500"),
             ("slowlog-log-slower-than", "-1", "-1"),
             ("loglevel", "WARNING", "warning"),
@@ -173,8 +173,8 @@ public class ConfigTests
         Assert.Equal(Pair("hz", "15"), c.Call("CONFIG", "GET", "hz"));
         Assert.Equal(Pair("timeout", "60"), c.Call("CONFIG", "GET", "timeout"));
         // An alias is a parameter of its own: naming both is not a duplicate, the last one wins.
-        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "slave-read-only", "yes", "replica-read-only", "no"));
-        Assert.Equal(Pair("slave-read-only", "no"), c.Call("CONFIG", "GET", "slave-read-only"));
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "hash-max-ziplist-entries", "7", "hash-max-listpack-entries", "8"));
+        Assert.Equal(Pair("hash-max-ziplist-entries", "8"), c.Call("CONFIG", "GET", "hash-max-ziplist-entries"));
     }
 
     [Fact]
@@ -238,17 +238,44 @@ public class ConfigTests
         Assert.Equal("-ERR Protocol error: invalid bulk length\r\n", d.ReadReply());
     }
 
+    /// <summary>Parameters of features this server lacks take their default only; the rest are refused, not kept.</summary>
+    [Fact]
+    public async Task ConfigSet_MissingFeature_OnlyDefaultAccepted()
+    {
+        using var c = TestServer.Shared.Connect();
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "replica-read-only", "yes", "repl-backlog-size", "1mb"));
+        Assert.Equal("-ERR CONFIG SET failed (possibly related to argument 'slave-read-only') - replication is not supported by this server: " +
+                     "only the default value (yes) is accepted\r\n", c.Call("CONFIG", "SET", "slave-read-only", "no"));
+        Assert.Equal("-ERR CONFIG SET failed (possibly related to argument 'oom-score-adj') - OOM score adjustment is not supported by this " +
+                     "server: only the default value (no) is accepted\r\n", c.Call("CONFIG", "SET", "hz", "11", "oom-score-adj", "relative"));
+        Assert.Equal(Pair("hz", "10"), c.Call("CONFIG", "GET", "hz")); // all or nothing
+        Assert.Equal(Pair("replica-read-only", "yes"), c.Call("CONFIG", "GET", "replica-read-only"));
+        Assert.StartsWith("-ERR CONFIG SET failed (possibly related to argument 'cluster-node-timeout') - cluster mode is not supported",
+            c.Call("CONFIG", "SET", "cluster-node-timeout", "1"));
+        await Task.CompletedTask;
+    }
+
+    [Fact]
+    public async Task CommandLine_MissingFeature_RefusedByFinalValue()
+    {
+        // A later line may undo an earlier one, as an option after a file's setting does.
+        await using (var _ = TestServer.Start(1, "--daemonize", "yes", "--daemonize", "no")) { }
+        var ex = Assert.Throws<ConfigFileException>(() => TestServer.Start(1, "--daemonize", "no", "--repl-timeout", "30"));
+        Assert.Equal("repl-timeout \"30\"", ex.Text);
+        Assert.Equal("replication is not supported by this server: only the default value (60) is accepted", ex.Message);
+    }
+
     [Fact]
     public async Task CommandLine_KnownSettings_AppliedAtStartup()
     {
         await using var server = TestServer.Start(1, "--maxmemory", "2gb", "--save", "", "--hz", "50",
-            "--enable-debug-command", "yes", "--slave-read-only", "no", "--client-output-buffer-limit", "pubsub", "1mb", "2mb", "3");
+            "--enable-debug-command", "yes", "--hash-max-ziplist-entries", "99", "--client-output-buffer-limit", "pubsub", "1mb", "2mb", "3");
         using var c = server.Connect();
         Assert.Equal(Pair("maxmemory", "2147483648"), c.Call("CONFIG", "GET", "maxmemory"));
         Assert.Equal(Pair("save", ""), c.Call("CONFIG", "GET", "save"));
         Assert.Equal(Pair("hz", "50"), c.Call("CONFIG", "GET", "hz"));
         Assert.Equal(Pair("enable-debug-command", "yes"), c.Call("CONFIG", "GET", "enable-debug-command"));
-        Assert.Equal(Pair("replica-read-only", "no"), c.Call("CONFIG", "GET", "replica-read-only"));
+        Assert.Equal(Pair("hash-max-listpack-entries", "99"), c.Call("CONFIG", "GET", "hash-max-listpack-entries"));
         Assert.Equal(Pair("client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 1048576 2097152 3"),
             c.Call("CONFIG", "GET", "client-output-buffer-limit"));
     }

@@ -86,6 +86,8 @@ internal sealed partial class ConfigRegistry
         /// </summary>
         public Func<ConfigRegistry, long, string?>? Check;
         public int Index;
+        /// <summary>The default as a fresh registry stores it (set by the first registry made).</summary>
+        public string? DefaultCanonical;
     }
 
     private static readonly Param[] Params = Build();
@@ -151,6 +153,7 @@ internal sealed partial class ConfigRegistry
             if (error != null) throw new InvalidOperationException($"bad default for {p.Name}: {error}");
             _values[p.Index] = canonical;
             _numbers[p.Index] = number;
+            p.DefaultCanonical ??= canonical;
         }
     }
 
@@ -452,7 +455,7 @@ internal sealed partial class ConfigRegistry
             {
                 var p = found[i];
                 string[] args = (p.Flags & ParamFlags.MultiArg) != 0 ? SplitClient(values[i]) : [values[i]];
-                error = Parse(p, args, out canonical[i], out numbers[i]);
+                error = Parse(p, args, out canonical[i], out numbers[i], final: true);
                 if (error != null)
                     return RespErrors.ConfigSetFailed(ByName[names[i]].Name, error);
             }
@@ -532,7 +535,61 @@ internal sealed partial class ConfigRegistry
 
     // ------------------------------------------------------------------ parsing
 
-    private string? Parse(Param p, string[] args, out string canonical, out long number)
+    /// <summary>
+    /// A value for <paramref name="p"/> as text and number, or the error. A parameter of a feature
+    /// this server does not have accepts its default value only: a configuration asking for the
+    /// feature is refused rather than kept and ignored.
+    /// </summary>
+    private string? Parse(Param p, string[] args, out string canonical, out long number, bool final = false)
+    {
+        string? error = ParseValue(p, args, out canonical, out number);
+        if (error != null || !final) return error;
+        return Refused(p, canonical);
+    }
+
+    private static string? Refused(Param p, string canonical)
+    {
+        string? missing = MissingFeature(p.Name);
+        if (missing != null && p.DefaultCanonical != null && canonical != p.DefaultCanonical)
+            return $"{missing} not supported by this server: only the default value ({p.DefaultCanonical}) is accepted";
+        return null;
+    }
+
+    /// <summary>
+    /// After a configuration is read: the error for <paramref name="name"/> when its final value asks
+    /// for a feature this server does not have (a later line may undo an earlier one, as
+    /// <c>--daemonize no</c> after a file's <c>daemonize yes</c>).
+    /// </summary>
+    public string? RefusedFinalValue(string name)
+    {
+        var p = ByName[name].Param;
+        return Refused(p, _values[p.Index]);
+    }
+
+    /// <summary>The parameter's own name for a name or alias (null when unknown).</summary>
+    public static string? CanonicalName(string name) => ByName.TryGetValue(name, out var hit) ? hit.Param.Name : null;
+
+    /// <summary>What a parameter configures when this server does not have it; null for the rest.</summary>
+    private static string? MissingFeature(string name) => name switch
+    {
+        "replicaof" or "cluster-enabled" or "activedefrag" => null, // refused with texts of their own
+        "masterauth" or "masteruser" or "bind-source-addr" => "replication is",
+        _ when name.StartsWith("repl-", StringComparison.Ordinal) || name.StartsWith("replica-", StringComparison.Ordinal) ||
+               name.StartsWith("min-replicas-", StringComparison.Ordinal) => "replication is",
+        _ when name.StartsWith("cluster-", StringComparison.Ordinal) => "cluster mode is",
+        _ when name.StartsWith("active-defrag-", StringComparison.Ordinal) => "active defragmentation is",
+        "daemonize" => "daemonizing is",
+        "supervised" => "supervised mode is",
+        "syslog-enabled" or "syslog-ident" or "syslog-facility" => "syslog is",
+        "unixsocket" or "unixsocketperm" => "listening on a Unix socket is",
+        "oom-score-adj" or "oom-score-adj-values" => "OOM score adjustment is",
+        "socket-mark-id" => "socket marking is",
+        "aof-timestamp-enabled" => "AOF timestamp annotations are",
+        "enable-module-command" => "the MODULE command is",
+        _ => null,
+    };
+
+    private string? ParseValue(Param p, string[] args, out string canonical, out long number)
     {
         canonical = "";
         number = 0;
