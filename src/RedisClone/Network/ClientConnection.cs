@@ -151,6 +151,10 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 if (Session.Killed) break;
 
                 var buffer = result.Buffer;
+                // Redis's lastinteraction (CLIENT LIST idle=, the timeout parameter): any read counts,
+                // a command still arriving included.
+                long nowMs = buffer.IsEmpty ? 0 : DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                if (nowMs != 0) Session.LastInteractionMs = nowMs;
                 if (OverQueryBufferLimit(buffer.Length)) break;
                 var status = Parse(buffer, out var consumed);
                 if (status == ParseStatus.BatchFull) input.AdvanceTo(consumed);
@@ -158,10 +162,11 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
 
                 if (_commands.Count > 0)
                 {
-                    long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-                    Session.LastInteractionMs = nowMs;
                     bool goOn = await _executor.ExecuteAsync(_commands, nowMs);
                     _commands.Clear();
+                    // A reply written counts too (Redis updates it on every write): a client that
+                    // was blocked for longer than timeout is not closed as soon as it is served.
+                    Session.LastInteractionMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                     if (!goOn) break;
                 }
                 // A QUIT earlier in the batch wins: Redis stops reading at it, so it never sees the error.

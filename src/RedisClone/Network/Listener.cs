@@ -172,6 +172,28 @@ internal sealed class Listener
         _server.Log.Warning($"Accepting client connection: accept: {reason}");
     }
 
+    /// <summary>
+    /// tcp-keepalive, as Redis's anetKeepAlive sets it: probes after <paramref name="seconds"/> of
+    /// silence, then every third of that (at least one second), three of them before the connection
+    /// is dropped. Read at each accept, so CONFIG SET applies to the clients that connect after it.
+    /// A value the kernel refuses (TCP_KEEPIDLE over 32767 on Linux) leaves the defaults, as Redis
+    /// ignores the failure too.
+    /// </summary>
+    private static void KeepAlive(Socket client, long seconds)
+    {
+        if (seconds <= 0) return;
+        try
+        {
+            client.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
+            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveTime, (int)Math.Min(seconds, int.MaxValue));
+            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveInterval, (int)Math.Max(1, Math.Min(seconds / 3, int.MaxValue)));
+            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveRetryCount, 3);
+        }
+        catch (SocketException)
+        {
+        }
+    }
+
     /// <summary>Serves the client, or tells it the server is full (Redis's acceptCommonHandler check) and closes it.</summary>
     private void Admit(Socket client)
     {
@@ -186,6 +208,7 @@ internal sealed class Listener
                 return;
             }
             client.NoDelay = true;
+            KeepAlive(client, _server.Config.TcpKeepAlive);
         }
         catch (SocketException)
         {

@@ -232,12 +232,35 @@ internal sealed class RedisServer : IAsyncDisposable
             {
                 Rdb.Cron();
                 AofCron();
+                CloseIdleClients();
             }
         }) { IsBackground = true, Name = "persistence-cron" };
         _cron.Start();
     }
 
     private Thread? _cron;
+
+    /// <summary>
+    /// timeout: closes clients idle (nothing read from them, no reply finished) for more than that
+    /// many whole seconds, as Redis's clientsCronHandleTimeout does: never a client blocked in a
+    /// command, subscribed to a channel or pattern (in RESP2 and RESP3 alike: Redis marks both as
+    /// pub/sub), or in MONITOR (Redis counts monitors as replicas). Runs on the cron thread every
+    /// 100 ms, so a CONFIG SET acts at once; Redis looks at every client about once a second.
+    /// </summary>
+    private void CloseIdleClients()
+    {
+        long timeout = Config.Timeout;
+        if (timeout <= 0) return;
+        long nowSeconds = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 1000;
+        foreach (var session in Clients.Values)
+        {
+            if (session.Killed || session.Blocked != null || session.InPubSubMode || session.IsMonitor) continue;
+            // Whole seconds on both sides, as Redis compares its unixtime clock.
+            if (nowSeconds - session.LastInteractionMs / 1000 <= timeout) continue;
+            Log.Write(ServerLog.Level.Verbose, "Closing idle client");
+            session.Kill();
+        }
+    }
 
     /// <summary>
     /// Runs <paramref name="action"/> with every shard's gate held, taken in ascending order (from a

@@ -96,6 +96,7 @@ internal sealed class ConfigRegistry
     private static readonly int MaxMemoryIndex = IndexOf("maxmemory");
     private static readonly int QueryBufferLimitIndex = IndexOf("client-query-buffer-limit");
     private static readonly int TimeoutIndex = IndexOf("timeout");
+    private static readonly int TcpKeepAliveIndex = IndexOf("tcp-keepalive");
     private static readonly int NotifyIndex = IndexOf("notify-keyspace-events");
     private static readonly int DebugCommandIndex = IndexOf("enable-debug-command");
     private static readonly int ProtectedConfigsIndex = IndexOf("enable-protected-configs");
@@ -172,8 +173,11 @@ internal sealed class ConfigRegistry
 
     public string MaxMemoryPolicy => Volatile.Read(ref _values[MaxMemoryPolicyIndex]);
 
-    /// <summary>timeout: seconds a client may idle before being closed; 0 = never (not enforced yet).</summary>
+    /// <summary>timeout: seconds a client may idle before being closed; 0 = never.</summary>
     public long Timeout => Volatile.Read(ref _numbers[TimeoutIndex]);
+
+    /// <summary>tcp-keepalive: seconds of silence before TCP keepalive probes on a new client's socket; 0 = off.</summary>
+    public long TcpKeepAlive => Volatile.Read(ref _numbers[TcpKeepAliveIndex]);
 
     /// <summary>notify-keyspace-events as Redis's flag bits (see <see cref="KeyspaceEvents"/>).</summary>
     public int NotifyKeyspaceEvents => (int)Volatile.Read(ref _numbers[NotifyIndex]);
