@@ -35,8 +35,14 @@ internal static class Program
         catch (Network.ListenFailedException ex)
         {
             Console.Error.WriteLine(ex.Message);
-            Console.Error.WriteLine($"Failed listening on port {options.Port} (TCP), aborting.");
+            Console.Error.WriteLine(ex.Tls
+                ? $"Failed listening on port {server.Config.TlsPort} (tls), aborting."
+                : $"Failed listening on port {options.Port} (TCP), aborting.");
             return 1;
+        }
+        catch (TlsConfigException)
+        {
+            return 1; // the reasons are logged
         }
         catch (OpenFilesLimitException)
         {
@@ -63,6 +69,7 @@ internal static class Program
         // opens its sinks now, while descriptors are to spare.
         server.Log.Notice($"RedisClone {ServerInfo.Version} ready to accept connections on port {server.Port} " +
                           $"({server.Shards.Count} shards, {options.Databases} databases)");
+        if (server.TlsPort != 0) server.Log.Notice($"Ready to accept TLS connections on port {server.TlsPort}");
         await server.Stopped;
         return 0;
     }

@@ -44,9 +44,11 @@ internal sealed class Listener
     /// <summary>Binds and listens on <paramref name="endPoint"/>; <paramref name="address"/> is the
     /// address as configured, for the error message.</summary>
     /// <exception cref="ListenFailedException">The address cannot be bound (in use, not available).</exception>
-    public Listener(RedisServer server, string address, IPEndPoint endPoint)
+    /// <param name="tls">The TLS port: clients handshake first (<see cref="ClientConnection.ServeTlsAsync"/>).</param>
+    public Listener(RedisServer server, string address, IPEndPoint endPoint, bool tls = false)
     {
         _server = server;
+        Tls = tls;
         _socket = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         string step = "bind";
         try
@@ -59,13 +61,16 @@ internal sealed class Listener
         catch (SocketException ex)
         {
             _socket.Dispose();
-            throw new ListenFailedException(address, endPoint.Port, step, ex);
+            throw new ListenFailedException(address, endPoint.Port, step, ex) { Tls = tls };
         }
         EndPoint = (IPEndPoint)_socket.LocalEndPoint!;
         _thread = new Thread(AcceptLoop) { IsBackground = true, Name = $"accept-{EndPoint.Port}" };
     }
 
     public IPEndPoint EndPoint { get; }
+
+    /// <summary>True for a tls-port listener.</summary>
+    public bool Tls { get; }
 
     public void Start() => _thread.Start();
 
@@ -213,6 +218,18 @@ internal sealed class Listener
         catch (SocketException)
         {
             client.Close(); // the peer is already gone; the accept thread goes on
+            return;
+        }
+        if (Tls)
+        {
+            // The context and tls-auth-clients as they are now: a CONFIG SET applies from the next accept.
+            var context = _server.Tls;
+            if (context == null)
+            {
+                client.Close();
+                return;
+            }
+            _ = ClientConnection.ServeTlsAsync(_server, client, context, _server.Config.TlsAuthClients);
             return;
         }
         _ = ClientConnection.ServeAsync(_server, client);
