@@ -123,7 +123,7 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
             _tcp = new TcpClient();
             _tcp.Connect(IPAddress.Loopback, port);
             _ssl = new SslStream(_tcp.GetStream());
-            _ssl.ReadTimeout = 10_000;
+            _ssl.ReadTimeout = 5_000;
             var options = new SslClientAuthenticationOptions
             {
                 TargetHost = "localhost",
@@ -153,6 +153,23 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
             var buffer = new byte[4096];
             int n = _ssl.Read(buffer);
             return Encoding.ASCII.GetString(buffer, 0, n);
+        }
+
+        /// <summary>True when the server has ended the connection (end of stream or a reset within 5 s).</summary>
+        public bool IsClosed()
+        {
+            try
+            {
+                return _ssl.Read(new byte[64]) == 0;
+            }
+            catch (IOException ex) when (ex.InnerException is SocketException { SocketErrorCode: SocketError.TimedOut })
+            {
+                return false;
+            }
+            catch (IOException)
+            {
+                return true;
+            }
         }
 
         public void Dispose()
@@ -251,6 +268,37 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
         Assert.True(HandshakeFails(() => new TlsClient(tlsPort, _files.Ca, _files.ClientCertificate("stranger"))));
         using var ok = new TlsClient(tlsPort, _files.Ca, _files.ClientCertificate());
         Assert.Equal("+PONG\r\n", ok.Call("PING"));
+
+        // redis-server with the same files lets in and keeps out the same clients.
+        int refTls = ReferenceRedis.FreePort();
+        using var reference = ReferenceRedis.StartOrNull(string.Join(' ', _files.ServerArgs(refTls, "yes")));
+        if (reference == null) return;
+        string refCli = $"--tls --cacert {_files.Path("ca.crt")} -h 127.0.0.1 -p {refTls}";
+        Assert.Equal((0, "PONG\n"), ToolRunner.Run(ReferenceRedis.CliPath!, $"{refCli} {client} PING"));
+        Assert.NotEqual("PONG\n", ToolRunner.Run(ReferenceRedis.CliPath!, $"{refCli} PING").Output);
+        Assert.True(HandshakeFails(() => new TlsClient(refTls, _files.Ca)));
+        Assert.True(HandshakeFails(() => new TlsClient(refTls, _files.Ca, _files.ClientCertificate("stranger"))));
+        using var refOk = new TlsClient(refTls, _files.Ca, _files.ClientCertificate());
+        Assert.Equal("+PONG\r\n", refOk.Call("PING"));
+    }
+
+    [Fact]
+    public async Task Tls_ClientKillAndTimeout_CloseTlsClients()
+    {
+        int tlsPort = ReferenceRedis.FreePort();
+        await using var server = Start(tlsPort, "no", "--timeout", "1");
+        using var killed = new TlsClient(tlsPort, _files.Ca);
+        string id = killed.Call("CLIENT ID").Trim().TrimStart(':');
+        using var idle = new TlsClient(tlsPort, _files.Ca);
+        Assert.Equal("+PONG\r\n", idle.Call("PING"));
+        using var admin = server.Connect();
+        Assert.Equal(":1\r\n", admin.Call("CLIENT", "KILL", "ID", id));
+        Assert.True(killed.IsClosed());
+        // Idle past timeout: closed by the server like a plain client.
+        Thread.Sleep(2500);
+        Assert.True(idle.IsClosed());
+        using var fresh = new TlsClient(tlsPort, _files.Ca);
+        Assert.Equal("+PONG\r\n", fresh.Call("PING"));
     }
 
     [Fact]
