@@ -56,8 +56,14 @@ internal static class Program
         catch (Network.ListenFailedException ex)
         {
             Console.Error.WriteLine(ex.Message);
-            Console.Error.WriteLine($"Failed listening on port {options.Port} (TCP), aborting.");
+            Console.Error.WriteLine(ex.Tls
+                ? $"Failed listening on port {server.Config.TlsPort} (tls), aborting."
+                : $"Failed listening on port {options.Port} (TCP), aborting.");
             return 1;
+        }
+        catch (TlsConfigException)
+        {
+            return 1; // the reasons are logged
         }
         catch (OpenFilesLimitException)
         {
@@ -83,6 +89,7 @@ internal static class Program
         server.Log.Notice($"Running mode={ServerInfo.Mode}, port={server.Port}, shards={server.Shards.Count}, " +
                           $"io-threads={options.IoThreads}, databases={options.Databases}, maxclients={options.MaxClients}.");
         server.Log.Notice("Ready to accept connections tcp");
+        if (server.TlsPort != 0) server.Log.Notice("Ready to accept connections tls");
         await server.Stopped;
         return 0;
     }

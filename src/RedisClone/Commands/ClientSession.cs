@@ -189,6 +189,9 @@ internal sealed class ClientSession : Storage.IKeyWatcher
         _kill();
     }
 
+    /// <summary>An address as CLIENT LIST shows it ("127.0.0.1:51234").</summary>
+    public static string FormatEndPoint(EndPoint? ep) => Format(ep);
+
     private static string Format(EndPoint? ep) => ep switch
     {
         IPEndPoint ip => $"{(ip.Address.IsIPv4MappedToIPv6 ? ip.Address.MapToIPv4() : ip.Address)}:{ip.Port}",

@@ -114,6 +114,55 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
     }
 
+    /// <summary>How long a client on the TLS port has to finish its handshake before it is dropped.</summary>
+    private static readonly TimeSpan HandshakeTimeout = TimeSpan.FromSeconds(10);
+
+    /// <summary>
+    /// A client of the TLS port: the handshake with the context current at accept (a CONFIG SET of
+    /// the certificates applies to connections made after it), then the same reading, parsing and
+    /// replying as any client, through .NET's socket engine with an SslStream between the socket and
+    /// the pipes. A failed handshake closes the socket, logged at verbose level as Redis logs it.
+    /// </summary>
+    public static async Task ServeTlsAsync(RedisServer server, Socket socket, TlsContext context, TlsClientAuth auth)
+    {
+        var ssl = new System.Net.Security.SslStream(new NetworkStream(socket, ownsSocket: false), leaveInnerStreamOpen: false);
+        var remote = socket.RemoteEndPoint;
+        var local = socket.LocalEndPoint;
+        try
+        {
+            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(server.StoppingToken);
+            timeout.CancelAfter(HandshakeTimeout);
+            await ssl.AuthenticateAsServerAsync(context.Options(auth), timeout.Token);
+        }
+        catch (Exception ex)
+        {
+            server.Log.Write(ServerLog.Level.Verbose,
+                $"Error accepting a client connection: {ex.Message} (addr={ClientSession.FormatEndPoint(remote)} laddr={ClientSession.FormatEndPoint(local)})");
+            await ssl.DisposeAsync();
+            socket.Dispose();
+            return;
+        }
+        var transport = new SocketTransport(socket, server.Stats, ssl);
+        var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed);
+        server.Clients[connection.Session.Id] = connection.Session;
+        try
+        {
+            var io = transport.RunAsync();
+            await connection.ProcessLoopAsync();
+            await io;
+        }
+        catch (Exception)
+        {
+            transport.Close();
+        }
+        finally
+        {
+            await ssl.DisposeAsync();
+            socket.Dispose();
+            await connection.EndSessionAsync();
+        }
+    }
+
     /// <summary>Drops what the client held on the server: watches, subscriptions, its CLIENT LIST entry.</summary>
     private async ValueTask EndSessionAsync()
     {
@@ -152,6 +201,10 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 if (Session.Killed) break;
 
                 var buffer = result.Buffer;
+                // Redis's lastinteraction (CLIENT LIST idle=, the timeout parameter): any read counts,
+                // a command still arriving included.
+                long nowMs = buffer.IsEmpty ? 0 : DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                if (nowMs != 0) Session.LastInteractionMs = nowMs;
                 if (OverQueryBufferLimit(buffer.Length)) break;
                 var status = Parse(buffer, out var consumed);
                 if (status == ParseStatus.BatchFull) input.AdvanceTo(consumed);
@@ -161,10 +214,11 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
 
                 if (_commands.Count > 0)
                 {
-                    long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-                    Session.LastInteractionMs = nowMs;
                     bool goOn = await _executor.ExecuteAsync(_commands, nowMs);
                     _commands.Clear();
+                    // A reply written counts too (Redis updates it on every write): a client that
+                    // was blocked for longer than timeout is not closed as soon as it is served.
+                    Session.LastInteractionMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                     if (!goOn) break;
                     _server.ClientEviction.Update(Session);
                 }

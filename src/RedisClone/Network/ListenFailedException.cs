@@ -23,4 +23,7 @@ internal sealed class ListenFailedException : Exception
 
     /// <summary>Why: <see cref="SocketError.AddressAlreadyInUse"/>, <see cref="SocketError.AddressNotAvailable"/> ...</summary>
     public SocketError Error { get; }
+
+    /// <summary>The tls-port listener failed (Redis names the connection type in its last line).</summary>
+    public bool Tls { get; init; }
 }

@@ -44,9 +44,11 @@ internal sealed class Listener
     /// <summary>Binds and listens on <paramref name="endPoint"/>; <paramref name="address"/> is the
     /// address as configured, for the error message.</summary>
     /// <exception cref="ListenFailedException">The address cannot be bound (in use, not available).</exception>
-    public Listener(RedisServer server, string address, IPEndPoint endPoint)
+    /// <param name="tls">The TLS port: clients handshake first (<see cref="ClientConnection.ServeTlsAsync"/>).</param>
+    public Listener(RedisServer server, string address, IPEndPoint endPoint, bool tls = false)
     {
         _server = server;
+        Tls = tls;
         _socket = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         string step = "bind";
         try
@@ -59,13 +61,16 @@ internal sealed class Listener
         catch (SocketException ex)
         {
             _socket.Dispose();
-            throw new ListenFailedException(address, endPoint.Port, step, ex);
+            throw new ListenFailedException(address, endPoint.Port, step, ex) { Tls = tls };
         }
         EndPoint = (IPEndPoint)_socket.LocalEndPoint!;
         _thread = new Thread(AcceptLoop) { IsBackground = true, Name = $"accept-{EndPoint.Port}" };
     }
 
     public IPEndPoint EndPoint { get; }
+
+    /// <summary>True for a tls-port listener.</summary>
+    public bool Tls { get; }
 
     public void Start() => _thread.Start();
 
@@ -172,6 +177,28 @@ internal sealed class Listener
         _server.Log.Warning($"Accepting client connection: accept: {reason}");
     }
 
+    /// <summary>
+    /// tcp-keepalive, as Redis's anetKeepAlive sets it: probes after <paramref name="seconds"/> of
+    /// silence, then every third of that (at least one second), three of them before the connection
+    /// is dropped. Read at each accept, so CONFIG SET applies to the clients that connect after it.
+    /// A value the kernel refuses (TCP_KEEPIDLE over 32767 on Linux) leaves the defaults, as Redis
+    /// ignores the failure too.
+    /// </summary>
+    private static void KeepAlive(Socket client, long seconds)
+    {
+        if (seconds <= 0) return;
+        try
+        {
+            client.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
+            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveTime, (int)Math.Min(seconds, int.MaxValue));
+            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveInterval, (int)Math.Max(1, Math.Min(seconds / 3, int.MaxValue)));
+            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveRetryCount, 3);
+        }
+        catch (SocketException)
+        {
+        }
+    }
+
     /// <summary>Serves the client, or tells it the server is full (Redis's acceptCommonHandler check) and closes it.</summary>
     private void Admit(Socket client)
     {
@@ -186,10 +213,23 @@ internal sealed class Listener
                 return;
             }
             client.NoDelay = true;
+            KeepAlive(client, _server.Config.TcpKeepAlive);
         }
         catch (SocketException)
         {
             client.Close(); // the peer is already gone; the accept thread goes on
+            return;
+        }
+        if (Tls)
+        {
+            // The context and tls-auth-clients as they are now: a CONFIG SET applies from the next accept.
+            var context = _server.Tls;
+            if (context == null)
+            {
+                client.Close();
+                return;
+            }
+            _ = ClientConnection.ServeTlsAsync(_server, client, context, _server.Config.TlsAuthClients);
             return;
         }
         _ = ClientConnection.ServeAsync(_server, client);

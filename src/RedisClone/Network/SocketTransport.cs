@@ -7,8 +7,8 @@ namespace RedisClone.Network;
 
 /// <summary>
 /// A socket between two pipes, Kestrel-style: a receive loop fills the input pipe, a send loop drains
-/// the output pipe. The pipes' thresholds give backpressure in both directions. This is the only code
-/// that touches client sockets.
+/// the output pipe. The pipes' thresholds give backpressure in both directions. TLS connections use
+/// it on every platform, with an SslStream between the socket and the pipes.
 /// </summary>
 /// <remarks>
 /// CLIENT LIST sees less here than with the epoll transport: a Pipe does not tell how much it holds,
@@ -35,6 +35,7 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
         minimumSegmentSize: 16 * 1024, useSynchronizationContext: false);
 
     private readonly Socket _socket;
+    private readonly Stream? _stream; // TLS: the SslStream over the socket; null: the socket itself
     private readonly ServerStats _stats;
     private readonly Pipe _input = new(InputOptions);
     private readonly Pipe _output = new(OutputOptions);
@@ -45,9 +46,12 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
     /// <summary>Canceled once the client is gone (its side closed, or we closed the socket).</summary>
     public CancellationToken Closed => _closedSource.Token;
 
-    public SocketTransport(Socket socket, ServerStats stats)
+    /// <param name="stream">A stream over <paramref name="socket"/> to read and write instead (TLS); the
+    /// socket is still what <see cref="Close"/> shuts down.</param>
+    public SocketTransport(Socket socket, ServerStats stats, Stream? stream = null)
     {
         _socket = socket;
+        _stream = stream;
         _stats = stats;
         Fd = (int)socket.SafeHandle.DangerousGetHandle(); // as EpollTransport: Socket.Handle would mark it exposed
     }
@@ -85,7 +89,9 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
             while (true)
             {
                 var memory = writer.GetMemory(8192);
-                int n = await _socket.ReceiveAsync(memory, SocketFlags.None);
+                int n = _stream != null
+                    ? await _stream.ReadAsync(memory)
+                    : await _socket.ReceiveAsync(memory, SocketFlags.None);
                 if (n == 0) break;
                 writer.Advance(n);
                 _stats.NetInputBytes.Add(n);
@@ -95,6 +101,7 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
         }
         catch (SocketException) { }
         catch (ObjectDisposedException) { }
+        catch (IOException) { } // the stream's way of saying the socket failed (or a TLS record was bad)
         try { _closedSource.Cancel(); } catch (ObjectDisposedException) { }
         await writer.CompleteAsync();
     }
@@ -111,6 +118,11 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
                 Volatile.Write(ref _sending, buffer.Length);
                 foreach (var segment in buffer)
                 {
+                    if (_stream != null)
+                    {
+                        await _stream.WriteAsync(segment);
+                        continue;
+                    }
                     int sent = 0;
                     while (sent < segment.Length)
                         sent += await _socket.SendAsync(segment.Slice(sent), SocketFlags.None);

@@ -132,7 +132,8 @@ internal static class InfoBuilder
         Line(sb, "process_id", Environment.ProcessId);
         Line(sb, "process_supervised", "no");
         Line(sb, "run_id", server.RunId);
-        Line(sb, "tcp_port", server.Port);
+        // With port 0 and a tls-port Redis shows the TLS port here.
+        Line(sb, "tcp_port", server.Port != 0 ? server.Port : server.TlsPort);
         Line(sb, "server_time_usec", (DateTime.UtcNow - DateTime.UnixEpoch).Ticks / 10);
         Line(sb, "uptime_in_seconds", uptime);
         Line(sb, "uptime_in_days", uptime / 86400);
@@ -142,9 +143,19 @@ internal static class InfoBuilder
         Line(sb, "executable", Environment.ProcessPath ?? "");
         Line(sb, "config_file", server.Options.ConfigFile == null ? "" : Path.GetFullPath(server.Options.ConfigFile));
         Line(sb, "io_threads_active", 0);
-        sb.Append("listener0:name=tcp");
-        foreach (string bind in server.Options.Bind) sb.Append(",bind=").Append(bind);
-        sb.Append(",port=").Append(server.Port).Append("\r\n");
+        if (server.Port != 0)
+        {
+            sb.Append("listener0:name=tcp");
+            foreach (string bind in server.Options.Bind) sb.Append(",bind=").Append(bind);
+            sb.Append(",port=").Append(server.Port).Append("\r\n");
+        }
+        if (server.TlsPort != 0)
+        {
+            // Redis numbers listeners by connection type: tcp 0, unix 1, tls 2.
+            sb.Append("listener2:name=tls");
+            foreach (string bind in server.Options.Bind) sb.Append(",bind=").Append(bind);
+            sb.Append(",port=").Append(server.TlsPort).Append("\r\n");
+        }
     }
 
     /// <summary>The data's accounting: used_memory_dataset and the key tables (read without the gates: a moment stale at most).</summary>

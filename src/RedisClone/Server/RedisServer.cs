@@ -122,7 +122,7 @@ internal sealed class RedisServer : IAsyncDisposable
     }
 
     /// <summary>A bind address: an IP address, or a host name resolved as Redis's getaddrinfo would (first IPv4).</summary>
-    private IPAddress Resolve(string address)
+    private static IPAddress Resolve(string address, int port)
     {
         if (IPAddress.TryParse(address, out var ip)) return ip;
         try
@@ -132,11 +132,25 @@ internal sealed class RedisServer : IAsyncDisposable
         }
         catch (SocketException ex)
         {
-            throw new ListenFailedException(address, Options.Port, ex);
+            throw new ListenFailedException(address, port, ex);
         }
     }
 
     public int Port => _listeners.Count > 0 ? _listeners[0].EndPoint.Port : Options.Port;
+
+    /// <summary>The port the TLS listeners are bound to; 0 when there are none.</summary>
+    public int TlsPort => Volatile.Read(ref _tlsListeners) is { Count: > 0 } tls ? tls[0].EndPoint.Port : 0;
+
+    /// <summary>The TLS context new TLS connections handshake with; null while TLS is off.</summary>
+    public TlsContext? Tls
+    {
+        get => Volatile.Read(ref _tls);
+        private set => Volatile.Write(ref _tls, value);
+    }
+    private TlsContext? _tls;
+
+    /// <summary>The tls-port listeners (replaced as a whole by CONFIG SET tls-port).</summary>
+    private List<Listener> _tlsListeners = new();
 
     public CancellationToken StoppingToken => _stopping.Token;
 
@@ -202,35 +216,32 @@ internal sealed class RedisServer : IAsyncDisposable
             EventLoops = new Network.Epoll.EventLoopGroup(Options.IoThreads);
             EventLoops.Start();
         }
+        // TLS is configured before anything listens, as Redis's initListeners does: a bad file stops the start.
+        int tlsPort = Config.TlsPort;
+        var tlsSettings = Config.TlsSettings();
+        if (tlsPort != 0 || tlsSettings.Replication || tlsSettings.Cluster)
+        {
+            Tls = TlsContext.TryCreate(tlsSettings, Log.Warning);
+            if (Tls == null)
+            {
+                Log.Warning("Failed to configure TLS. Check logs for more info.");
+                throw new TlsConfigException();
+            }
+        }
         // Every address is bound before any is served, so a failure (the port is in use, as when a
         // second server is started on it) leaves nothing listening; the caller exits as redis does.
+        // port 0 with a tls-port is TLS only, as in Redis; port 0 alone takes a port the system picks.
         try
         {
-            foreach (string configured in Options.Bind)
-            {
-                // "-addr" is optional in redis: skipped when the host has no such address.
-                bool optional = configured.StartsWith('-');
-                string address = optional ? configured[1..] : configured;
-                var ip = address switch
-                {
-                    "*" => IPAddress.Any,
-                    "localhost" => IPAddress.Loopback,
-                    _ => Resolve(address),
-                };
-                try
-                {
-                    _listeners.Add(new Listener(this, address, new IPEndPoint(ip, _listeners.Count > 0 ? Port : Options.Port)));
-                }
-                catch (ListenFailedException ex) when (optional && ex.Error is SocketError.AddressNotAvailable
-                                                           or SocketError.AddressFamilyNotSupported or SocketError.ProtocolNotSupported)
-                {
-                }
-            }
+            if (Options.Port != 0 || tlsPort == 0) BindAll(_listeners, Options.Port, tls: false);
+            if (tlsPort != 0) BindAll(_tlsListeners, tlsPort, tls: true);
         }
         catch
         {
             foreach (var l in _listeners) l.Stop();
+            foreach (var l in _tlsListeners) l.Stop();
             _listeners.Clear();
+            _tlsListeners.Clear();
             throw;
         }
         CreatePidFile();
@@ -240,7 +251,9 @@ internal sealed class RedisServer : IAsyncDisposable
         if (maxClients < 1)
         {
             foreach (var l in _listeners) l.Stop();
+            foreach (var l in _tlsListeners) l.Stop();
             _listeners.Clear();
+            _tlsListeners.Clear();
             throw new OpenFilesLimitException();
         }
         Options.MaxClients = maxClients;
@@ -249,6 +262,7 @@ internal sealed class RedisServer : IAsyncDisposable
         // else (the active expiry cycle included) touches the keyspace being filled.
         Rdb.Loading = true;
         foreach (var l in _listeners) l.Start();
+        foreach (var l in _tlsListeners) l.Start();
         try
         {
             WithAllGates(() =>
@@ -276,12 +290,119 @@ internal sealed class RedisServer : IAsyncDisposable
                 Rdb.Cron();
                 AofCron();
                 ClientEviction.Cron();
+                CloseIdleClients();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
     }
 
     private Thread? _cron;
+
+    private readonly Lock _tlsListenersLock = new();
+
+    /// <summary>
+    /// Binds a listener for each bind address on <paramref name="port"/> (the first one's port for the
+    /// others when it is 0), into <paramref name="into"/>. "-addr" is optional, as in Redis: skipped
+    /// when the host has no such address.
+    /// </summary>
+    private void BindAll(List<Listener> into, int port, bool tls)
+    {
+        foreach (string configured in Options.Bind)
+        {
+            bool optional = configured.StartsWith('-');
+            string address = optional ? configured[1..] : configured;
+            var ip = address switch
+            {
+                "*" => IPAddress.Any,
+                "localhost" => IPAddress.Loopback,
+                _ => Resolve(address, port),
+            };
+            try
+            {
+                into.Add(new Listener(this, address, new IPEndPoint(ip, into.Count > 0 ? into[0].EndPoint.Port : port), tls));
+            }
+            catch (ListenFailedException ex) when (optional && ex.Error is SocketError.AddressNotAvailable
+                                                       or SocketError.AddressFamilyNotSupported or SocketError.ProtocolNotSupported)
+            {
+            }
+        }
+    }
+
+    /// <summary>
+    /// CONFIG SET of tls-* parameters, before anything is stored: makes the context the new values
+    /// describe (when TLS is on, or is being turned on by a tls-port) and binds the new tls-port.
+    /// Null and the action that puts them in place, or Redis's error, with nothing changed: the old
+    /// context and listeners stay. (Redis reconfigures with reconfigure=0 for a port change alone:
+    /// an existing context is kept; likewise here.)
+    /// </summary>
+    public string? PrepareTls(TlsSettings settings, int port, bool configChanged, bool portChanged, out Action? apply, out bool portFailed)
+    {
+        apply = null;
+        portFailed = false;
+        var context = Tls;
+        bool enabled = port != 0 || settings.Replication || settings.Cluster;
+        if ((configChanged && enabled) || (portChanged && port != 0 && context == null))
+        {
+            context = TlsContext.TryCreate(settings, Log.Warning);
+            if (context == null) return TlsContext.UpdateFailedMessage;
+        }
+        List<Listener>? fresh = null;
+        if (portChanged && port != 0)
+        {
+            fresh = new List<Listener>();
+            try
+            {
+                BindAll(fresh, port, tls: true);
+            }
+            catch (ListenFailedException ex)
+            {
+                foreach (var l in fresh) l.Stop();
+                Log.Warning(ex.Message);
+                portFailed = true;
+                return "Unable to listen on this port. Check server logs.";
+            }
+        }
+        apply = () =>
+        {
+            Tls = context;
+            if (!portChanged) return;
+            lock (_tlsListenersLock)
+            {
+                foreach (var l in _tlsListeners) l.Stop();
+                var listeners = fresh ?? new List<Listener>();
+                Volatile.Write(ref _tlsListeners, listeners);
+                if (StoppingToken.IsCancellationRequested)
+                {
+                    foreach (var l in listeners) l.Stop();
+                    return;
+                }
+                foreach (var l in listeners) l.Start();
+            }
+        };
+        return null;
+    }
+
+    /// <summary>
+    /// timeout: closes clients idle (nothing read from them, no reply finished) for more than that
+    /// many whole seconds, as Redis's clientsCronHandleTimeout does: never a client blocked in a
+    /// command, subscribed to a channel or pattern (in RESP2 and RESP3 alike: Redis marks both as
+    /// pub/sub), or in MONITOR (Redis counts monitors as replicas). Runs on the cron thread every
+    /// 100 ms, so a CONFIG SET acts at once; Redis looks at every client about once a second.
+    /// </summary>
+    private void CloseIdleClients()
+    {
+        long timeout = Config.Timeout;
+        if (timeout <= 0) return;
+        long nowSeconds = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 1000;
+        foreach (var session in Clients.Values)
+        {
+            if (session.Killed || session.Blocked != null || session.InPubSubMode || session.IsMonitor) continue;
+            // Whole seconds on both sides, as Redis compares its unixtime clock.
+            if (nowSeconds - session.LastInteractionMs / 1000 <= timeout) continue;
+            Log.Write(ServerLog.Level.Verbose, "Closing idle client");
+            session.Kill();
+        }
+    }
 
     /// <summary>
     /// Runs <paramref name="action"/> with every shard's gate held, taken in ascending order (from a
@@ -457,6 +578,8 @@ internal sealed class RedisServer : IAsyncDisposable
             try { File.Delete(_pidFile); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
         }
         foreach (var l in _listeners) l.Stop();
+        lock (_tlsListenersLock)
+            foreach (var l in _tlsListeners) l.Stop();
         foreach (var c in Clients.Values) c.Kill();
         // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as
         // Redis exits from inside it; its client then goes like the others.

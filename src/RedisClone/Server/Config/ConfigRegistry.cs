@@ -38,6 +38,8 @@ internal sealed partial class ConfigRegistry
         Protected = 2,
         /// <summary>CONFIG SET splits the value on single spaces into several arguments.</summary>
         MultiArg = 4,
+        /// <summary>A tls-* parameter Redis applies by reconfiguring TLS (applyTlsCfg, applyTLSPort): CONFIG SET reloads the context.</summary>
+        Tls = 8,
     }
 
     /// <summary>A parameter's value type, as Redis's config.c types them (special = own parser).</summary>
@@ -99,6 +101,9 @@ internal sealed partial class ConfigRegistry
     private static readonly int MaxMemoryClientsIndex = IndexOf("maxmemory-clients");
     private static readonly int QueryBufferLimitIndex = IndexOf("client-query-buffer-limit");
     private static readonly int TimeoutIndex = IndexOf("timeout");
+    private static readonly int TcpKeepAliveIndex = IndexOf("tcp-keepalive");
+    private static readonly int TlsPortIndex = IndexOf("tls-port");
+    private static readonly int TlsAuthClientsIndex = IndexOf("tls-auth-clients");
     private static readonly int NotifyIndex = IndexOf("notify-keyspace-events");
     private static readonly int DebugCommandIndex = IndexOf("enable-debug-command");
     private static readonly int ProtectedConfigsIndex = IndexOf("enable-protected-configs");
@@ -180,8 +185,33 @@ internal sealed partial class ConfigRegistry
 
     public string MaxMemoryPolicy => Volatile.Read(ref _values[MaxMemoryPolicyIndex]);
 
-    /// <summary>timeout: seconds a client may idle before being closed; 0 = never (not enforced yet).</summary>
+    /// <summary>timeout: seconds a client may idle before being closed; 0 = never.</summary>
     public long Timeout => Volatile.Read(ref _numbers[TimeoutIndex]);
+
+    /// <summary>tls-port: the port of the TLS listeners; 0 = none.</summary>
+    public int TlsPort => (int)Volatile.Read(ref _numbers[TlsPortIndex]);
+
+    /// <summary>tls-auth-clients, read at each TLS accept as Redis reads it.</summary>
+    public Network.TlsClientAuth TlsAuthClients => Volatile.Read(ref _values[TlsAuthClientsIndex]) switch
+    {
+        "no" => Network.TlsClientAuth.No,
+        "optional" => Network.TlsClientAuth.Optional,
+        _ => Network.TlsClientAuth.Yes,
+    };
+
+    /// <summary>The parameters a TLS context is made from, as they are now.</summary>
+    public Network.TlsSettings TlsSettings() => TlsSettingsOf(name => Volatile.Read(ref _values[IndexOf(name)]));
+
+    private static Network.TlsSettings TlsSettingsOf(Func<string, string> value) => new(
+        CertFile: value("tls-cert-file"), KeyFile: value("tls-key-file"), KeyFilePass: value("tls-key-file-pass"),
+        CaCertFile: value("tls-ca-cert-file"), CaCertDir: value("tls-ca-cert-dir"), Protocols: value("tls-protocols"),
+        Ciphers: value("tls-ciphers"), Ciphersuites: value("tls-ciphersuites"),
+        PreferServerCiphers: value("tls-prefer-server-ciphers") == "yes", SessionCaching: value("tls-session-caching") == "yes",
+        AuthClientsOff: value("tls-auth-clients") == "no", Replication: value("tls-replication") == "yes",
+        Cluster: value("tls-cluster") == "yes");
+
+    /// <summary>tcp-keepalive: seconds of silence before TCP keepalive probes on a new client's socket; 0 = off.</summary>
+    public long TcpKeepAlive => Volatile.Read(ref _numbers[TcpKeepAliveIndex]);
 
     /// <summary>notify-keyspace-events as Redis's flag bits (see <see cref="KeyspaceEvents"/>).</summary>
     public int NotifyKeyspaceEvents => (int)Volatile.Read(ref _numbers[NotifyIndex]);
@@ -466,7 +496,33 @@ internal sealed partial class ConfigRegistry
                 _server?.Log.Warning($"Failed applying new configuration. Possibly related to new {found[i].Name} setting. Restoring previous settings.");
                 return RespErrors.ConfigSetFailed(found[i].Name, error);
             }
+            Action? applyTls = null;
+            if (_server != null && Array.Exists(found, p => (p.Flags & ParamFlags.Tls) != 0))
+            {
+                // Every tls-* value of this call together, then the context they make (Redis applies
+                // them, reconfigures, and rolls back when that fails: the same outcome).
+                string Proposed(string name)
+                {
+                    for (int i = names.Count - 1; i >= 0; i--)
+                        if (found[i].Name == name) return canonical[i];
+                    return _values[IndexOf(name)];
+                }
+                bool portChanged = Array.Exists(found, p => p.Index == TlsPortIndex) &&
+                                   Proposed("tls-port") != _values[TlsPortIndex];
+                bool configChanged = Array.Exists(found, p => (p.Flags & ParamFlags.Tls) != 0 && p.Index != TlsPortIndex);
+                error = _server.PrepareTls(TlsSettingsOf(Proposed), int.Parse(Proposed("tls-port")), configChanged, portChanged,
+                    out applyTls, out bool portFailed);
+                if (error != null)
+                {
+                    var failed = portFailed
+                        ? Params[TlsPortIndex]
+                        : Array.Find(found, p => (p.Flags & ParamFlags.Tls) != 0 && p.Index != TlsPortIndex) ?? Params[TlsPortIndex];
+                    _server.Log.Warning($"Failed applying new configuration. Possibly related to new {failed.Name} setting. Restoring previous settings.");
+                    return RespErrors.ConfigSetFailed(failed.Name, error);
+                }
+            }
             for (int i = 0; i < names.Count; i++) Commit(found[i], canonical[i], numbers[i]);
+            applyTls?.Invoke();
         }
         return null;
     }
@@ -995,6 +1051,7 @@ internal sealed partial class ConfigRegistry
     {
         const ParamFlags Imm = ParamFlags.Immutable;
         const ParamFlags Multi = ParamFlags.MultiArg;
+        const ParamFlags Tls = ParamFlags.Tls;
         string[] protectedAction = ["no", "yes", "local"];
         Param[] table =
         [
@@ -1195,6 +1252,28 @@ internal sealed partial class ConfigRegistry
                 Getter = r => r._server == null ? null : string.Join(' ', r._server.Options.Bind),
             },
             S("replicaof", "", ParseReplicaOf, Imm | Multi, alias: "slaveof"),
+
+            // --- TLS (Network/TlsContext.cs says which have no effect under .NET)
+            N("tls-port", 0, 65535, "0", Tls),
+            N("tls-session-cache-size", 0, IntMax, "20480", Tls),
+            N("tls-session-cache-timeout", 0, IntMax, "300", Tls),
+            B("tls-cluster", false, Tls),
+            B("tls-replication", false, Tls),
+            E("tls-auth-clients", "yes", ["no", "yes", "optional"]),
+            B("tls-prefer-server-ciphers", false, Tls),
+            B("tls-session-caching", true, Tls),
+            T("tls-cert-file", flags: Tls),
+            T("tls-key-file", flags: Tls),
+            T("tls-key-file-pass", flags: Tls),
+            T("tls-client-cert-file", flags: Tls),
+            T("tls-client-key-file", flags: Tls),
+            T("tls-client-key-file-pass", flags: Tls),
+            T("tls-dh-params-file", flags: Tls),
+            T("tls-ca-cert-file", flags: Tls),
+            T("tls-ca-cert-dir", flags: Tls),
+            T("tls-protocols", flags: Tls),
+            T("tls-ciphers", flags: Tls),
+            T("tls-ciphersuites", flags: Tls),
         ];
         for (int i = 0; i < table.Length; i++) table[i].Index = i;
         return table;
