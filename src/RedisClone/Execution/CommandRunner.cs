@@ -163,8 +163,15 @@ internal static class CommandRunner
             to = int.MaxValue;
             return;
         }
-        if (!System.Text.Ascii.EqualsIgnoreCase(name, "HELLO"u8)) return;
         int argc = buffer.ArgCount(i);
+        // ACL SETUSER's user name and rules (passwords among them), as Redis 7.2 hides them.
+        if (System.Text.Ascii.EqualsIgnoreCase(name, "ACL"u8) && argc >= 3 && System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, 1), "SETUSER"u8))
+        {
+            from = 2;
+            to = int.MaxValue;
+            return;
+        }
+        if (!System.Text.Ascii.EqualsIgnoreCase(name, "HELLO"u8)) return;
         for (int a = 2; a + 2 < argc; a++)
             if (System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "AUTH"u8))
             {

@@ -25,12 +25,14 @@ internal sealed class RedisServer : IAsyncDisposable
         Options = options;
         Config = new Config.ConfigRegistry(this);
         Log = new ServerLog(Config);
+        Acl = new Commands.Acl.AclStore(this);
         foreach (var (name, value) in options.Settings)
         {
             string? error = Config.Set(name, value);
             if (error != null) throw new ArgumentException($"option '--{name}': {error}");
         }
         Config.Set("io-threads", options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        LoadUsers(options);
         Shards = new ShardSet(options.Shards, options.Databases);
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyExpired = (db, key) =>
@@ -52,10 +54,31 @@ internal sealed class RedisServer : IAsyncDisposable
         Rdb = new Persistence.RdbSaves(this);
     }
 
+    /// <summary>
+    /// The users of the command line's <c>--user</c> directives, or of the aclfile (not both, as Redis
+    /// refuses the mix); an error stops the start as it stops redis-server.
+    /// </summary>
+    private void LoadUsers(ServerOptions options)
+    {
+        string aclFile = Config.AclFile;
+        if (aclFile.Length > 0 && options.Users.Count > 0)
+            throw new ArgumentException("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.");
+        foreach (var user in options.Users)
+        {
+            string? error = Acl.ApplyUser(user[0], user[1..]);
+            if (error != null) throw new ArgumentException($"option '--user': {error}");
+        }
+        if (aclFile.Length > 0 && Acl.Load(aclFile) is { } errors)
+            throw new ArgumentException($"Aborting Redis startup because of ACL errors: {errors}");
+    }
+
     /// <summary>RDB snapshots: changes since the last save, the background save, save points.</summary>
     public Persistence.RdbSaves Rdb { get; }
 
     public ServerOptions Options { get; }
+
+    /// <summary>ACL users, the ACL log and the aclfile (requirepass sets the default user's password).</summary>
+    public Commands.Acl.AclStore Acl { get; }
     public Config.ConfigRegistry Config { get; }
     public ServerLog Log { get; }
     public ShardSet Shards { get; }

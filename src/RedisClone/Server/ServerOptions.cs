@@ -23,6 +23,9 @@ internal sealed class ServerOptions
     internal bool DotNetSockets { get; set; }
     public string? ConfigFile { get; set; }
 
+    /// <summary><c>--user name rules...</c> directives, in order (applied once the ACL store exists).</summary>
+    public List<string[]> Users { get; } = new();
+
     /// <summary>Settings given on the command line that CONFIG also knows (name → value).</summary>
     public List<(string Name, string Value)> Settings { get; } = new();
 
@@ -60,6 +63,10 @@ internal sealed class ServerOptions
                 case "shards": o.Shards = ParseInt(name, Single(), 1, 64); break;
                 case "io-threads": o.IoThreads = ParseInt(name, Single(), 1, 128); break;
                 case "maxclients": o.MaxClients = ParseInt(name, Single(), 1, int.MaxValue); break;
+                case "user":
+                    if (values.Count == 0) throw new ArgumentException("option '--user' needs a user name");
+                    o.Users.Add(values.ToArray());
+                    break;
                 default:
                     if (!Config.ConfigRegistry.IsKnown(name))
                         throw new ArgumentException($"unknown option '--{name}'");
