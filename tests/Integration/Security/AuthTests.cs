@@ -154,3 +154,32 @@ public class AuthTests
         Assert.Contains("$6\r\nreason\r\n$4\r\nauth\r\n$7\r\ncontext\r\n$8\r\ntoplevel\r\n", log);
     }
 }
+
+/// <summary>Secrets kept out of SLOWLOG as Redis keeps them: ACL SETUSER's rules, CONFIG SET requirepass's value.</summary>
+public class SecretRedactionTests
+{
+    [RedisFact]
+    public void SlowLog_SetUserAndRequirepass_RedactedAsRedis()
+    {
+        using var servers = new PairedServers();
+        using var theirs = servers.ConnectTheirs();
+        using var ours = servers.ConnectOurs();
+        string[][] script =
+        [
+            ["CONFIG", "SET", "slowlog-log-slower-than", "0"],
+            ["SLOWLOG", "RESET"],
+            ["ACL", "SETUSER", "alice", "on", ">secret", "+@all"],
+            ["CONFIG", "SET", "requirepass", "pw", "maxmemory-samples", "5"],
+            ["AUTH", "pw"],
+            ["CONFIG", "SET", "requirepass", ""],
+        ];
+        var diff = PairedServers.Compare(theirs, ours, script);
+        string Entries(RespClient c) => System.Text.RegularExpressions.Regex.Replace(c.Call("SLOWLOG", "GET", "10"),
+            @"(?<=\r\n):\d+\r\n|\$\d+\r\n127\.0\.0\.1:\d+\r\n", "<n>");
+        string mine = Entries(ours);
+        Assert.Equal(Differential.Show(Entries(theirs)), Differential.Show(mine));
+        Assert.DoesNotContain("secret", mine);
+        Assert.Contains("$11\r\nrequirepass\r\n$10\r\n(redacted)\r\n$17\r\nmaxmemory-samples\r\n$1\r\n5\r\n", mine);
+        Assert.True(diff.Length == 0, diff);
+    }
+}

@@ -289,8 +289,9 @@ internal sealed class AclSelector
     /// <summary>Redis refuses spaces and NUL bytes in patterns and user names.</summary>
     public static bool HasSpaces(string s)
     {
+        // C's isspace in the C locale, plus NUL.
         foreach (char c in s)
-            if (char.IsWhiteSpace(c) && c < 128 || c == '\0') return true;
+            if (c is ' ' or '\t' or '\n' or '\v' or '\f' or '\r' or '\0') return true;
         return false;
     }
 

@@ -16,6 +16,7 @@ internal sealed class AclUser
     {
         Name = name;
         NameBytes = Encoding.Latin1.GetBytes(name);
+        state.Publish();
         _state = state;
     }
 
@@ -26,7 +27,11 @@ internal sealed class AclUser
     public AclUserState State
     {
         get => _state;
-        set => _state = value;
+        set
+        {
+            value.Publish();
+            _state = value;
+        }
     }
 }
 
@@ -63,8 +68,14 @@ internal sealed class AclUserState
         return state;
     }
 
-    /// <summary>Every command, key and channel through the root selector: the per-command check is skipped.</summary>
-    public bool Unrestricted => Root.Unrestricted;
+    /// <summary>
+    /// Every command, key and channel through the root selector: the per-command check is skipped.
+    /// Fixed when the state is published (one field read per command on the hot path).
+    /// </summary>
+    public bool Unrestricted { get; private set; }
+
+    /// <summary>Called as the state becomes a user's rules: it is not changed after this.</summary>
+    public void Publish() => Unrestricted = Root.Unrestricted;
 
     public AclUserState Clone() => new()
     {
