@@ -44,7 +44,7 @@ internal static class ConnectionCommands
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
         "      it is of this kind (PUBSUB: in subscribe mode; no MASTER or REPLICA here)",
         "    * USER <username>",
-        "      it is logged in as <username> (only 'default' exists here)",
+        "      it is authenticated as the ACL user <username>",
         "    * SKIPME (YES|NO)",
         "      YES, the default, spares the connection sending the command",
         "    * ID <client-id>",
@@ -417,6 +417,7 @@ internal static class ConnectionCommands
     public static void ClientKill(ref CommandContext ctx)
     {
         string? addr = null, laddr = null;
+        Acl.AclUser? user = null;
         ClientType? type = null;
         long id = 0, maxAge = 0;
         bool skipMe = true;
@@ -467,7 +468,8 @@ internal static class ConnectionCommands
                 }
                 else if (more && ctx.ArgIs(i, "USER"))
                 {
-                    if (!ctx.Arg(i + 1).SequenceEqual("default"u8))
+                    user = ctx.Server.Acl.Find(ctx.Arg(i + 1));
+                    if (user == null)
                     {
                         ctx.Error(RespErrors.NoSuchUser(ctx.Arg(i + 1)));
                         return;
@@ -499,6 +501,7 @@ internal static class ConnectionCommands
             if (addr != null && client.Address != addr) continue;
             if (laddr != null && client.LocalAddress != laddr) continue;
             if (type != null && TypeOf(client) != type) continue;
+            if (user != null && client.User != user) continue;
             if (id != 0 && client.Id != id) continue;
             if (client == ctx.Client && skipMe) continue;
             if (maxAge != 0 && nowSeconds - client.CreatedAtMs / 1000 < maxAge) continue;

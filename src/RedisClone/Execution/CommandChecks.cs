@@ -110,6 +110,8 @@ internal static class CommandChecks
             return RespErrors.NoAuth;
         var state = user.State;
         if (state.Unrestricted) return null;
+        // Redis refuses a no-multi command inside MULTI before it checks the ACL (refused there too).
+        if (session.InMulti && (def.Flags & CommandFlags.NoMulti) != 0) return null;
         long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         var result = AclChecks.Check(server, session, state, def, buffer, i, nowMs, out int position);
         if (result == AclResult.Ok) return null;

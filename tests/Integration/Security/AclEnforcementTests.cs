@@ -45,6 +45,7 @@ public class AclEnforcementTests
             ["PUBLISH", "zz", "m"], ["PUBLISH", "cz", "m"],
             ["MULTI"], ["GET", "other"], ["SET", "kx", "1"], ["EXEC"],
             ["MULTI"], ["SET", "kx", "2"], ["GET", "kx"], ["EXEC"],
+            ["MULTI"], ["WATCH", "kx"], ["DISCARD"],        // no-multi is refused before the ACL
             ["EVAL", "return redis.pcall('get','other')", "0"],
             ["EVAL", "return redis.pcall('set','rx', 'v')", "0"],
             ["EVAL", "return redis.call('get','kx')", "0"],
@@ -163,6 +164,22 @@ public class AclEnforcementTests
         Assert.True(sport.IsClosedByServer());
         Assert.Equal(":1\r\n", admin.Call("PUBLISH", "news.a", "hello"));
         Assert.Equal("*3\r\n$7\r\nmessage\r\n$6\r\nnews.a\r\n$5\r\nhello\r\n", news.ReadReply());
+    }
+
+    [RedisFact]
+    public void ClientKillUser_ClosesThatUsersConnections_AsRedis()
+    {
+        using var servers = new PairedServers("--user", "alice", "on", ">pw", "+@all", "~*");
+        using var theirsAlice = servers.ConnectTheirs();
+        using var oursAlice = servers.ConnectOurs();
+        theirsAlice.Call("AUTH", "alice", "pw");
+        oursAlice.Call("AUTH", "alice", "pw");
+        using var theirs = servers.ConnectTheirs();
+        using var ours = servers.ConnectOurs();
+        var diff = PairedServers.Compare(theirs, ours,
+            [["CLIENT", "KILL", "USER", "nosuch"], ["CLIENT", "KILL", "USER", "alice"], ["CLIENT", "KILL", "USER", "alice"], ["PING"]]);
+        Assert.True(diff.Length == 0, diff);
+        Assert.True(oursAlice.IsClosedByServer());
     }
 
     [Fact]
