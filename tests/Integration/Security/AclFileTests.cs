@@ -3,11 +3,22 @@ using RedisClone.Tests.Infrastructure;
 namespace RedisClone.Tests.Security;
 
 /// <summary>aclfile: ACL SAVE and LOAD, loading at start-up, and the errors, against redis-server.</summary>
-public class AclFileTests
+public sealed class AclFileTests : IDisposable
 {
-    private static string TempFile(string content)
+    private readonly List<string> _dirs = [];
+
+    public void Dispose()
+    {
+        foreach (var dir in _dirs)
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    private string TempFile(string content)
     {
         var dir = Directory.CreateTempSubdirectory("redisclone-acl-").FullName;
+        _dirs.Add(dir);
         var path = Path.Combine(dir, "users.acl");
         File.WriteAllText(path, content);
         return path;
