@@ -48,6 +48,15 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>The AOF sequence of this client's last write: with appendfsync always its replies wait until it is on disk.</summary>
     public long AofSequence { get; set; }
 
+    /// <summary>
+    /// The ACL user the connection runs as: the default user until AUTH or HELLO AUTH, back to it on
+    /// RESET. Null for the server's own clients (AOF replay), which Redis runs with no user: no checks.
+    /// </summary>
+    public Acl.AclUser? User { get; set; }
+
+    /// <summary>Redis's c->authenticated: AUTH or HELLO AUTH succeeded (the default user with nopass needs neither).</summary>
+    public bool Authenticated { get; set; }
+
     /// <summary>2 or 3 (HELLO).</summary>
     public int Protocol { get; set; } = 2;
 
@@ -95,6 +104,9 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     /// <summary>The client a script's commands run as (Redis's CLIENT_SCRIPT): it never blocks.</summary>
     public bool IsScriptClient { get; init; }
+
+    /// <summary>For the script client: the connection whose script is running (the ACL log shows it).</summary>
+    public ClientSession? ScriptCaller { get; set; }
 
     /// <summary>Redis's CLIENT_DENY_BLOCKING: inside EXEC or a script, a blocking command answers at once.</summary>
     public bool DenyBlocking => InExec || IsScriptClient;

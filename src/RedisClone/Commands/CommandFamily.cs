@@ -1,5 +1,6 @@
 using RedisClone.Common;
 using RedisClone.Protocol;
+using RedisClone.Server;
 
 namespace RedisClone.Commands;
 
@@ -179,9 +180,7 @@ internal static class CommandFamily
 
         var args = new byte[argc][];
         for (int i = 0; i < argc; i++) args[i] = ctx.Arg(i + 2).ToArray();
-        var keys = new List<(int Position, KeySpecFlags Flags)>();
-        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys) && def.KeyFinder != null)
-            FindWithKeyFinder(ref ctx, def, args, keys);
+        var keys = KeysWithFlags(ctx.Server, ctx.Client, def, args, ctx.NowMs);
 
         if (keys.Count == 0)
         {
@@ -205,19 +204,33 @@ internal static class CommandFamily
     }
 
     /// <summary>
+    /// The positions of the keys in <paramref name="args"/> (args[0] is the command's name) with the
+    /// flags of their key specs, as Redis's getKeysFromCommandWithSpecs finds them: the specs, else the
+    /// command's own finder. COMMAND GETKEYS and the ACL key checks use it.
+    /// </summary>
+    public static List<(int Position, KeySpecFlags Flags)> KeysWithFlags(RedisServer server, ClientSession client, CommandDef def,
+        byte[][] args, long nowMs)
+    {
+        var keys = new List<(int Position, KeySpecFlags Flags)>();
+        if (!CommandMetadata.TryGetKeysFromSpecs(def, args, keys) && def.KeyFinder != null)
+            FindWithKeyFinder(server, client, def, args, nowMs, keys);
+        return keys;
+    }
+
+    /// <summary>
     /// Movable keys the specs cannot follow: run the command's own finder over a copy of its
     /// arguments. The finder gives positions only, so each key takes the flags of the spec that starts
     /// at its position, else of the first spec that is not at a fixed index.
     /// </summary>
-    private static void FindWithKeyFinder(ref CommandContext ctx, CommandDef def, byte[][] args,
+    private static void FindWithKeyFinder(RedisServer server, ClientSession client, CommandDef def, byte[][] args, long nowMs,
         List<(int Position, KeySpecFlags Flags)> keys)
     {
         var buffer = new CommandBuffer();
         buffer.BeginCommand();
         foreach (var arg in args) arg.CopyTo(buffer.AddArg(arg.Length));
         buffer.EndCommand();
-        var inner = new CommandContext(buffer, 0, new RespWriter(NullBufferWriter.Instance, ctx.Reply.Protocol),
-            ctx.Client, ctx.Server, ctx.NowMs);
+        var inner = new CommandContext(buffer, 0, new RespWriter(NullBufferWriter.Instance, client.Protocol),
+            client, server, nowMs);
         Span<int> positions = stackalloc int[256];
         int count = def.KeyFinder!(ref inner, positions);
         var meta = CommandMetadata.Of(def);

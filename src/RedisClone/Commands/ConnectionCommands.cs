@@ -12,8 +12,7 @@ namespace RedisClone.Commands;
 /// Every handler here runs on the connection's own thread and touches no keyspace (Routing.Connection).
 /// CLIENT LIST, INFO and KILL read other clients' sessions racily, as Redis's single thread never
 /// has to; a field may be a moment stale, never torn (each is one word or an immutable string).
-/// There is one user, "default", with no password (Redis's out-of-the-box state): AUTH and HELLO AUTH
-/// accept any password for it and refuse every other user name.
+/// AUTH and HELLO AUTH check passwords against the ACL users (Commands/Acl).
 /// </remarks>
 internal static class ConnectionCommands
 {
@@ -45,7 +44,7 @@ internal static class ConnectionCommands
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
         "      it is of this kind (PUBSUB: in subscribe mode; no MASTER or REPLICA here)",
         "    * USER <username>",
-        "      it is logged in as <username> (only 'default' exists here)",
+        "      it is authenticated as the ACL user <username>",
         "    * SKIPME (YES|NO)",
         "      YES, the default, spares the connection sending the command",
         "    * ID <client-id>",
@@ -151,6 +150,7 @@ internal static class ConnectionCommands
         client.ReplyMode = ReplyMode.On;
         client.NoEvict = false;
         client.NoTouch = false;
+        ctx.Server.Acl.SetDefaultAuth(client);
         client.EndMulti();
         TransactionCommands.UnwatchAll(ctx.Server, client); // the executor holds the watched keys' gates
         StopMonitoring(ctx.Server, client);
@@ -223,6 +223,12 @@ internal static class ConnectionCommands
             }
             else if (ctx.ArgIs(j, "SETNAME") && more >= 1)
             {
+                // Checked here, as Redis does: a bad name wins over a later bad option.
+                if (!IsPrintableWord(ctx.Arg(j + 1)))
+                {
+                    ctx.Error(RespErrors.ClientNameInvalid);
+                    return;
+                }
                 nameAt = j + 1;
                 j++;
             }
@@ -233,9 +239,14 @@ internal static class ConnectionCommands
             }
         }
 
-        if (authAt > 0 && !Authenticate(ctx.Arg(authAt)))
+        if (authAt > 0 && !Authenticate(ref ctx, ctx.Arg(authAt), ctx.Arg(authAt + 1)))
         {
             ctx.Error(RespErrors.WrongPass);
+            return;
+        }
+        if (!ctx.Client.Authenticated)
+        {
+            ctx.Error(RespErrors.HelloNoAuth);
             return;
         }
         if (nameAt > 0 && !TrySetName(ref ctx, ctx.Arg(nameAt))) return;
@@ -259,7 +270,10 @@ internal static class ConnectionCommands
         reply.Raw(Resp.EmptyArray);
     }
 
-    /// <summary>AUTH [username] password — the default user has no password, so only its name matters.</summary>
+    /// <summary>
+    /// AUTH [username] password — authenticates as the user (the one-argument form as "default");
+    /// WRONGPASS for an unknown user, a wrong password or a user that is off, logged in the ACL log.
+    /// </summary>
     public static void Auth(ref CommandContext ctx)
     {
         if (ctx.ArgCount > 3)
@@ -267,13 +281,23 @@ internal static class ConnectionCommands
             ctx.Syntax();
             return;
         }
+        ReadOnlySpan<byte> user = "default"u8, password;
         if (ctx.ArgCount == 2)
         {
-            // Redis keeps the old error for the one-argument form when no password is configured.
-            ctx.Error(RespErrors.NoPasswordConfigured);
-            return;
+            // Redis keeps the old error for the one-argument form when the default user has no password.
+            if (ctx.Server.Acl.Default.State.NoPass)
+            {
+                ctx.Error(RespErrors.NoPasswordConfigured);
+                return;
+            }
+            password = ctx.Arg(1);
         }
-        if (!Authenticate(ctx.Arg(1)))
+        else
+        {
+            user = ctx.Arg(1);
+            password = ctx.Arg(2);
+        }
+        if (!Authenticate(ref ctx, user, password))
         {
             ctx.Error(RespErrors.WrongPass);
             return;
@@ -281,8 +305,23 @@ internal static class ConnectionCommands
         ctx.Reply.Ok();
     }
 
-    /// <summary>The only user is "default", with no password: any password is accepted for it.</summary>
-    private static bool Authenticate(ReadOnlySpan<byte> user) => user.SequenceEqual("default"u8);
+    /// <summary>
+    /// Checks the user's password; on success the connection runs as that user from now on, on
+    /// failure the attempt goes to the ACL log (object: the command's name as sent).
+    /// </summary>
+    private static bool Authenticate(ref CommandContext ctx, ReadOnlySpan<byte> user, ReadOnlySpan<byte> password)
+    {
+        var found = ctx.Server.Acl.Authenticate(user, password);
+        if (found != null)
+        {
+            ctx.Client.User = found;
+            ctx.Client.Authenticated = true;
+            return true;
+        }
+        ctx.Server.Acl.Log.Add(Acl.AclResult.DeniedAuth, ctx.Client.InMulti ? Acl.AclLogContext.Multi : Acl.AclLogContext.TopLevel,
+            Encoding.Latin1.GetString(ctx.Arg(0)), Encoding.Latin1.GetString(user), ClientInfoLine(ctx.Client), ctx.Server.Config.AclLogMaxLen);
+        return false;
+    }
 
     // ---------------------------------------------------------------- CLIENT
 
@@ -378,6 +417,7 @@ internal static class ConnectionCommands
     public static void ClientKill(ref CommandContext ctx)
     {
         string? addr = null, laddr = null;
+        Acl.AclUser? user = null;
         ClientType? type = null;
         long id = 0, maxAge = 0;
         bool skipMe = true;
@@ -428,7 +468,8 @@ internal static class ConnectionCommands
                 }
                 else if (more && ctx.ArgIs(i, "USER"))
                 {
-                    if (!ctx.Arg(i + 1).SequenceEqual("default"u8))
+                    user = ctx.Server.Acl.Find(ctx.Arg(i + 1));
+                    if (user == null)
                     {
                         ctx.Error(RespErrors.NoSuchUser(ctx.Arg(i + 1)));
                         return;
@@ -460,6 +501,7 @@ internal static class ConnectionCommands
             if (addr != null && client.Address != addr) continue;
             if (laddr != null && client.LocalAddress != laddr) continue;
             if (type != null && TypeOf(client) != type) continue;
+            if (user != null && client.User != user) continue;
             if (id != 0 && client.Id != id) continue;
             if (client == ctx.Client && skipMe) continue;
             if (maxAge != 0 && nowSeconds - client.CreatedAtMs / 1000 < maxAge) continue;
@@ -655,6 +697,28 @@ internal static class ConnectionCommands
     /// </summary>
     private static void AppendClientInfo(StringBuilder sb, ref CommandContext ctx, ClientSession c, long nowMs)
     {
+        long argvMem = 0, wire = 0;
+        if (c == ctx.Client)
+        {
+            for (int i = 0; i < ctx.ArgCount; i++) argvMem += ctx.Arg(i).Length;
+            wire = WireSize(ref ctx);
+        }
+        AppendClientInfo(sb, c, nowMs, c == ctx.Client, argvMem, wire);
+    }
+
+    /// <summary>
+    /// A client's CLIENT LIST line without the command running (the ACL log's client-info): the
+    /// running command's own sizes are not counted.
+    /// </summary>
+    public static string ClientInfoLine(ClientSession c)
+    {
+        var sb = new StringBuilder(256);
+        AppendClientInfo(sb, c, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(), isCurrent: false, 0, 0);
+        return sb.ToString(0, sb.Length - 1);
+    }
+
+    private static void AppendClientInfo(StringBuilder sb, ClientSession c, long nowMs, bool isCurrent, long currentArgvMem, long currentWire)
+    {
         var flags = new StringBuilder(4);
         if (c.IsMonitor) flags.Append('O');
         if (c.InPubSubMode) flags.Append('P');
@@ -668,10 +732,10 @@ internal static class ConnectionCommands
 
         var u = c.MeasureBuffers();
         long argvMem = 0, qbuf = u.QueryBytes;
-        if (c == ctx.Client)
+        if (isCurrent)
         {
-            for (int i = 0; i < ctx.ArgCount; i++) argvMem += ctx.Arg(i).Length;
-            qbuf += WireSize(ref ctx);
+            argvMem = currentArgvMem;
+            qbuf += currentWire;
         }
         else if (c.Blocked != null)
         {
@@ -709,7 +773,7 @@ internal static class ConnectionCommands
           .Append(" tot-mem=").Append(totMem)
           .Append(u.WritePending ? " events=rw" : " events=r")
           .Append(" cmd=").Append(c.LastCommand)
-          .Append(" user=").Append(DefaultUser)
+          .Append(" user=").Append(c.User?.Name ?? DefaultUser)
           .Append(" redir=-1")
           .Append(" resp=").Append(c.Protocol)
           .Append(" lib-name=").Append(c.LibName)

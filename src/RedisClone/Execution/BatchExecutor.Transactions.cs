@@ -89,6 +89,27 @@ internal sealed partial class BatchExecutor
     }
 
     /// <summary>
+    /// A queued command the user may no longer run: Redis's NOPERM for a transaction, naming the
+    /// reason, in its place among the replies; logged in the ACL log as "multi".
+    /// </summary>
+    private bool ExecDenied(ClientSession session, Commands.Acl.AclUser user, Protocol.CommandBuffer queue, int j, CommandDef def, RespWriter reply)
+    {
+        var result = Commands.Acl.AclChecks.Check(_server, session, user.State, def, queue, j, _nowMs, out int position);
+        if (result == Commands.Acl.AclResult.Ok) return false;
+        Commands.Acl.AclChecks.Log(_server, session, result, Commands.Acl.AclLogContext.Multi, def, queue, j, position);
+        string reason = result switch
+        {
+            Commands.Acl.AclResult.DeniedCommand => "no permission to execute the command or subcommand",
+            Commands.Acl.AclResult.DeniedKey => "no permission to touch the specified keys",
+            Commands.Acl.AclResult.DeniedChannel => "no permission to access one of the channels used as arguments",
+            _ => "no permission",
+        };
+        _server.Stats.CountError("NOPERM");
+        reply.Error(RespErrors.NoPermExec + reason);
+        return true;
+    }
+
+    /// <summary>
     /// The transaction itself (EXEC is command <paramref name="exec"/> of the batch), with the gates of
     /// its keys and watched keys held. MONITOR sees each queued command as it runs, then EXEC.
     /// </summary>
@@ -127,7 +148,12 @@ internal sealed partial class BatchExecutor
             var log = listener != null ? Storage.PropagationLog.Enter(listener) : null;
             try
             {
-                for (int j = 0; j < defs.Count; j++) CommandRunner.Run(_server, session, queue, j, defs[j], sink, _nowMs);
+                for (int j = 0; j < defs.Count; j++)
+                {
+                    // ACLs are checked again at EXEC, as Redis does: the rules may have changed since queueing.
+                    if (session.User is { } user && !user.State.Unrestricted && ExecDenied(session, user, queue, j, defs[j], reply)) continue;
+                    CommandRunner.Run(_server, session, queue, j, defs[j], sink, _nowMs);
+                }
             }
             finally
             {

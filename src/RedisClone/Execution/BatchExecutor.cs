@@ -188,8 +188,10 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (Session.InMulti) Session.MultiDirty = true;
         if (def != null) _server.CommandStats.Rejected(def.Id);
         int space = error.IndexOf(' ');
-        string code = space > 0 && error.AsSpan(0, space).SequenceEqual("BUSY") ? "BUSY" : "ERR";
-        var abort = def == ExecDef && Session.InMulti;
+        var word = space > 0 ? error.AsSpan(0, space) : default;
+        string code = word.SequenceEqual("BUSY") ? "BUSY" : word.SequenceEqual("NOAUTH") ? "NOAUTH" : word.SequenceEqual("NOPERM") ? "NOPERM" : "ERR";
+        // Redis's rejectCommand aborts on any refused EXEC, in MULTI or not (NOAUTH before MULTI ran, too).
+        var abort = def == ExecDef;
         _server.Stats.CountError(abort ? "EXECABORT" : code);
         // A rejected EXEC ends the transaction, as Redis's execCommandAbort: EXECABORT with the reason.
         if (Session.ReplyMode == ReplyMode.On)

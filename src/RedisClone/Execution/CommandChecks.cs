@@ -1,4 +1,5 @@
 using RedisClone.Commands;
+using RedisClone.Commands.Acl;
 using RedisClone.Protocol;
 using RedisClone.Scripting;
 using RedisClone.Server;
@@ -55,6 +56,18 @@ internal static class CommandChecks
             error = RespErrors.WrongArity(def.FullName);
             return null;
         }
+        // Authentication and ACLs, as Redis checks them right after arity. One test for the common
+        // case: a user with every permission, authenticated or needing no password.
+        var user = session.User;
+        if (user != null && ((!session.Authenticated && server.Acl.AuthRequired) || !user.State.Unrestricted))
+        {
+            error = CheckAccess(server, session, user, def, buffer, i);
+            if (error != null)
+            {
+                rejectedDef = def;
+                return null;
+            }
+        }
         if (session.Protocol == 2 && session.InPubSubMode && Array.IndexOf(AllowedWhileSubscribed, def) < 0)
         {
             rejectedDef = def;
@@ -85,6 +98,25 @@ internal static class CommandChecks
             return null;
         }
         return def;
+    }
+
+    /// <summary>
+    /// NOAUTH for a client that must authenticate first (only the no-auth commands run: AUTH, HELLO,
+    /// QUIT, RESET...), then the user's ACL: NOPERM, logged in the ACL log. Null when allowed.
+    /// </summary>
+    private static string? CheckAccess(RedisServer server, ClientSession session, AclUser user, CommandDef def, CommandBuffer buffer, int i)
+    {
+        if (!session.Authenticated && server.Acl.AuthRequired && (def.Flags & CommandFlags.NoAuth) == 0)
+            return RespErrors.NoAuth;
+        var state = user.State;
+        if (state.Unrestricted) return null;
+        // Redis refuses a no-multi command inside MULTI before it checks the ACL (refused there too).
+        if (session.InMulti && (def.Flags & CommandFlags.NoMulti) != 0) return null;
+        long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        var result = AclChecks.Check(server, session, state, def, buffer, i, nowMs, out int position);
+        if (result == AclResult.Ok) return null;
+        AclChecks.Log(server, session, result, session.InMulti ? AclLogContext.Multi : AclLogContext.TopLevel, def, buffer, i, position);
+        return "NOPERM " + AclChecks.Message(result, user, def, buffer.Arg(i, position), verbose: false);
     }
 
     // Kept out of Check: a lambda capturing the command index there would allocate a closure on

@@ -137,7 +137,7 @@ internal static class CommandRunner
                 args[a] = System.Text.Encoding.ASCII.GetBytes($"... ({argc - kept + 1} more arguments)");
                 continue;
             }
-            if (a >= redactFrom && a <= redactTo)
+            if ((a >= redactFrom && a <= redactTo) || IsSensitiveConfigValue(buffer, i, a))
             {
                 args[a] = "(redacted)"u8.ToArray();
                 continue;
@@ -163,8 +163,15 @@ internal static class CommandRunner
             to = int.MaxValue;
             return;
         }
-        if (!System.Text.Ascii.EqualsIgnoreCase(name, "HELLO"u8)) return;
         int argc = buffer.ArgCount(i);
+        // ACL SETUSER's user name and rules (passwords among them), as Redis 7.2 hides them.
+        if (System.Text.Ascii.EqualsIgnoreCase(name, "ACL"u8) && argc >= 3 && System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, 1), "SETUSER"u8))
+        {
+            from = 2;
+            to = int.MaxValue;
+            return;
+        }
+        if (!System.Text.Ascii.EqualsIgnoreCase(name, "HELLO"u8)) return;
         for (int a = 2; a + 2 < argc; a++)
             if (System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "AUTH"u8))
             {
@@ -172,6 +179,19 @@ internal static class CommandRunner
                 to = a + 2;
                 return;
             }
+    }
+
+    /// <summary>
+    /// CONFIG SET's value for a sensitive parameter (requirepass, masterauth, masteruser), which
+    /// Redis hides from SLOWLOG (CONFIG is admin, so MONITOR never shows it).
+    /// </summary>
+    private static bool IsSensitiveConfigValue(CommandBuffer buffer, int i, int a)
+    {
+        if (a < 3 || (a & 1) == 0 || !System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, 0), "CONFIG"u8)
+            || !System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, 1), "SET"u8)) return false;
+        var name = buffer.Arg(i, a - 1);
+        return System.Text.Ascii.EqualsIgnoreCase(name, "requirepass"u8) || System.Text.Ascii.EqualsIgnoreCase(name, "masterauth"u8)
+               || System.Text.Ascii.EqualsIgnoreCase(name, "masteruser"u8);
     }
 
     /// <summary>Shows a command that ran to MONITOR clients, unless Redis keeps it from them.</summary>

@@ -1,5 +1,6 @@
 using System.Buffers;
 using RedisClone.Commands;
+using RedisClone.Commands.Acl;
 using RedisClone.Protocol;
 using RedisClone.Scripting;
 using RedisClone.Server;
@@ -37,6 +38,16 @@ internal static class ScriptCalls
         {
             error = "This Redis command is not allowed from script";
             return;
+        }
+        if (session.User is { } user && !user.State.Unrestricted)
+        {
+            var result = AclChecks.Check(server, session, user.State, def, command, 0, nowMs, out int position);
+            if (result != AclResult.Ok)
+            {
+                AclChecks.Log(server, session, result, AclLogContext.Lua, def, command, 0, position, session.ScriptCaller);
+                error = "ACL failure in script: " + AclChecks.Message(result, user, def, command.Arg(0, position), verbose: false);
+                return;
+            }
         }
         // As Redis, a may-replicate command counts as a write here.
         if (readOnly && (def.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0)

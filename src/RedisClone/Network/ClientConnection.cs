@@ -41,6 +41,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         _outputWriter = transport.Output;
         Session = new ClientSession(server.NextClientId(), remote, local, close);
         Session.Subscriber = this;
+        server.Acl.SetDefaultAuth(Session);
         _transportBuffers = transport as IClientBuffers;
         Session.Buffers = this;
         _commands.GrowthObserver = server.Stats.RecentMaxInput;
@@ -296,6 +297,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     private ParseStatus Parse(in ReadOnlySequence<byte> buffer, out SequencePosition consumed)
     {
         var reader = new SequenceReader<byte>(buffer);
+        _parser.Unauthenticated = !Session.Authenticated && _server.Acl.AuthRequired;
         var status = _parser.Parse(ref reader, _commands);
         consumed = reader.Position;
         return status;

@@ -199,6 +199,14 @@ internal sealed class Listener
         }
     }
 
+    /// <summary>Redis's connIsLocal for TCP: a peer address in 127.0.0.0/8 or ::1.</summary>
+    private static bool IsLoopback(EndPoint? peer)
+    {
+        if (peer is not IPEndPoint ip) return true; // not TCP (a Unix socket): local
+        var address = ip.Address.IsIPv4MappedToIPv6 ? ip.Address.MapToIPv4() : ip.Address;
+        return address.AddressFamily == AddressFamily.InterNetwork ? address.GetAddressBytes()[0] == 127 : address.Equals(IPAddress.IPv6Loopback);
+    }
+
     /// <summary>Serves the client, or tells it the server is full (Redis's acceptCommonHandler check) and closes it.</summary>
     private void Admit(Socket client)
     {
@@ -209,6 +217,14 @@ internal sealed class Listener
             {
                 Interlocked.Increment(ref _server.Stats.RejectedConnections);
                 client.Send(RespErrors.MaxClients);
+                client.Close();
+                return;
+            }
+            // Redis's protected mode: with no password on the default user, only loopback peers.
+            if (_server.Config.ProtectedMode && _server.Acl.Default.State.NoPass && !IsLoopback(client.RemoteEndPoint))
+            {
+                Interlocked.Increment(ref _server.Stats.RejectedConnections);
+                client.Send(RespErrors.ProtectedMode);
                 client.Close();
                 return;
             }

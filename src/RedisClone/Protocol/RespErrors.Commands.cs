@@ -158,6 +158,8 @@ internal static partial class RespErrors
         "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"u8;
     public static ReadOnlySpan<byte> WrongPass => "-WRONGPASS invalid username-password pair or user is disabled.\r\n"u8;
     public static ReadOnlySpan<byte> NoProto => "-NOPROTO unsupported protocol version\r\n"u8;
+    public static ReadOnlySpan<byte> HelloNoAuth =>
+        "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n"u8;
     public static ReadOnlySpan<byte> ProtoVersionNotInteger => "-ERR Protocol version is not an integer or out of range\r\n"u8;
     public static ReadOnlySpan<byte> MonitorDenied => "-ERR MONITOR isn't allowed for DENY BLOCKING client\r\n"u8;
 

@@ -43,6 +43,8 @@ internal static partial class RespErrors
 
     // Outside the handlers: the listener, the dispatcher's checks, EXEC, blocked clients.
     public static ReadOnlySpan<byte> MaxClients => "-ERR max number of clients reached\r\n"u8;
+    public static ReadOnlySpan<byte> ProtectedMode =>
+        "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"u8;
     public static ReadOnlySpan<byte> ExecAbort => "-EXECABORT Transaction discarded because of previous errors.\r\n"u8;
 
     /// <summary>EXEC itself rejected (BUSY, arity...): Redis's execCommandAbort names the reason, without its code's dash.</summary>
@@ -52,6 +54,8 @@ internal static partial class RespErrors
     // These two are strings: the dispatcher's checks hand their error on as text, like the formatted ones below.
     public const string NotAllowedInMulti = "ERR Command not allowed inside a transaction";
     public const string ReplicaKeyspace = "ERR Replica can't interact with the keyspace";
+    public const string NoAuth = "NOAUTH Authentication required.";
+    public const string NoPermExec = "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ";
 
     public static string WrongArity(string fullName) => $"ERR wrong number of arguments for '{fullName}' command";
 
@@ -89,6 +93,8 @@ internal static partial class RespErrors
     // answers it through Err, then closes.
     public const string ProtocolTooBigMultibulkCount = "Protocol error: too big mbulk count string";
     public const string ProtocolInvalidMultibulkLength = "Protocol error: invalid multibulk length";
+    public const string ProtocolUnauthenticatedMultibulk = "Protocol error: unauthenticated multibulk length";
+    public const string ProtocolUnauthenticatedBulk = "Protocol error: unauthenticated bulk length";
     public const string ProtocolTooBigBulkCount = "Protocol error: too big bulk count string";
     public const string ProtocolInvalidBulkLength = "Protocol error: invalid bulk length";
     public const string ProtocolTooBigInline = "Protocol error: too big inline request";

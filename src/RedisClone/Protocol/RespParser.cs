@@ -45,6 +45,16 @@ internal sealed class RespParser
     public long MaxBulkLength { get => _maxBulkLength; set => _maxBulkLength = value; }
 
     /// <summary>
+    /// The client must still authenticate: as Redis, a multibulk of more than 10 arguments or a bulk
+    /// over 16 KB is a protocol error, and commands are parsed one at a time, so an AUTH runs before
+    /// the command after it is judged.
+    /// </summary>
+    public bool Unauthenticated { get; set; }
+
+    private const int UnauthenticatedMaxArgs = 10;
+    private const int UnauthenticatedMaxBulk = 16 * 1024;
+
+    /// <summary>
     /// Parses as many commands as <paramref name="reader"/> holds into <paramref name="commands"/>,
     /// advancing the reader past every byte it consumed.
     /// </summary>
@@ -54,8 +64,15 @@ internal sealed class RespParser
         {
             if (_argsRemaining == 0)
             {
-                int parsed = ParseCompleteCommands(reader.UnreadSpan, commands);
-                if (parsed > 0) reader.Advance(parsed);
+                if (Unauthenticated)
+                {
+                    if (commands.Count > 0) return ParseStatus.BatchFull;
+                }
+                else
+                {
+                    int parsed = ParseCompleteCommands(reader.UnreadSpan, commands);
+                    if (parsed > 0) reader.Advance(parsed);
+                }
                 if (commands.Count >= MaxCommandsPerBatch || commands.ArenaBytes >= BatchArenaLimit)
                     return ParseStatus.BatchFull;
                 if (!reader.TryPeek(out byte first)) return ParseStatus.NeedMore;
@@ -89,6 +106,7 @@ internal sealed class RespParser
         }
         if (!RedisNumbers.TryParseInt64(line.Slice(1), out long count) || count > int.MaxValue)
             return Fail(RespErrors.ProtocolInvalidMultibulkLength);
+        if (count > UnauthenticatedMaxArgs && Unauthenticated) return Fail(RespErrors.ProtocolUnauthenticatedMultibulk);
         if (count <= 0) return ParseStatus.BatchFull; // "*0" and "*-1" are ignored, as Redis does
         _argsRemaining = (int)count;
         _bulkLength = -1;
@@ -113,6 +131,7 @@ internal sealed class RespParser
                 if (b != (byte)'$') return Fail(RespErrors.ProtocolExpectedDollar(b));
                 if (!RedisNumbers.TryParseInt64(line.Slice(1), out long len) || len < 0 || len > _maxBulkLength)
                     return Fail(RespErrors.ProtocolInvalidBulkLength);
+                if (len > UnauthenticatedMaxBulk && Unauthenticated) return Fail(RespErrors.ProtocolUnauthenticatedBulk);
                 _bulkLength = len;
                 _bulkReceived = 0;
                 if (len <= 64 * 1024) commands.AddArg((int)len); else commands.AddGrowingArg(len);

@@ -218,6 +218,10 @@ internal sealed partial class LuaEngine : IDisposable
         lua.XMove(co, 1 + argCount);
         _session.Db = ctx.DbIndex;
         _session.Protocol = 2; // redis.setresp(3) changes it for this run
+        // redis.call runs as the caller's ACL user, as Redis's script client takes its user.
+        _session.User = ctx.Client.User;
+        _session.Authenticated = true;
+        _session.ScriptCaller = ctx.Client;
         _nowMs = ctx.NowMs;
         var watchdog = ctx.Server.ScriptWatchdog;
         var previous = _running;
@@ -444,8 +448,8 @@ internal sealed partial class LuaEngine : IDisposable
     }
 
     /// <summary>
-    /// redis.acl_check_cmd(command, args...): whether the caller may run it. There are no ACL users
-    /// yet (every client is the default user, allowed everything): true for a known command.
+    /// redis.acl_check_cmd(command, args...): whether the script's caller (its ACL user) may run the
+    /// command with these arguments; an error for a command that does not exist.
     /// </summary>
     private static int AclCheckCmd(IntPtr state)
     {
@@ -456,16 +460,23 @@ internal sealed partial class LuaEngine : IDisposable
         for (int a = 1; a <= argc; a++)
             if (lua.Type(a) is not (LuaType.Number or LuaType.String))
                 return PushMessage(lua, "Lua redis lib command arguments must be strings or integers");
-        var name = lua.Type(1) == LuaType.String ? lua.ToBuffer(1, false) : System.Text.Encoding.ASCII.GetBytes(FormatNumber(lua, 1));
-        var def = engine?._server.Commands.Find(name);
-        if (def != null && def.Subcommands != null && argc >= 2)
+        var buffer = new CommandBuffer();
+        buffer.BeginCommand();
+        for (int a = 1; a <= argc; a++)
         {
-            var sub = lua.Type(2) == LuaType.String ? lua.ToBuffer(2, false) : System.Text.Encoding.ASCII.GetBytes(FormatNumber(lua, 2));
-            def = def.FindSubcommand(sub);
+            var arg = lua.Type(a) == LuaType.String ? lua.ToBuffer(a, false) : System.Text.Encoding.ASCII.GetBytes(FormatNumber(lua, a));
+            arg.CopyTo(buffer.AddArg(arg.Length));
         }
+        buffer.EndCommand();
+        var def = engine?._server.Commands.Find(buffer.Arg(0, 0));
+        if (def != null && def.Subcommands != null && argc >= 2) def = def.FindSubcommand(buffer.Arg(0, 1));
         if (def == null) return PushMessage(lua, "Invalid command passed to redis.acl_check_cmd()");
+        bool allowed = true;
+        if (engine!._session.User is { } user && !user.State.Unrestricted)
+            allowed = Commands.Acl.AclChecks.Check(engine._server, engine._session, user.State, def, buffer, 0, engine._nowMs, out _)
+                      == Commands.Acl.AclResult.Ok;
         lua.PushNil();
-        lua.PushBoolean(true);
+        lua.PushBoolean(allowed);
         return 2;
     }
 

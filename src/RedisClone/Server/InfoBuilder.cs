@@ -395,10 +395,10 @@ internal static class InfoBuilder
         Line(sb, "eventloop_duration_cmd_sum", 0);
         Line(sb, "instantaneous_eventloop_cycles_per_sec", 0);
         Line(sb, "instantaneous_eventloop_duration_usec", 0);
-        Line(sb, "acl_access_denied_auth", 0);
-        Line(sb, "acl_access_denied_cmd", 0);
-        Line(sb, "acl_access_denied_key", 0);
-        Line(sb, "acl_access_denied_channel", 0);
+        Line(sb, "acl_access_denied_auth", server.Acl.Log.DeniedAuth);
+        Line(sb, "acl_access_denied_cmd", server.Acl.Log.DeniedCommand);
+        Line(sb, "acl_access_denied_key", server.Acl.Log.DeniedKey);
+        Line(sb, "acl_access_denied_channel", server.Acl.Log.DeniedChannel);
     }
 
     private static void AppendReplication(StringBuilder sb, RedisServer server, RuntimeStats runtime)

@@ -25,17 +25,14 @@ internal sealed class RedisServer : IAsyncDisposable
         Options = options;
         Config = new Config.ConfigRegistry(this);
         Log = new ServerLog(Config);
+        Acl = new Commands.Acl.AclStore(this);
         foreach (var d in options.Settings)
         {
             string? error = Config.SetDirective(d.Name, d.Args[1..]);
             if (error != null) throw new Config.ConfigFileException(error, d.Line, d.Text);
         }
-        // Until ACL users exist every client is the default user with every right: the line CONFIG
-        // REWRITE writes for that is accepted, any other user is refused.
-        foreach (var d in options.Users)
-            if (string.Join(' ', d.Args) != "user default on nopass ~* &* +@all")
-                throw new Config.ConfigFileException("ACL users are not supported yet", d.Line, d.Text);
         Config.Set("io-threads", options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        LoadUsers(options);
         Shards = new ShardSet(options.Shards, options.Databases);
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyExpired = (db, key) =>
@@ -61,10 +58,31 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>maxmemory-clients: the clients' memory added up, the largest closed past the limit.</summary>
     public ClientEviction ClientEviction { get; }
 
+    /// <summary>
+    /// The users of the configuration's <c>user</c> directives, or of the aclfile (not both, as Redis
+    /// refuses the mix); an error stops the start as it stops redis-server.
+    /// </summary>
+    private void LoadUsers(ServerOptions options)
+    {
+        string aclFile = Config.AclFile;
+        if (aclFile.Length > 0 && options.Users.Count > 0)
+            throw new Config.ConfigFileException("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.") { LogLine = true };
+        foreach (var user in options.Users)
+        {
+            string? error = Acl.ApplyUser(user.Args[1], user.Args[2..]);
+            if (error != null) throw new Config.ConfigFileException($"Error in user declaration '{user.Args[1]}': {error}", user.Line, user.Text);
+        }
+        if (aclFile.Length > 0 && Acl.Load(aclFile) is { } errors)
+            throw new Config.ConfigFileException($"Aborting Redis startup because of ACL errors: {errors}") { LogLine = true };
+    }
+
     /// <summary>RDB snapshots: changes since the last save, the background save, save points.</summary>
     public Persistence.RdbSaves Rdb { get; }
 
     public ServerOptions Options { get; }
+
+    /// <summary>ACL users, the ACL log and the aclfile (requirepass sets the default user's password).</summary>
+    public Commands.Acl.AclStore Acl { get; }
     public Config.ConfigRegistry Config { get; }
     public ServerLog Log { get; }
     public ShardSet Shards { get; }

@@ -93,12 +93,16 @@ public sealed class ConfigFileTests : IDisposable
     }
 
     [Fact]
-    public void UserDirective_RefusedUntilAclUsersExist()
+    public async Task UserDirective_InTheFile_DefinesTheUser()
     {
         string path = Write("u.conf", "user alice on >pw ~* +@all\n");
-        var options = ServerOptions.Parse([path]);
-        var ex = Assert.Throws<ConfigFileException>(() => { _ = new RedisServer(options); });
-        Assert.Equal(1, ex.Line);
+        await using var server = TestServer.StartWithConfig(path);
+        using var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("AUTH", "alice", "pw"));
+        string bad = Write("bad-user.conf", "port 0\nuser bob on +nosuch\n");
+        var ex = Assert.Throws<ConfigFileException>(() => { _ = new RedisServer(ServerOptions.Parse([bad])); });
+        Assert.Equal(2, ex.Line);
+        Assert.StartsWith("Error in user declaration 'bob': ", ex.Message);
     }
 
     [Fact]

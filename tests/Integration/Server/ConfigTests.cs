@@ -342,6 +342,6 @@ public class ConfigTests
         Assert.True(ConfigRegistry.IsKnown("slave-read-only"));
         Assert.True(ConfigRegistry.IsKnown("HASH-MAX-ZIPLIST-ENTRIES"));
         Assert.False(ConfigRegistry.IsKnown("no-such-thing"));
-        Assert.False(ConfigRegistry.IsKnown("requirepass")); // not until AUTH is enforced
+        Assert.True(ConfigRegistry.IsKnown("requirepass"));
     }
 }

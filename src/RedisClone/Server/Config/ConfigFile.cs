@@ -129,8 +129,10 @@ internal static class ConfigFile
         try
         {
             string old = File.Exists(path) ? File.ReadAllText(path, System.Text.Encoding.Latin1) : "";
-            // Users are the ACL's: until there are users, every client is the default user with every right.
-            IReadOnlyList<string>? users = server.Config.Value("aclfile").Length > 0 ? null : ["user default on nopass ~* &* +@all"];
+            // With an aclfile the users live there (and the file's user lines go); else one line per user.
+            IReadOnlyList<string>? users = server.Config.Value("aclfile").Length > 0
+                ? null
+                : server.Acl.Describe().Split('\n', StringSplitOptions.RemoveEmptyEntries);
             string text = server.Config.Rewrite(old, users, ServerOptions.OwnDirectives);
             using (var file = new FileStream(tmp, FileMode.CreateNew, FileAccess.Write))
             {

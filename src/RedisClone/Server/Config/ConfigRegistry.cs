@@ -20,8 +20,8 @@ namespace RedisClone.Server.Config;
 /// <para>
 /// Many parameters are accepted and reported but have no effect here (replication, cluster, AOF/RDB
 /// tuning, defrag, lazyfree...): clients and tools read them, and a value that was set reads back.
-/// <c>port</c> and <c>bind</c> cannot be changed at run time (the listeners are not rebound), and
-/// <c>requirepass</c> is deliberately absent until authentication is enforced.
+/// <c>port</c> and <c>bind</c> cannot be changed at run time (the listeners are not rebound).
+/// <c>requirepass</c> reads back as set, and setting it replaces the default user's passwords, as in Redis 7.
 /// </para>
 /// Thread safety: GET and SET take a lock; the typed properties read one array slot without it.
 /// </remarks>
@@ -140,6 +140,10 @@ internal sealed partial class ConfigRegistry
     private static readonly int LogLevelIndex = IndexOf("loglevel");
     private static readonly int LogFileIndex = IndexOf("logfile");
     private static readonly int BusyReplyThresholdIndex = IndexOf("busy-reply-threshold");
+    private static readonly int AclPubSubDefaultIndex = IndexOf("acl-pubsub-default");
+    private static readonly int AclLogMaxLenIndex = IndexOf("acllog-max-len");
+    private static readonly int AclFileIndex = IndexOf("aclfile");
+    private static readonly int ProtectedModeIndex = IndexOf("protected-mode");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -173,6 +177,18 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>busy-reply-threshold (alias lua-time-limit): milliseconds a script runs before other clients get -BUSY.</summary>
     public long BusyReplyThreshold => Volatile.Read(ref _numbers[BusyReplyThresholdIndex]);
+
+    /// <summary>acl-pubsub-default is allchannels: new users and selectors start with &amp;*.</summary>
+    public bool AclPubSubDefaultAllChannels => Volatile.Read(ref _values[AclPubSubDefaultIndex]) == "allchannels";
+
+    /// <summary>acllog-max-len: entries ACL LOG keeps.</summary>
+    public long AclLogMaxLen => Volatile.Read(ref _numbers[AclLogMaxLenIndex]);
+
+    /// <summary>aclfile: where ACL SAVE writes and ACL LOAD reads users; empty when none.</summary>
+    public string AclFile => Volatile.Read(ref _values[AclFileIndex]);
+
+    /// <summary>protected-mode: refuse non-loopback clients while the default user has no password.</summary>
+    public bool ProtectedMode => Volatile.Read(ref _numbers[ProtectedModeIndex]) != 0;
 
     /// <summary>hz, clamped to 1..500 as Redis does.</summary>
     public int Hz => (int)Volatile.Read(ref _numbers[HzIndex]);
@@ -1110,6 +1126,13 @@ internal sealed partial class ConfigRegistry
             T("replica-announce-ip", alias: "slave-announce-ip"),
             T("masteruser"),
             T("masterauth"),
+            new Param
+            {
+                // Redis 7 keeps requirepass as the text last set and applies it as the default user's
+                // only password (empty: nopass); ACL SETUSER default does not change what it reads.
+                Name = "requirepass", Kind = Kind.Text,
+                Apply = (r, value, _) => r._server?.Acl.SetRequirePass(value),
+            },
             T("cluster-announce-ip"),
             T("cluster-config-file", "nodes.conf", Imm),
             T("cluster-announce-hostname"),
