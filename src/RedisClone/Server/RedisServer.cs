@@ -44,6 +44,8 @@ internal sealed class RedisServer : IAsyncDisposable
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyAdded = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
+        Tracking = new PubSub.ClientTracking(this);
+        for (int i = 0; i < Shards.Count; i++) Shards[i].Store.Changes = Tracking;
         for (int i = 0; i < Shards.Count; i++) StartupMemory += Shards[i].Store.OverheadBytes;
         RedisClone.Execution.ScriptCalls.Install();
         ScriptWatchdog = new Scripting.ScriptWatchdog(() => Config.BusyReplyThreshold, Log);
@@ -148,6 +150,9 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>Channels and patterns with their subscribers.</summary>
     public PubSub.PubSubRegistry PubSub { get; } = new();
+
+    /// <summary>Client-side caching: who tracks which keys, and their invalidations.</summary>
+    public PubSub.ClientTracking Tracking { get; }
 
     /// <summary>Clients in MONITOR mode (fed by the executor).</summary>
     public PubSub.MonitorFeed Monitors { get; } = new();

@@ -38,6 +38,9 @@ internal sealed class ShardStore
     /// <summary>Called for a read lookup that found no key: "keymiss" events (class m).</summary>
     public KeyEventHandler? KeyMissed { get; set; }
 
+    /// <summary>Told of every modified key, as WATCHers are (client tracking); set before clients connect.</summary>
+    public IKeyChangeListener? Changes { get; set; }
+
     public long KeyspaceHits;
     public long KeyspaceMisses;
     public long ExpiredKeys;

@@ -33,7 +33,7 @@ public class CommandDifferentialTests
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
     // script|debug and script|kill: not yet (scripting issue 13).
-    private static readonly HashSet<string> OnlyTheirs = ["client|caching", "client|tracking", "client|trackinginfo", "client|unblock",
+    private static readonly HashSet<string> OnlyTheirs = ["client|unblock",
         "script|debug", "script|kill",
         // function|kill: comes with busy scripts (another change).
         "function|kill"];
