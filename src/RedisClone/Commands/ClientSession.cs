@@ -86,6 +86,14 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// </summary>
     public Storage.BlockedClient? Resuming { get; set; }
 
+    /// <summary>Held by CLIENT PAUSE (Redis's postponed clients: counted as blocked, flag b).</summary>
+    public bool Paused
+    {
+        get => Volatile.Read(ref _paused);
+        set => Volatile.Write(ref _paused, value);
+    }
+    private bool _paused;
+
     /// <summary>True while EXEC runs the queued commands: blocking commands then reply nil at once.</summary>
     public bool InExec { get; set; }
 

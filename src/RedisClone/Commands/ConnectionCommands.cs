@@ -63,10 +63,10 @@ internal static class ConnectionCommands
         "    * ID <client-id> [<client-id> ...]",
         "      the connections with these IDs",
         "UNPAUSE",
-        "    End a CLIENT PAUSE (which is only acknowledged here: see PAUSE).",
+        "    End a CLIENT PAUSE now: the clients it held go on, in the order they were held.",
         "PAUSE <timeout> [WRITE|ALL]",
-        "    Arguments checked and OK replied, but clients are not held back yet: every",
-        "    command still runs at once.",
+        "    Hold back every client's commands (ALL, the default), or only those that may",
+        "    write (WRITE), for <timeout> milliseconds; keys do not expire meanwhile.",
         "REPLY (ON|OFF|SKIP)",
         "    OFF: no replies to this connection until REPLY ON. SKIP: no reply to the next",
         "    command only. ON: replies again (and OK).",
@@ -722,8 +722,9 @@ internal static class ConnectionCommands
     }
 
     /// <summary>
-    /// CLIENT PAUSE timeout [WRITE|ALL] — validated and acknowledged like Redis, but clients are not
-    /// actually paused yet (the dispatcher has no pause gate).
+    /// CLIENT PAUSE timeout [WRITE|ALL] — holds every client's commands (ALL, the default) or those
+    /// that may write (WRITE) for <c>timeout</c> milliseconds, and stops key expiry meanwhile (see
+    /// Server/ClientPause.cs). A timeout of 0 pauses nothing.
     /// </summary>
     public static void ClientPause(ref CommandContext ctx)
     {
@@ -747,11 +748,17 @@ internal static class ConnectionCommands
             ctx.Error(RespErrors.TimeoutNegative);
             return;
         }
+        bool all = ctx.ArgCount != 4 || ctx.ArgIs(3, "ALL");
+        if (timeout > 0) ctx.Server.Pause.Pause(timeout > long.MaxValue - ctx.NowMs ? long.MaxValue : ctx.NowMs + timeout, all);
         ctx.Reply.Ok();
     }
 
-    /// <summary>CLIENT UNPAUSE — OK (see <see cref="ClientPause"/>).</summary>
-    public static void ClientUnpause(ref CommandContext ctx) => ctx.Reply.Ok();
+    /// <summary>CLIENT UNPAUSE — ends a CLIENT PAUSE: the clients it held run again, in the order they were held.</summary>
+    public static void ClientUnpause(ref CommandContext ctx)
+    {
+        ctx.Server.Pause.Unpause();
+        ctx.Reply.Ok();
+    }
 
     /// <summary>CLIENT HELP — the subcommands this server implements, with Redis's syntax lines.</summary>
     public static void ClientHelp(ref CommandContext ctx) => ClientHelpText.Write(ref ctx);
@@ -841,7 +848,7 @@ internal static class ConnectionCommands
         if (c.IsMonitor) flags.Append('O');
         if (c.InPubSubMode) flags.Append('P');
         if (c.InMulti) flags.Append('x');
-        if (c.Blocked != null) flags.Append('b');
+        if (c.Blocked != null || c.Paused) flags.Append('b');
         if ((c.Tracking & TrackingFlags.On) != 0) flags.Append('t');
         if ((c.Tracking & TrackingFlags.BrokenRedirect) != 0) flags.Append('R');
         if ((c.Tracking & TrackingFlags.Bcast) != 0) flags.Append('B');

@@ -176,7 +176,7 @@ internal static class InfoBuilder
         Line(sb, "maxclients", server.Options.MaxClients);
         Line(sb, "client_recent_max_input_buffer", maxIn);
         Line(sb, "client_recent_max_output_buffer", maxOut);
-        Line(sb, "blocked_clients", server.Clients.Values.Count(c => c.Blocked != null));
+        Line(sb, "blocked_clients", server.Clients.Values.Count(c => c.Blocked != null || c.Paused));
         Line(sb, "tracking_clients", server.Tracking.Clients);
         Line(sb, "clients_in_timeout_table", 0);
         Line(sb, "total_blocking_keys", 0);

@@ -90,7 +90,7 @@ internal sealed class Database
         long at = _table.At(slot).ExpireAt;
         if (at != 0 && at <= nowMs)
         {
-            ExpireSlot(slot);
+            if (!Owner.ExpiryPaused) ExpireSlot(slot);
             return -1;
         }
         return slot;
