@@ -139,6 +139,12 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             {
                 case Kind.Direct:
                     RunDirect(i);
+                    // WAIT and WAITAOF block without keys: nothing to lock, only the wait.
+                    if (Session.Blocked != null)
+                    {
+                        PassPauseTurn();
+                        if (!await WaitWhileBlockedAsync(i, 0)) return false;
+                    }
                     break;
                 case Kind.Queue:
                     QueueCommand(i);

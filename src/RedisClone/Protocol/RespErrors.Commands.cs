@@ -179,6 +179,10 @@ internal static partial class RespErrors
     public static string NoSuchUser(ReadOnlySpan<byte> user) => $"ERR No such user '{Latin(user)}'";
     public static string UnknownClientType(ReadOnlySpan<byte> type) => $"ERR Unknown client type '{Latin(type)}'";
 
+    // WAIT and WAITAOF.
+    public static ReadOnlySpan<byte> WaitAofNumLocalRange => "-ERR value is out of range, value must between 0 and 1\r\n"u8;
+    public static ReadOnlySpan<byte> WaitAofNoAof => "-ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.\r\n"u8;
+
     // CLIENT TRACKING and CLIENT CACHING (client-side caching).
     public static ReadOnlySpan<byte> TrackingOneRedirect => "-ERR A client can only redirect to a single other client\r\n"u8;
     public static ReadOnlySpan<byte> TrackingRedirectMissing => "-ERR The client ID you want redirect to does not exist\r\n"u8;
