@@ -101,6 +101,11 @@ internal sealed partial class CommandTable
                     },
                 ],
             },
+            new("lolwut", -1, ReadOnly | Fast, LolwutCommands.Lolwut, group: "server")
+            {
+                Summary = "Draws a piece of computer art and shows the server's version.",
+                Since = "5.0.0", Complexity = "", Args = "[VERSION=version:integer]",
+            },
             new("wait", 3, None, WaitCommands.Wait, group: "generic")
             {
                 Summary = "Waits until the connection's writes reached a number of replicas (none here), or the timeout.",
