@@ -99,6 +99,14 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// </summary>
     public Storage.BlockedClient? Resuming { get; set; }
 
+    /// <summary>Held by CLIENT PAUSE (Redis's postponed clients: counted as blocked, flag b).</summary>
+    public bool Paused
+    {
+        get => Volatile.Read(ref _paused);
+        set => Volatile.Write(ref _paused, value);
+    }
+    private bool _paused;
+
     /// <summary>True while EXEC runs the queued commands: blocking commands then reply nil at once.</summary>
     public bool InExec { get; set; }
 
@@ -128,6 +136,19 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     /// <summary>RESP2 clients with any subscription may only run the subscribe commands, PING, QUIT, RESET.</summary>
     public bool InPubSubMode => SubscriptionCount + ShardSubscriptionCount > 0;
+
+    // --- Client-side caching (see PubSub/ClientTracking.cs; changed under its lock)
+
+    public PubSub.TrackingFlags Tracking { get; set; }
+
+    /// <summary>CLIENT TRACKING REDIRECT: the client that receives the invalidations; 0 for this one.</summary>
+    public long TrackingRedirect { get; set; }
+
+    /// <summary>BCAST prefixes, in byte order; null unless BCAST.</summary>
+    public List<byte[]>? TrackingPrefixes { get; set; }
+
+    /// <summary>Invalidations of keys this client changed itself, sent after the command's reply (null: a flush).</summary>
+    public List<byte[]?>? TrackingPending { get; set; }
 
     // --- MULTI/EXEC and WATCH (see Execution/BatchExecutor.Transactions.cs)
 

@@ -127,6 +127,22 @@ internal sealed partial class CommandTable
                     Summary = "Returns the id of the client receiving this connection's tracking messages.",
                     Since = "6.0.0", Complexity = "O(1)",
                 },
+                new("tracking", -3, Cli, ConnectionCommands.ClientTracking)
+                {
+                    Summary = "Turns server-assisted client-side caching on or off for the connection.",
+                    Since = "6.0.0", Complexity = "O(1), more with some options",
+                    Args = "status(ON | OFF) [REDIRECT=client-id:integer] [PREFIX=prefix...+] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]",
+                },
+                new("caching", 3, Cli, ConnectionCommands.ClientCaching)
+                {
+                    Summary = "Says whether the next command's reads are tracked (OPTIN and OPTOUT modes).",
+                    Since = "6.0.0", Complexity = "O(1)", Args = "mode(YES | NO)",
+                },
+                new("trackinginfo", 2, Cli, ConnectionCommands.ClientTrackingInfo)
+                {
+                    Summary = "Describes the connection's client-side caching state.",
+                    Since = "6.2.0", Complexity = "O(1)",
+                },
                 new("pause", -3, Adm, ConnectionCommands.ClientPause)
                 {
                     Summary = "Holds clients' commands (all, or writes only) for a while.",

@@ -42,12 +42,12 @@ internal sealed partial class CommandTable
                 Summary = "Stops listening to shard channels; all of them when none is given.",
                 Since = "7.0.0", Complexity = "O(N), N = shard channels", Args = "[shardchannel...]",
             },
-            new("publish", 3, Info | Fast, PubSubCommands.Publish, group: "pubsub")
+            new("publish", 3, Info | Fast | MayReplicate, PubSubCommands.Publish, group: "pubsub")
             {
                 Summary = "Sends a message to a channel; returns how many clients received it.",
                 Since = "2.0.0", Complexity = "O(N+M), N = subscribers, M = patterns", Args = "channel message",
             },
-            new("spublish", 3, Info | Fast, PubSubCommands.SPublish, keys: "not_key", group: "pubsub")
+            new("spublish", 3, Info | Fast | MayReplicate, PubSubCommands.SPublish, keys: "not_key", group: "pubsub")
             {
                 Summary = "Sends a message to a shard channel; returns how many clients received it.",
                 Since = "7.0.0", Complexity = "O(N), N = subscribers", Args = "shardchannel message",

@@ -55,7 +55,7 @@ internal sealed partial class CommandTable
                 Since = "7.0.0", Complexity = "Depends on the script that is executed.",
                 Args = "sha1:string numkeys:integer [key:key...] [arg:string...]",
             },
-            new("fcall", -3, FCall, FunctionCommands.FCall, keys: FCallKeys, group: "scripting",
+            new("fcall", -3, FCall | MayReplicate, FunctionCommands.FCall, keys: FCallKeys, group: "scripting",
                 routing: Routing.Script, keyFinder: ScriptCommands.EvalKeys)
             {
                 Summary = "Runs a function of a loaded library.",

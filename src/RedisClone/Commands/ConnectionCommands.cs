@@ -1,6 +1,7 @@
 using System.Text;
 using RedisClone.Common;
 using RedisClone.Protocol;
+using RedisClone.PubSub;
 using RedisClone.Server;
 
 namespace RedisClone.Commands;
@@ -20,11 +21,13 @@ internal static class ConnectionCommands
 
     private static ReadOnlySpan<byte> ResetReply => "+RESET\r\n"u8;
 
-    // Redis's CACHING, TRACKING and TRACKINGINFO are left out: there is no client-side caching here.
     private static readonly HelpReply ClientHelpText = new("CLIENT",
+        "CACHING (YES|NO)",
+        "    In OPTIN (YES) or OPTOUT (NO) tracking mode: track, or not, the keys the next",
+        "    command reads.",
         "GETREDIR",
-        "    -1 always: client-side caching (tracking) is not implemented, so nothing is",
-        "    redirected.",
+        "    The ID of the client that receives this connection's tracking messages: 0 for",
+        "    itself, -1 when tracking is off.",
         "GETNAME",
         "    This connection's name, or nil when it has none.",
         "ID",
@@ -59,10 +62,10 @@ internal static class ConnectionCommands
         "    * ID <client-id> [<client-id> ...]",
         "      the connections with these IDs",
         "UNPAUSE",
-        "    End a CLIENT PAUSE (which is only acknowledged here: see PAUSE).",
+        "    End a CLIENT PAUSE now: the clients it held go on, in the order they were held.",
         "PAUSE <timeout> [WRITE|ALL]",
-        "    Arguments checked and OK replied, but clients are not held back yet: every",
-        "    command still runs at once.",
+        "    Hold back every client's commands (ALL, the default), or only those that may",
+        "    write (WRITE), for <timeout> milliseconds; keys do not expire meanwhile.",
         "REPLY (ON|OFF|SKIP)",
         "    OFF: no replies to this connection until REPLY ON. SKIP: no reply to the next",
         "    command only. ON: replies again (and OK).",
@@ -76,6 +79,12 @@ internal static class ConnectionCommands
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Wake the client <clientid> out of a blocking command (BLPOP, BZPOPMIN...) as if",
         "    its timeout had passed, or with an UNBLOCKED error; 1 if it was blocked, else 0.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Client-side caching: be told when keys this connection read (or, with BCAST,",
+        "    any key under the prefixes) change, here or at the client <id>.",
+        "TRACKINGINFO",
+        "    This connection's tracking mode, redirection and prefixes.",
         "NO-EVICT (ON|OFF)",
         "    Flag this connection as one client eviction must spare; recorded only, as there",
         "    is no client eviction here yet.",
@@ -155,6 +164,7 @@ internal static class ConnectionCommands
         TransactionCommands.UnwatchAll(ctx.Server, client); // the executor holds the watched keys' gates
         StopMonitoring(ctx.Server, client);
         PubSubCommands.UnsubscribeEverything(ctx.Server.PubSub, client);
+        ctx.Server.Tracking.Disable(client);
         ctx.Reply.Raw(ResetReply);
     }
 
@@ -578,12 +588,185 @@ internal static class ConnectionCommands
         }
     }
 
-    /// <summary>CLIENT GETREDIR — -1: client-side caching (tracking) is not supported, so nothing redirects.</summary>
-    public static void ClientGetRedir(ref CommandContext ctx) => ctx.Reply.Raw(Resp.MinusOne);
+    /// <summary>CLIENT GETREDIR — the id tracking messages are redirected to, 0 for none, -1 when not tracking.</summary>
+    public static void ClientGetRedir(ref CommandContext ctx)
+        => ctx.Reply.Integer((ctx.Client.Tracking & TrackingFlags.On) != 0 ? ctx.Client.TrackingRedirect : -1);
 
     /// <summary>
-    /// CLIENT PAUSE timeout [WRITE|ALL] — validated and acknowledged like Redis, but clients are not
-    /// actually paused yet (the dispatcher has no pause gate).
+    /// CLIENT TRACKING ON|OFF [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN]
+    /// [OPTOUT] [NOLOOP] — turns client-side caching's invalidation messages on or off (see
+    /// PubSub/ClientTracking.cs). The options are parsed first, then checked against each other and
+    /// the client's current mode in Redis's order, each refusal with Redis's words.
+    /// </summary>
+    public static void ClientTracking(ref CommandContext ctx)
+    {
+        long redirect = 0;
+        var options = TrackingFlags.None;
+        var prefixes = new List<byte[]>();
+        for (int j = 3; j < ctx.ArgCount; j++)
+        {
+            bool more = ctx.ArgCount - 1 - j > 0;
+            if (more && ctx.ArgIs(j, "REDIRECT"))
+            {
+                j++;
+                if (redirect != 0)
+                {
+                    ctx.Error(RespErrors.TrackingOneRedirect);
+                    return;
+                }
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(j), out redirect))
+                {
+                    ctx.Error(RespErrors.NotInteger);
+                    return;
+                }
+                // Checked now, though the client may go later (then the redirection is "broken").
+                if (!ctx.Server.Clients.TryGetValue(redirect, out var target) || target.Killed)
+                {
+                    ctx.Error(RespErrors.TrackingRedirectMissing);
+                    return;
+                }
+            }
+            else if (ctx.ArgIs(j, "BCAST")) options |= TrackingFlags.Bcast;
+            else if (ctx.ArgIs(j, "OPTIN")) options |= TrackingFlags.OptIn;
+            else if (ctx.ArgIs(j, "OPTOUT")) options |= TrackingFlags.OptOut;
+            else if (ctx.ArgIs(j, "NOLOOP")) options |= TrackingFlags.NoLoop;
+            else if (more && ctx.ArgIs(j, "PREFIX"))
+            {
+                j++;
+                prefixes.Add(ctx.Arg(j).ToArray());
+            }
+            else
+            {
+                ctx.Syntax();
+                return;
+            }
+        }
+
+        var client = ctx.Client;
+        if (ctx.ArgIs(2, "ON"))
+        {
+            var current = client.Tracking;
+            if ((options & TrackingFlags.Bcast) == 0 && prefixes.Count > 0)
+            {
+                ctx.Error(RespErrors.TrackingPrefixNeedsBcast);
+                return;
+            }
+            if ((current & TrackingFlags.On) != 0 && ((current & TrackingFlags.Bcast) != 0) != ((options & TrackingFlags.Bcast) != 0))
+            {
+                ctx.Error(RespErrors.TrackingBcastSwitch);
+                return;
+            }
+            if ((options & TrackingFlags.Bcast) != 0 && (options & (TrackingFlags.OptIn | TrackingFlags.OptOut)) != 0)
+            {
+                ctx.Error(RespErrors.TrackingOptBcast);
+                return;
+            }
+            if ((options & TrackingFlags.OptIn) != 0 && (options & TrackingFlags.OptOut) != 0)
+            {
+                ctx.Error(RespErrors.TrackingOptInAndOut);
+                return;
+            }
+            if (((options & TrackingFlags.OptIn) != 0 && (current & TrackingFlags.OptOut) != 0)
+                || ((options & TrackingFlags.OptOut) != 0 && (current & TrackingFlags.OptIn) != 0))
+            {
+                ctx.Error(RespErrors.TrackingOptSwitch);
+                return;
+            }
+            if ((options & TrackingFlags.Bcast) != 0 && ctx.Server.Tracking.CheckPrefixes(client, prefixes) is { } overlap)
+            {
+                ctx.Error(overlap);
+                return;
+            }
+            ctx.Server.Tracking.Enable(client, redirect, options, prefixes);
+        }
+        else if (ctx.ArgIs(2, "OFF"))
+        {
+            ctx.Server.Tracking.Disable(client);
+        }
+        else
+        {
+            ctx.Syntax();
+            return;
+        }
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>
+    /// CLIENT CACHING YES|NO — in OPTIN mode YES has the next command's reads tracked; in OPTOUT
+    /// mode NO has them not tracked. The flag lasts one command (or one MULTI ... EXEC).
+    /// </summary>
+    public static void ClientCaching(ref CommandContext ctx)
+    {
+        var client = ctx.Client;
+        if ((client.Tracking & TrackingFlags.On) == 0)
+        {
+            ctx.Error(RespErrors.CachingNotTracking);
+            return;
+        }
+        if (ctx.ArgIs(2, "YES"))
+        {
+            if ((client.Tracking & TrackingFlags.OptIn) == 0)
+            {
+                ctx.Error(RespErrors.CachingYesNeedsOptIn);
+                return;
+            }
+        }
+        else if (ctx.ArgIs(2, "NO"))
+        {
+            if ((client.Tracking & TrackingFlags.OptOut) == 0)
+            {
+                ctx.Error(RespErrors.CachingNoNeedsOptOut);
+                return;
+            }
+        }
+        else
+        {
+            ctx.Syntax();
+            return;
+        }
+        client.Tracking |= TrackingFlags.Caching;
+        ctx.Reply.Ok();
+    }
+
+    /// <summary>
+    /// CLIENT TRACKINGINFO — a map: flags (a set: on/off, then bcast, optin with caching-yes, optout
+    /// with caching-no, noloop, broken_redirect), redirect (as GETREDIR) and prefixes (BCAST's, in byte order).
+    /// </summary>
+    public static void ClientTrackingInfo(ref CommandContext ctx)
+    {
+        var client = ctx.Client;
+        var t = client.Tracking;
+        var flags = new List<string>(4) { (t & TrackingFlags.On) != 0 ? "on" : "off" };
+        if ((t & TrackingFlags.Bcast) != 0) flags.Add("bcast");
+        if ((t & TrackingFlags.OptIn) != 0)
+        {
+            flags.Add("optin");
+            if ((t & TrackingFlags.Caching) != 0) flags.Add("caching-yes");
+        }
+        if ((t & TrackingFlags.OptOut) != 0)
+        {
+            flags.Add("optout");
+            if ((t & TrackingFlags.Caching) != 0) flags.Add("caching-no");
+        }
+        if ((t & TrackingFlags.NoLoop) != 0) flags.Add("noloop");
+        if ((t & TrackingFlags.BrokenRedirect) != 0) flags.Add("broken_redirect");
+
+        ctx.Reply.MapHeader(3);
+        ctx.Reply.Bulk("flags"u8);
+        ctx.Reply.SetHeader(flags.Count);
+        foreach (var f in flags) ctx.Reply.Bulk(f);
+        ctx.Reply.Bulk("redirect"u8);
+        ctx.Reply.Integer((t & TrackingFlags.On) != 0 ? client.TrackingRedirect : -1);
+        ctx.Reply.Bulk("prefixes"u8);
+        var prefixes = client.TrackingPrefixes;
+        ctx.Reply.ArrayHeader(prefixes?.Count ?? 0);
+        if (prefixes != null) foreach (var p in prefixes) ctx.Reply.Bulk(p);
+    }
+
+    /// <summary>
+    /// CLIENT PAUSE timeout [WRITE|ALL] — holds every client's commands (ALL, the default) or those
+    /// that may write (WRITE) for <c>timeout</c> milliseconds, and stops key expiry meanwhile (see
+    /// Server/ClientPause.cs). A timeout of 0 pauses nothing.
     /// </summary>
     public static void ClientPause(ref CommandContext ctx)
     {
@@ -607,11 +790,17 @@ internal static class ConnectionCommands
             ctx.Error(RespErrors.TimeoutNegative);
             return;
         }
+        bool all = ctx.ArgCount != 4 || ctx.ArgIs(3, "ALL");
+        if (timeout > 0) ctx.Server.Pause.Pause(timeout > long.MaxValue - ctx.NowMs ? long.MaxValue : ctx.NowMs + timeout, all);
         ctx.Reply.Ok();
     }
 
-    /// <summary>CLIENT UNPAUSE — OK (see <see cref="ClientPause"/>).</summary>
-    public static void ClientUnpause(ref CommandContext ctx) => ctx.Reply.Ok();
+    /// <summary>CLIENT UNPAUSE — ends a CLIENT PAUSE: the clients it held run again, in the order they were held.</summary>
+    public static void ClientUnpause(ref CommandContext ctx)
+    {
+        ctx.Server.Pause.Unpause();
+        ctx.Reply.Ok();
+    }
 
     /// <summary>CLIENT HELP — the subcommands this server implements, with Redis's syntax lines.</summary>
     public static void ClientHelp(ref CommandContext ctx) => ClientHelpText.Write(ref ctx);
@@ -723,7 +912,10 @@ internal static class ConnectionCommands
         if (c.IsMonitor) flags.Append('O');
         if (c.InPubSubMode) flags.Append('P');
         if (c.InMulti) flags.Append('x');
-        if (c.Blocked != null) flags.Append('b');
+        if (c.Blocked != null || c.Paused) flags.Append('b');
+        if ((c.Tracking & TrackingFlags.On) != 0) flags.Append('t');
+        if ((c.Tracking & TrackingFlags.BrokenRedirect) != 0) flags.Append('R');
+        if ((c.Tracking & TrackingFlags.Bcast) != 0) flags.Append('B');
         if (c.WatchDirty) flags.Append('d');
         if (c.CloseAfterReply) flags.Append('c');
         if (c.NoEvict) flags.Append('e');
@@ -774,7 +966,7 @@ internal static class ConnectionCommands
           .Append(u.WritePending ? " events=rw" : " events=r")
           .Append(" cmd=").Append(c.LastCommand)
           .Append(" user=").Append(c.User?.Name ?? DefaultUser)
-          .Append(" redir=-1")
+          .Append(" redir=").Append((c.Tracking & TrackingFlags.On) != 0 ? c.TrackingRedirect : -1)
           .Append(" resp=").Append(c.Protocol)
           .Append(" lib-name=").Append(c.LibName)
           .Append(" lib-ver=").Append(c.LibVersion)

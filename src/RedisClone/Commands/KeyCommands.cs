@@ -433,6 +433,7 @@ internal static class KeyCommands
         if (!CheckFlushMode(ref ctx)) return;
         var shards = ctx.Server.Shards;
         for (int i = 0; i < shards.Count; i++) shards[i].Store[ctx.DbIndex].Clear();
+        ctx.Server.Tracking.Flushed();
         ctx.Reply.Ok();
     }
 
@@ -450,6 +451,7 @@ internal static class KeyCommands
             var store = shards[i].Store;
             for (int db = 0; db < store.DatabaseCount; db++) store[db].Clear();
         }
+        ctx.Server.Tracking.Flushed();
         if (ctx.Server.Config.SavePoints.Length > 0) rdb.SaveForeground();
         ctx.Reply.Ok();
     }

@@ -33,7 +33,8 @@ internal sealed partial class BatchExecutor
             var flushed = await _output.FlushAsync();
             if (flushed.IsCompleted || flushed.IsCanceled) blocked.TryFinish(BlockedClient.Closed);
 
-            var waits = new List<Task>(3) { blocked.Done };
+            var waits = new List<Task>(4) { blocked.Done };
+            if (blocked.Until is { } until) waits.Add(until);
             // A timer runs at most MaxDelayMs (about 24 days); a longer timeout (XREAD BLOCK takes
             // any millisecond count) waits in steps.
             if (deadlineMs > 0)
@@ -42,12 +43,21 @@ internal sealed partial class BatchExecutor
             await Task.WhenAny(waits);
             if (!blocked.Done.IsCompleted)
             {
-                if (_closed.IsCancellationRequested) blocked.TryFinish(BlockedClient.Closed);
+                if (blocked.Until is { IsCompleted: true }) blocked.TryFinish(BlockedClient.Ready);
+                else if (_closed.IsCancellationRequested) blocked.TryFinish(BlockedClient.Closed);
                 else if (deadlineMs > 0 && Now() >= deadlineMs) blocked.TryFinish(BlockedClient.TimedOut);
                 else continue;
             }
             int state = await blocked.Done;
             _nowMs = Now();
+            if (blocked.Kind is BlockedOn.Replicas or BlockedOn.AofSync)
+            {
+                await RunLockedAsync(0, LockedAction.Unregister, -1);
+                if (state == BlockedClient.Closed || _closed.IsCancellationRequested) return false;
+                if (state == BlockedClient.UnblockedError) WriteBlockedReply(error: true);
+                else WriteWaitReply(blocked);
+                continue;
+            }
 
             if (state == BlockedClient.Ready && !_closed.IsCancellationRequested)
             {
@@ -152,6 +162,25 @@ internal sealed partial class BatchExecutor
             return;
         }
         reply.NullArray(); // Redis times every blocking command out with a null array, BLMOVE included
+    }
+
+    /// <summary>
+    /// The end of a WAIT (the count of replicas that acknowledged: none here) or WAITAOF ([whether
+    /// the write is on disk locally, replicas]), however it ended short of CLIENT UNBLOCK ERROR.
+    /// </summary>
+    private void WriteWaitReply(BlockedClient blocked)
+    {
+        if (Session.ReplyMode != ReplyMode.On) return;
+        var reply = new RespWriter(_output, Session.Protocol);
+        if (blocked.Kind == BlockedOn.Replicas)
+        {
+            reply.Integer(0);
+            return;
+        }
+        var aof = _server.Aof;
+        reply.ArrayHeader(2);
+        reply.Integer(aof != null && aof.Durable >= blocked.AofSequence ? 1 : 0);
+        reply.Integer(0);
     }
 
     private static long Now() => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();

@@ -160,6 +160,8 @@ internal sealed partial class BatchExecutor
                 session.InExec = false;
                 log?.Exit();
             }
+            // Invalidations the transaction caused for this client follow EXEC's reply, as in Redis.
+            if (_server.Tracking.Active || session.TrackingPending is { Count: > 0 }) _server.Tracking.FlushAfter(session, sink);
         }
         TransactionCommands.UnwatchAll(_server, session);
         session.EndMulti();

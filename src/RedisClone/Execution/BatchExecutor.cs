@@ -79,6 +79,18 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         for (int i = 0; i < n; i++)
         {
             var kind = Classify(i, out ulong mask);
+            if (kind != Kind.Rejected && _server.Pause.Active && _server.Pause.Holds(_defs[i]!, Session, commands, i))
+            {
+                // CLIENT PAUSE: what came before runs and its replies go out; this command waits,
+                // then is checked again from the start, as Redis re-processes a postponed client.
+                if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
+                if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
+                segCount = scriptCount = 0;
+                segMask = 0;
+                if (!await WaitWhilePausedAsync()) return false;
+                i--;
+                continue;
+            }
             if (kind == Kind.Segment)
             {
                 if (scriptCount > 0)
@@ -89,6 +101,14 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 if (segCount == 0) segStart = i;
                 segCount++;
                 segMask |= mask;
+                if (_pauseTurn)
+                {
+                    // Released from a pause: it runs before the next paused client may.
+                    if (!await RunSegmentAsync(segStart, segCount, segMask)) return false;
+                    segCount = 0;
+                    segMask = 0;
+                    PassPauseTurn();
+                }
                 continue;
             }
             if (segCount > 0)
@@ -102,6 +122,12 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 // Pipelined scripts go to the shard thread together: one hop for the run.
                 if (scriptCount == 0) scriptStart = i;
                 scriptCount++;
+                if (_pauseTurn)
+                {
+                    if (!await RunScriptsAsync(scriptStart, scriptCount)) return false;
+                    scriptCount = 0;
+                    PassPauseTurn();
+                }
                 continue;
             }
             if (scriptCount > 0)
@@ -113,6 +139,12 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             {
                 case Kind.Direct:
                     RunDirect(i);
+                    // WAIT and WAITAOF block without keys: nothing to lock, only the wait.
+                    if (Session.Blocked != null)
+                    {
+                        PassPauseTurn();
+                        if (!await WaitWhileBlockedAsync(i, 0)) return false;
+                    }
                     break;
                 case Kind.Queue:
                     QueueCommand(i);
@@ -125,6 +157,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     break;
                 case Kind.Locked:
                     await RunLockedAsync(mask, LockedAction.Command, i);
+                    PassPauseTurn(); // before a blocking command's wait: it must not hold paused clients back
                     if (Session.Blocked != null && !await WaitWhileBlockedAsync(i, mask)) return false;
                     break;
                 case Kind.AwaitScript:
@@ -134,6 +167,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     RunDirect(i);
                     break;
             }
+            PassPauseTurn();
             if (Session.CloseAfterReply || Session.Killed) return true;
             if (output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
         }
@@ -552,8 +586,51 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// </summary>
     public ValueTask EndAsync()
     {
+        PassPauseTurn();
         ulong mask = TransactionCommands.WatchMask(Session);
         return mask == 0 ? ValueTask.CompletedTask : RunLockedAsync(mask, LockedAction.Unwatch, -1);
+    }
+
+    // Set when this client was let go after a CLIENT PAUSE and has not yet run the command it was
+    // held on: the next paused client waits for it (see Server/ClientPause).
+    private bool _pauseTurn;
+
+    private void PassPauseTurn()
+    {
+        if (!_pauseTurn) return;
+        _pauseTurn = false;
+        _server.Pause.PassTurn();
+    }
+
+    /// <summary>
+    /// Holds the connection while CLIENT PAUSE holds its next command: replies so far are flushed,
+    /// then it waits its turn in the pause's queue. False when the client went away meanwhile.
+    /// </summary>
+    private async ValueTask<bool> WaitWhilePausedAsync()
+    {
+        PassPauseTurn(); // held again right after being let go: the others go on
+        await WaitForAofAsync();
+        var flushed = await _output.FlushAsync();
+        if (flushed.IsCompleted || flushed.IsCanceled) return false;
+        Session.Paused = true;
+        try
+        {
+            var released = _server.Pause.Enqueue(out object ticket);
+            if (_closed.CanBeCanceled) await Task.WhenAny(released, Task.Delay(Timeout.Infinite, _closed));
+            else await released;
+            if (!released.IsCompleted || _closed.IsCancellationRequested)
+            {
+                _server.Pause.Forget(ticket);
+                return false;
+            }
+        }
+        finally
+        {
+            Session.Paused = false;
+        }
+        _pauseTurn = true;
+        _nowMs = Now();
+        return true;
     }
 
     private void EnsureCapacity(int n)

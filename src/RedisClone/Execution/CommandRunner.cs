@@ -40,6 +40,9 @@ internal static class CommandRunner
             server.Monitors.Feed(session.Db, session.Address, buffer, i);
         if ((def.Flags & CommandFlags.Write) != 0 && Volatile.Read(ref server.ActiveSnapshots) > 0)
             WriteAheadOfSnapshot(server, session, buffer, i, def, nowMs);
+        // Decided once, so Enter and Exit pair even when this command turns tracking on or off.
+        var tracking = server.Tracking.Active ? server.Tracking : null;
+        tracking?.Enter(session, sink);
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
         var listener = server.PropagationListener;
         if (listener == null) RunHandler(def, ref ctx);
@@ -62,10 +65,43 @@ internal static class CommandRunner
         }
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged) server.Rdb.Changed();
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged && !ctx.SignalledItself
-            && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0))
+            && (Volatile.Read(ref server.WatchedKeyCount) > 0 || Volatile.Read(ref server.BlockedClientCount) > 0
+                || tracking != null || server.Tracking.Active))
             SignalModifiedKeys(server, session, buffer, i, def, ctx.DbIndex, nowMs);
+        if (tracking != null)
+        {
+            if ((def.Flags & CommandFlags.ReadOnly) != 0) RememberKeys(server, session, buffer, i, def, nowMs);
+            tracking.Exit(session, sink);
+        }
         if (monitor && server.Monitors.Active) FeedMonitors(server, session, buffer, i, def);
+        // CLIENT CACHING holds for the next command only (or the next transaction), as Redis's resetClient.
+        if ((session.Tracking & PubSub.TrackingFlags.Caching) != 0 && !session.InMulti && !session.InExec
+            && def.Parent?.Name != "client")
+            session.Tracking &= ~PubSub.TrackingFlags.Caching;
         return !ctx.Failed;
+    }
+
+    /// <summary>
+    /// A read-only command ran while tracking is active: its keys are remembered for the client
+    /// executing it (a script's caller), as Redis's call() does; EVAL_RO, EVALSHA_RO and FCALL_RO
+    /// themselves are not, only the commands the script runs.
+    /// </summary>
+    [System.Runtime.CompilerServices.SkipLocalsInit]
+    private static void RememberKeys(RedisServer server, ClientSession session, CommandBuffer buffer, int i,
+        CommandDef def, long nowMs)
+    {
+        if (def.Handler == Scripting.ScriptCommands.EvalRo || def.Handler == Scripting.ScriptCommands.EvalShaRo
+            || def.Handler == Scripting.FunctionCommands.FCallRo || (def.Flags & CommandFlags.PubSub) != 0) return;
+        var reader = PubSub.ClientTracking.ExecutingReader();
+        if (reader == null) return;
+        Span<int> positions = stackalloc int[64];
+        int n = KeyRouting.Positions(server, session, buffer, i, def, nowMs, positions);
+        if (n > positions.Length)
+        {
+            positions = new int[n];
+            n = Math.Min(n, KeyRouting.Positions(server, session, buffer, i, def, nowMs, positions));
+        }
+        for (int k = 0; k < n; k++) server.Tracking.Remember(reader, buffer.Arg(i, positions[k]));
     }
 
     /// <summary>Runs the handler; an exception it throws becomes an error reply, as Redis's would be.</summary>

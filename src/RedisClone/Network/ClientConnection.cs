@@ -170,6 +170,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         try { await _executor.EndAsync(); } catch (Exception) { }
         PubSubCommands.UnsubscribeEverything(_server.PubSub, Session);
         ConnectionCommands.StopMonitoring(_server, Session);
+        _server.Tracking.Disable(Session);
         _server.Clients.TryRemove(Session.Id, out _);
         _server.ClientEviction.Remove(Session);
         // What the client held in parsed commands and a MULTI queue is garbage now (its socket

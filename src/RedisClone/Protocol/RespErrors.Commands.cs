@@ -181,6 +181,26 @@ internal static partial class RespErrors
     public static string NoSuchUser(ReadOnlySpan<byte> user) => $"ERR No such user '{Latin(user)}'";
     public static string UnknownClientType(ReadOnlySpan<byte> type) => $"ERR Unknown client type '{Latin(type)}'";
 
+    // WAIT and WAITAOF.
+    public static ReadOnlySpan<byte> WaitAofNumLocalRange => "-ERR value is out of range, value must between 0 and 1\r\n"u8;
+    public static ReadOnlySpan<byte> WaitAofNoAof => "-ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.\r\n"u8;
+
+    // CLIENT TRACKING and CLIENT CACHING (client-side caching).
+    public static ReadOnlySpan<byte> TrackingOneRedirect => "-ERR A client can only redirect to a single other client\r\n"u8;
+    public static ReadOnlySpan<byte> TrackingRedirectMissing => "-ERR The client ID you want redirect to does not exist\r\n"u8;
+    public static ReadOnlySpan<byte> TrackingPrefixNeedsBcast => "-ERR PREFIX option requires BCAST mode to be enabled\r\n"u8;
+    public static ReadOnlySpan<byte> TrackingBcastSwitch => "-ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.\r\n"u8;
+    public static ReadOnlySpan<byte> TrackingOptBcast => "-ERR OPTIN and OPTOUT are not compatible with BCAST\r\n"u8;
+    public static ReadOnlySpan<byte> TrackingOptInAndOut => "-ERR You can't specify both OPTIN mode and OPTOUT mode\r\n"u8;
+    public static ReadOnlySpan<byte> TrackingOptSwitch => "-ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.\r\n"u8;
+    public static ReadOnlySpan<byte> CachingNotTracking => "-ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled\r\n"u8;
+    public static ReadOnlySpan<byte> CachingYesNeedsOptIn => "-ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.\r\n"u8;
+    public static ReadOnlySpan<byte> CachingNoNeedsOptOut => "-ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.\r\n"u8;
+    public static string TrackingPrefixOverlapsExisting(ReadOnlySpan<byte> prefix, ReadOnlySpan<byte> existing)
+        => $"ERR Prefix '{Latin(prefix)}' overlaps with an existing prefix '{Latin(existing)}'. Prefixes for a single client must not overlap.";
+    public static string TrackingPrefixOverlapsAnother(ReadOnlySpan<byte> prefix, ReadOnlySpan<byte> other)
+        => $"ERR Prefix '{Latin(prefix)}' overlaps with another provided prefix '{Latin(other)}'. Prefixes for a single client must not overlap.";
+
     // Server: CONFIG, SHUTDOWN, CLUSTER.
     public static ReadOnlySpan<byte> NoConfigFile => "-ERR The server is running without a config file\r\n"u8;
     /// <summary>CONFIG REWRITE could not write the file: the reason is the system's (strerror).</summary>

@@ -187,8 +187,8 @@ internal static class InfoBuilder
         Line(sb, "maxclients", server.Options.MaxClients);
         Line(sb, "client_recent_max_input_buffer", maxIn);
         Line(sb, "client_recent_max_output_buffer", maxOut);
-        Line(sb, "blocked_clients", server.Clients.Values.Count(c => c.Blocked != null));
-        Line(sb, "tracking_clients", 0);
+        Line(sb, "blocked_clients", server.Clients.Values.Count(c => c.Blocked != null || c.Paused));
+        Line(sb, "tracking_clients", server.Tracking.Clients);
         Line(sb, "clients_in_timeout_table", 0);
         Line(sb, "total_blocking_keys", 0);
         Line(sb, "total_blocking_keys_on_nokey", 0);
@@ -378,9 +378,9 @@ internal static class InfoBuilder
         Line(sb, "active_defrag_key_misses", 0);
         Line(sb, "total_active_defrag_time", 0);
         Line(sb, "current_active_defrag_time", 0);
-        Line(sb, "tracking_total_keys", 0);
-        Line(sb, "tracking_total_items", 0);
-        Line(sb, "tracking_total_prefixes", 0);
+        Line(sb, "tracking_total_keys", server.Tracking.TotalKeys);
+        Line(sb, "tracking_total_items", server.Tracking.TotalItems);
+        Line(sb, "tracking_total_prefixes", server.Tracking.TotalPrefixes);
         Line(sb, "unexpected_error_replies", Volatile.Read(ref stats.UnexpectedErrorReplies));
         Line(sb, "total_error_replies", Volatile.Read(ref stats.TotalErrorReplies));
         Line(sb, "dump_payload_sanitizations", 0);

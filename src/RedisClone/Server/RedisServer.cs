@@ -46,6 +46,9 @@ internal sealed class RedisServer : IAsyncDisposable
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyAdded = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.New, "new", key, db);
+        Tracking = new PubSub.ClientTracking(this);
+        Pause = new ClientPause(this);
+        for (int i = 0; i < Shards.Count; i++) Shards[i].Store.Changes = Tracking;
         for (int i = 0; i < Shards.Count; i++) StartupMemory += Shards[i].Store.OverheadBytes;
         RedisClone.Execution.ScriptCalls.Install();
         ScriptWatchdog = new Scripting.ScriptWatchdog(() => Config.BusyReplyThreshold, Log);
@@ -222,6 +225,12 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>Channels and patterns with their subscribers.</summary>
     public PubSub.PubSubRegistry PubSub { get; } = new();
+
+    /// <summary>CLIENT PAUSE's state and the clients it holds.</summary>
+    public ClientPause Pause { get; }
+
+    /// <summary>Client-side caching: who tracks which keys, and their invalidations.</summary>
+    public PubSub.ClientTracking Tracking { get; }
 
     /// <summary>Clients in MONITOR mode (fed by the executor).</summary>
     public PubSub.MonitorFeed Monitors { get; } = new();

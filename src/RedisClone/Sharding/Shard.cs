@@ -90,7 +90,7 @@ internal sealed class Shard : IDisposable
                     lock (Gate) Store.SettleMemory();
                 if (CronPaused) continue;
                 LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
-                if (ActiveExpiry) RunExpiryCycle();
+                if (ActiveExpiry && !Store.ExpiryPaused) RunExpiryCycle();
                 continue;
             }
 

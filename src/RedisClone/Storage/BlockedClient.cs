@@ -9,6 +9,10 @@ internal enum BlockedOn
     SortedSet,
     /// <summary>XREAD and XREADGROUP: entries past an ID, or past a group's last delivered one.</summary>
     Stream,
+    /// <summary>WAIT: replicas' acknowledgements (there are no replicas: it waits out its timeout). No keys.</summary>
+    Replicas,
+    /// <summary>WAITAOF: the client's last write on disk (<see cref="BlockedClient.Until"/>), and replicas'. No keys.</summary>
+    AofSync,
 }
 
 /// <summary>
@@ -74,6 +78,12 @@ internal sealed class BlockedClient
 
     /// <summary>A stream waiter's COUNT, 0 for no limit: how many of the new entries one XREADGROUP takes.</summary>
     public long Count { get; }
+
+    /// <summary>WAITAOF: completes when what it waits for locally is done (null: only the timeout ends the wait).</summary>
+    public Task? Until { get; init; }
+
+    /// <summary>WAITAOF: the AOF sequence of the client's last write, for the local count in its reply.</summary>
+    public long AofSequence { get; init; }
 
     /// <summary>0 = block forever.</summary>
     public long TimeoutMs { get; }

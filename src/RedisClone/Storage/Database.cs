@@ -90,7 +90,7 @@ internal sealed class Database
         long at = _table.At(slot).ExpireAt;
         if (at != 0 && at <= nowMs)
         {
-            ExpireSlot(slot);
+            if (!Owner.ExpiryPaused) ExpireSlot(slot);
             return -1;
         }
         return slot;
@@ -490,7 +490,8 @@ internal sealed class Database
     // WATCH: who watches which key of this database. Null until the first WATCH.
     private Dictionary<byte[], List<IKeyWatcher>>? _watchers;
 
-    public bool HasWatchers => _watchers is { Count: > 0 };
+    /// <summary>Someone must hear of this database's key changes: a WATCHer, or client tracking.</summary>
+    public bool HasWatchers => _watchers is { Count: > 0 } || Owner.Changes is { Active: true };
 
     public void Watch(ReadOnlySpan<byte> key, IKeyWatcher watcher)
     {
@@ -512,6 +513,7 @@ internal sealed class Database
     /// <summary>Tells the key's watchers it changed (Redis's touchWatchedKey).</summary>
     public void SignalModified(ReadOnlySpan<byte> key)
     {
+        if (Owner.Changes is { Active: true } changes) changes.KeyChanged(key);
         if (_watchers == null) return;
         if (_watchers.GetAlternateLookup<ReadOnlySpan<byte>>().TryGetValue(key, out var list))
             foreach (var w in list) w.Invalidate();

@@ -38,6 +38,20 @@ internal sealed class ShardStore
     /// <summary>Called for a read lookup that found no key: "keymiss" events (class m).</summary>
     public KeyEventHandler? KeyMissed { get; set; }
 
+    /// <summary>
+    /// CLIENT PAUSE stops expiry: while set, neither the active cycle nor a lookup deletes an
+    /// expired key (a lookup still treats it as missing), as Redis's PAUSE_ACTION_EXPIRE.
+    /// </summary>
+    public bool ExpiryPaused
+    {
+        get => Volatile.Read(ref _expiryPaused);
+        set => Volatile.Write(ref _expiryPaused, value);
+    }
+    private bool _expiryPaused;
+
+    /// <summary>Told of every modified key, as WATCHers are (client tracking); set before clients connect.</summary>
+    public IKeyChangeListener? Changes { get; set; }
+
     public long KeyspaceHits;
     public long KeyspaceMisses;
     public long ExpiredKeys;

@@ -283,6 +283,9 @@ public class ClientCommandTests
     {
         using var c = Server.Connect();
         Assert.Equal(":-1\r\n", c.Call("CLIENT", "GETREDIR"));
+        Assert.Equal("+OK\r\n", c.Call("CLIENT", "TRACKING", "on"));
+        Assert.Equal(":0\r\n", c.Call("CLIENT", "GETREDIR"));
+        Assert.Equal("+OK\r\n", c.Call("CLIENT", "TRACKING", "off"));
         Assert.Equal("+OK\r\n", c.Call("CLIENT", "PAUSE", "0"));
         Assert.Equal("+OK\r\n", c.Call("CLIENT", "PAUSE", "0", "WRITE"));
         Assert.Equal("+OK\r\n", c.Call("CLIENT", "PAUSE", "0", "all"));

@@ -118,6 +118,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int AofPreambleIndex = IndexOf("aof-use-rdb-preamble");
     private static readonly int SlowlogSlowerThanIndex = IndexOf("slowlog-log-slower-than");
     private static readonly int SlowlogMaxLenIndex = IndexOf("slowlog-max-len");
+    private static readonly int TrackingTableMaxKeysIndex = IndexOf("tracking-table-max-keys");
     private static readonly int AutoAofPercentageIndex = IndexOf("auto-aof-rewrite-percentage");
     private static readonly int AutoAofMinSizeIndex = IndexOf("auto-aof-rewrite-min-size");
     private static readonly int DbFilenameIndex = IndexOf("dbfilename");
@@ -280,6 +281,9 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>slowlog-max-len: how many entries SLOWLOG keeps.</summary>
     public long SlowlogMaxLen => Volatile.Read(ref _numbers[SlowlogMaxLenIndex]);
+
+    /// <summary>tracking-table-max-keys: past this many remembered keys, tracking invalidates some (0: no limit).</summary>
+    public long TrackingTableMaxKeys => Volatile.Read(ref _numbers[TrackingTableMaxKeysIndex]);
 
     /// <summary>auto-aof-rewrite-percentage: growth of the AOF over its base that starts a rewrite (0: never).</summary>
     public long AutoAofRewritePercentage => Volatile.Read(ref _numbers[AutoAofPercentageIndex]);
