@@ -118,6 +118,7 @@ internal static class ServerCommands
             Interlocked.Exchange(ref store.KeyspaceHits, 0);
             Interlocked.Exchange(ref store.KeyspaceMisses, 0);
             Interlocked.Exchange(ref store.ExpiredKeys, 0);
+            Interlocked.Exchange(ref store.EvictedKeys, 0);
         }
         RuntimeStats.For(server).Reset();
         ctx.Reply.Ok();

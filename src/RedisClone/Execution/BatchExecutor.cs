@@ -188,7 +188,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (Session.InMulti) Session.MultiDirty = true;
         if (def != null) _server.CommandStats.Rejected(def.Id);
         int space = error.IndexOf(' ');
-        string code = space > 0 && error.AsSpan(0, space).SequenceEqual("BUSY") ? "BUSY" : "ERR";
+        string code = space > 0 && error.AsSpan(0, space) is "BUSY" or "OOM" ? error[..space] : "ERR";
         var abort = def == ExecDef && Session.InMulti;
         _server.Stats.CountError(abort ? "EXECABORT" : code);
         // A rejected EXEC ends the transaction, as Redis's execCommandAbort: EXECABORT with the reason.

@@ -41,6 +41,13 @@ internal sealed class ShardStore
     public long KeyspaceHits;
     public long KeyspaceMisses;
     public long ExpiredKeys;
+    public long EvictedKeys;
+
+    /// <summary>What keys' access stamps mean (LRU or LFU), shared by the server's shards.</summary>
+    public KeyAccess Access { get; set; } = new();
+
+    /// <summary>Called (under the shard's gate) for every key evicted by maxmemory: "evicted" events and the DEL it propagates.</summary>
+    public Action<int, byte[]>? KeyEvicted { get; set; }
 
     // Collections looked up since the last settle: their size may have changed in place.
     private List<MeteredValue> _changed = new(16);
@@ -63,6 +70,17 @@ internal sealed class ShardStore
         {
             long n = 0;
             foreach (var db in _databases) n += db.OverheadBytes;
+            return n;
+        }
+    }
+
+    /// <summary>Bytes of keys, values and key tables in every database of this shard: its share of used_memory.</summary>
+    public long UsedBytes
+    {
+        get
+        {
+            long n = 0;
+            foreach (var db in _databases) n += db.DatasetBytes + db.OverheadBytes;
             return n;
         }
     }
