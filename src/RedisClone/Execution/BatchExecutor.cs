@@ -76,8 +76,24 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         int segStart = 0, segCount = 0;
         ulong segMask = 0;
         int scriptStart = 0, scriptCount = 0;
+        long segBytes = 0;
         for (int i = 0; i < n; i++)
         {
+            // maxmemory is checked before each command as Redis does; commands gathered into a
+            // segment are checked before the ones ahead of them ran. Near the limit (what is used
+            // plus what the pending segment may add would pass it), the segment runs first, so
+            // the check sees its writes and a pipeline cannot overshoot the limit by its length.
+            if (segCount > 0 && _server.Config.MaxMemory is var max && max != 0)
+            {
+                segBytes += PendingBytes(commands, i - 1);
+                if ((ulong)(_server.Evictor.UsedMemory() + segBytes) > max)
+                {
+                    if (!await RunSegmentAsync(segStart, segCount, segMask)) return false;
+                    segCount = 0;
+                    segMask = 0;
+                    segBytes = 0;
+                }
+            }
             var kind = Classify(i, out ulong mask);
             if (kind == Kind.Segment)
             {
@@ -140,6 +156,15 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
         if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
         return !OverOutputLimits();
+    }
+
+    /// <summary>What command <paramref name="i"/> may add to used memory at most, roughly: its arguments and a key's overhead.</summary>
+    private static long PendingBytes(CommandBuffer commands, int i)
+    {
+        long n = 128;
+        int argc = commands.ArgCount(i);
+        for (int a = 1; a < argc; a++) n += commands.Arg(i, a).Length + 32;
+        return n;
     }
 
     /// <summary>

@@ -15,8 +15,8 @@ namespace RedisClone.Execution;
 /// memory is the sum of each shard's accounting (<see cref="ShardStore.UsedBytes"/>, written under
 /// the shard's gate and read here without it: a moment stale at most), so the check while under
 /// the limit costs a few reads per shard and takes nothing. Only when over the limit does a thread
-/// evict, one at a time (a lock taken with TryEnter: a thread finding another already evicting goes
-/// on, as Redis lets commands run while its eviction timer is still at work). The evicting thread
+/// evict, one at a time (a lock: a thread finding another evicting waits for its round, bounded by the
+/// time limit, holding no gate). The evicting thread
 /// takes, without waiting, the gate of every shard that is free at that instant (an event loop never
 /// blocks on a gate) and samples all of them into one pool of the best candidates, so the key that
 /// goes is the best of every reachable shard, and each shard gives up keys in proportion to how
@@ -86,10 +86,15 @@ internal sealed class Evictor
         if (_server.Rdb.Loading) return false; // Redis does not evict while loading
         var policy = Policy;
         if (policy == EvictionPolicy.NoEviction) return true;
-        if (!_evicting.TryEnter()) return false; // another thread is evicting: Redis's EVICT_RUNNING
+        // One thread evicts at a time; another one waits for it (a round is bounded by the time
+        // limit, and it waits for no gate) and then sees what is left, as Redis's single thread would.
+        // Callers hold no gate here.
+        _evicting.Enter();
         Outcome outcome;
         try
         {
+            used = UsedMemory(); // what the thread evicting before left
+            if ((ulong)used <= max) return false;
             outcome = Evict(policy, used - (long)max);
         }
         finally
@@ -135,8 +140,7 @@ internal sealed class Evictor
         var shards = _server.Shards;
         ulong held = 0;
         for (int s = 0; s < shards.Count; s++)
-            if (shards[s].Gate.TryEnter()) held |= 1UL << s;
-        bool allHeld = held == shards.AllMask;
+            if (TryEnterSpinning(shards[s].Gate)) held |= 1UL << s;
         try
         {
             if (held == 0) return Outcome.Running;
@@ -147,7 +151,7 @@ internal sealed class Evictor
             while (freed < toFree)
             {
                 long got = EvictOne(policy, held);
-                if (got < 0) return allHeld ? Outcome.Failed : Outcome.Running;
+                if (got < 0) return NoCandidates(policy, held) ? Outcome.Failed : Outcome.Running;
                 freed += got;
                 if (++evicted % 16 == 0 && Stopwatch.GetTimestamp() - start > limitTicks) return Outcome.Running;
             }
@@ -157,6 +161,36 @@ internal sealed class Evictor
         {
             shards.ExitAll(held);
         }
+    }
+
+    /// <summary>A gate, taken without blocking: a few short spins, as a shard's own work holds it for microseconds.</summary>
+    private static bool TryEnterSpinning(Lock gate)
+    {
+        for (int spin = 0; spin < 20; spin++)
+        {
+            if (gate.TryEnter()) return true;
+            Thread.SpinWait(20);
+        }
+        return false;
+    }
+
+    /// <summary>
+    /// After the held shards ran out of candidates: true when the others have none either (their
+    /// key counts read without their gates, as INFO reads them), so the command is refused; false
+    /// when a busy shard may still have some (Redis's EVICT_RUNNING: not refused).
+    /// </summary>
+    private bool NoCandidates(EvictionPolicy policy, ulong held)
+    {
+        var shards = _server.Shards;
+        bool volatileOnly = policy.VolatileOnly();
+        for (int s = 0; s < shards.Count; s++)
+        {
+            if ((held & (1UL << s)) != 0) continue;
+            var store = shards[s].Store;
+            for (int d = 0; d < store.DatabaseCount; d++)
+                if ((volatileOnly ? store[d].ExpiresCount : store[d].Count) > 0) return false;
+        }
+        return true;
     }
 
     /// <summary>Evicts the best key in the held shards; the bytes it freed, or -1 when none is left to evict.</summary>
@@ -187,8 +221,10 @@ internal sealed class Evictor
         while (true)
         {
             long candidates = 0;
-            for (int s = 0; s < shards.Count; s++)
+            int first = _nextShard = (_nextShard + 1) % shards.Count;
+            for (int n = 0; n < shards.Count; n++)
             {
+                int s = (first + n) % shards.Count;
                 if ((held & (1UL << s)) == 0) continue;
                 var store = shards[s].Store;
                 for (int d = 0; d < store.DatabaseCount; d++)

@@ -624,9 +624,12 @@ internal sealed class Database
             int slot = volatileOnly ? _expiring[random.Next(_expiresCount)] : _table.RandomSlot(random);
             if (slot < 0) return;
             ref var e = ref _table.At(slot);
+            // Idle seconds and LFU counters tie often (every key written in the same second, every
+            // new key at 5): a random low byte breaks ties, so equal candidates from every shard
+            // and database get their turn rather than the ones sampled first.
             ulong score = policy == EvictionPolicy.VolatileTtl
                 ? ulong.MaxValue - (ulong)e.ExpireAt
-                : access.EvictionScore(_table.LastAccess(slot));
+                : access.EvictionScore(_table.LastAccess(slot)) << 8 | (uint)random.Next(256);
             pool.Offer(score, shard, Index, e.Key);
         }
     }
