@@ -190,6 +190,7 @@ internal sealed class Database
     {
         if (!EmbeddedString.Fits(key.Length, value.Length)) return Add(key.ToArray(), value.ToArray(), expireAt);
         int slot = _table.AddEmbedded(key, value);
+        Owner.MarkInUse(Index);
         if (Owner.Access.Lfu) _table.SetStamp(slot, Owner.Access.NewStamp());
         Owner.Snapshot?.Added(this, slot);
         _meter.Bytes += MemoryMeter.ArrayBytes(key.Length + value.Length);
@@ -251,6 +252,7 @@ internal sealed class Database
     public int Add(byte[] key, object value, long expireAt = 0)
     {
         int slot = _table.Add(key, value);
+        Owner.MarkInUse(Index);
         if (Owner.Access.Lfu) _table.SetStamp(slot, Owner.Access.NewStamp());
         Owner.Snapshot?.Added(this, slot);
         _meter.Bytes += MemoryMeter.ArrayBytes(key.Length);
