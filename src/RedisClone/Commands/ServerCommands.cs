@@ -121,6 +121,7 @@ internal static class ServerCommands
             Interlocked.Exchange(ref store.EvictedKeys, 0);
         }
         RuntimeStats.For(server).Reset();
+        server.Evictor.ResetExceeded();
         ctx.Reply.Ok();
     }
 

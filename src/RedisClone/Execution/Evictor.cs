@@ -82,10 +82,18 @@ internal sealed class Evictor
         ulong max = _server.Config.MaxMemory;
         if (max == 0) return false;
         long used = UsedMemory();
-        if ((ulong)used <= max) return false;
+        if ((ulong)used <= max)
+        {
+            if (Volatile.Read(ref _exceededSince) != 0) EndExceeded();
+            return false;
+        }
         if (_server.Rdb.Loading) return false; // Redis does not evict while loading
         var policy = Policy;
-        if (policy == EvictionPolicy.NoEviction) return true;
+        if (policy == EvictionPolicy.NoEviction)
+        {
+            BeginExceeded();
+            return true;
+        }
         // One thread evicts at a time; another one waits for it (a round is bounded by the time
         // limit, and it waits for no gate) and then sees what is left, as Redis's single thread would.
         // Callers hold no gate here.
@@ -94,15 +102,53 @@ internal sealed class Evictor
         try
         {
             used = UsedMemory(); // what the thread evicting before left
-            if ((ulong)used <= max) return false;
-            outcome = Evict(policy, used - (long)max);
+            outcome = (ulong)used <= max ? Outcome.Done : Evict(policy, used - (long)max);
         }
         finally
         {
             _evicting.Exit();
         }
+        if (outcome == Outcome.Done) EndExceeded();
+        else BeginExceeded();
         if (outcome == Outcome.Running) StartBackground();
         return outcome == Outcome.Failed;
+    }
+
+    // INFO's total_eviction_exceeded_time and current_eviction_exceeded_time: since when memory has
+    // been over the limit without eviction bringing it under (a Stopwatch timestamp, 0 when not),
+    // and the ticks of the spells that ended, as Redis's update_metrics keeps them.
+    private long _exceededSince, _exceededTicks;
+
+    private void BeginExceeded()
+    {
+        if (Volatile.Read(ref _exceededSince) == 0) Interlocked.CompareExchange(ref _exceededSince, Stopwatch.GetTimestamp(), 0);
+    }
+
+    private void EndExceeded()
+    {
+        long since = Volatile.Read(ref _exceededSince);
+        if (since != 0 && Interlocked.CompareExchange(ref _exceededSince, 0, since) == since)
+            Interlocked.Add(ref _exceededTicks, Stopwatch.GetTimestamp() - since);
+    }
+
+    /// <summary>current_eviction_exceeded_time: milliseconds memory has been over the limit now, 0 when it is not.</summary>
+    public long CurrentExceededMs
+    {
+        get
+        {
+            long since = Volatile.Read(ref _exceededSince);
+            return since == 0 ? 0 : (Stopwatch.GetTimestamp() - since) * 1000 / Stopwatch.Frequency;
+        }
+    }
+
+    /// <summary>total_eviction_exceeded_time: milliseconds over the limit in all, the current spell included.</summary>
+    public long TotalExceededMs => Volatile.Read(ref _exceededTicks) * 1000 / Stopwatch.Frequency + CurrentExceededMs;
+
+    /// <summary>CONFIG RESETSTAT: both figures start again from 0.</summary>
+    public void ResetExceeded()
+    {
+        Volatile.Write(ref _exceededTicks, 0);
+        Volatile.Write(ref _exceededSince, 0);
     }
 
     private int _background;

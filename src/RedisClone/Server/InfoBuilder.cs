@@ -363,8 +363,8 @@ internal static class InfoBuilder
         Line(sb, "expire_cycle_cpu_milliseconds", 0);
         Line(sb, "evicted_keys", evicted);
         Line(sb, "evicted_clients", 0);
-        Line(sb, "total_eviction_exceeded_time", 0);
-        Line(sb, "current_eviction_exceeded_time", 0);
+        Line(sb, "total_eviction_exceeded_time", server.Evictor.TotalExceededMs);
+        Line(sb, "current_eviction_exceeded_time", server.Evictor.CurrentExceededMs);
         Line(sb, "keyspace_hits", hits);
         Line(sb, "keyspace_misses", misses);
         Line(sb, "pubsub_channels", server.PubSub.ChannelCount);

@@ -247,6 +247,24 @@ public class EvictionTests
     }
 
     [Fact]
+    public async Task EvictionExceededTime_WhileOverLimit_CountsThenTotals()
+    {
+        await using var server = TestServer.Start(2, "--maxmemory", "1");
+        using var c = server.Connect();
+        Assert.Equal("0", Info(c, "stats")["current_eviction_exceeded_time"]);
+        Assert.StartsWith("-OOM", c.Call("SET", "k", "v"));
+        await Task.Delay(300);
+        Assert.True(long.Parse(Info(c, "stats")["current_eviction_exceeded_time"]) >= 250);
+        c.Call("CONFIG", "SET", "maxmemory", "1gb");
+        c.Call("PING"); // the check before a command sees memory under the limit again
+        var stats = Info(c, "stats");
+        Assert.Equal("0", stats["current_eviction_exceeded_time"]);
+        Assert.True(long.Parse(stats["total_eviction_exceeded_time"]) >= 250);
+        c.Call("CONFIG", "RESETSTAT");
+        Assert.Equal("0", Info(c, "stats")["total_eviction_exceeded_time"]);
+    }
+
+    [Fact]
     public async Task ConfigSetMaxMemory_Below_EvictsWithoutAnotherCommand()
     {
         await using var server = TestServer.Start(2, "--maxmemory-policy", "allkeys-lru");
