@@ -107,6 +107,12 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     }
     private bool _paused;
 
+    /// <summary>
+    /// Memory was over maxmemory with nothing to evict when this client's current command was
+    /// checked (Redis's pre_command_oom_state): a script's first denyoom call is then refused.
+    /// </summary>
+    public bool OomAtStart { get; set; }
+
     /// <summary>True while EXEC runs the queued commands: blocking commands then reply nil at once.</summary>
     public bool InExec { get; set; }
 

@@ -165,6 +165,49 @@ internal sealed partial class CommandTable
                     },
                 ],
             },
+            new("memory", -2, None, ServerCommands.Help, group: "server")
+            {
+                Summary = "A container for memory diagnostics commands.",
+                Since = "4.0.0", Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new("doctor", 2, None, MemoryCommands.Doctor)
+                    {
+                        Summary = "Outputs a memory problems report.",
+                        Since = "4.0.0", Complexity = "O(1)",
+                        Tips = "nondeterministic_output request_policy:all_shards response_policy:special",
+                    },
+                    new("help", 2, Loading | Stale, MemoryCommands.Help)
+                    {
+                        Summary = "Returns helpful text about the different subcommands.",
+                        Since = "4.0.0", Complexity = "O(1)",
+                    },
+                    new("malloc-stats", 2, None, MemoryCommands.MallocStats)
+                    {
+                        Summary = "Returns the allocator statistics.",
+                        Since = "4.0.0", Complexity = "Depends on how much memory is allocated, could be slow",
+                        Tips = "nondeterministic_output request_policy:all_shards response_policy:special",
+                    },
+                    new("purge", 2, None, MemoryCommands.Purge)
+                    {
+                        Summary = "Asks the allocator to release memory.",
+                        Since = "4.0.0", Complexity = "Depends on how much memory is allocated, could be slow",
+                        Tips = "request_policy:all_shards response_policy:all_succeeded",
+                    },
+                    new("stats", 2, None, MemoryCommands.Stats)
+                    {
+                        Summary = "Returns details about memory usage.",
+                        Since = "4.0.0", Complexity = "O(1)",
+                        Tips = "nondeterministic_output request_policy:all_shards response_policy:special",
+                    },
+                    new("usage", -3, ReadOnly, MemoryCommands.Usage, keys: "RO i=2")
+                    {
+                        Summary = "Estimates the memory usage of a key.",
+                        Since = "4.0.0", Complexity = "O(N) where N is the number of samples.",
+                        Args = "key:key [SAMPLES=count:integer]",
+                    },
+                ],
+            },
             new("save", 1, Admin | NoScript | NoMulti | NoAsyncLoading, PersistenceCommands.Save, group: "server", routing: AllShards)
             {
                 Summary = "Writes the dataset to the RDB file now, blocking other clients until done.",

@@ -50,8 +50,8 @@ internal static class DumpCommands
 
     /// <summary>RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency].</summary>
     /// <remarks>
-    /// FREQ is checked and accepted, but access frequencies are not tracked yet (there is no LFU
-    /// eviction), so OBJECT FREQ reports 0 as for any key. IDLETIME sets the key's last access time.
+    /// As Redis's objectSetLRUOrLFU: under an LFU maxmemory-policy FREQ sets the key's counter;
+    /// under any other policy IDLETIME sets its last access time; the other one is ignored.
     /// </remarks>
     public static void Restore(ref CommandContext ctx)
     {
@@ -155,8 +155,9 @@ internal static class DumpCommands
         }
 
         int added = value is byte[] bytes ? db.AddString(key, bytes, ttl) : db.Add(key.ToArray(), value, ttl);
-        if (idle >= 0 && !ctx.Server.Config.MaxMemoryPolicy.EndsWith("-lfu", StringComparison.OrdinalIgnoreCase))
-            db.Table.SetIdleSeconds(added, idle);
+        bool lfu = ctx.Server.KeyAccess.Lfu;
+        if (lfu && freq >= 0) db.Table.SetStamp(added, Storage.KeyAccess.FrequencyStamp((int)freq));
+        else if (!lfu && idle >= 0) db.Table.SetIdleSeconds(added, idle);
         ctx.Notify(Ev.Generic, "restore", key);
         if (ttl != 0 && !absTtl && ctx.Propagation is { } log)
         {

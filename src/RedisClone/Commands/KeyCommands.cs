@@ -34,8 +34,8 @@ internal static class KeyCommands
         "    Name the layout the value of <key> is kept in: int, embstr or raw for strings;",
         "    listpack, quicklist, intset, hashtable, skiplist or stream for the other types.",
         "FREQ <key>",
-        "    The access counter that LFU eviction would use; only under an LFU",
-        "    maxmemory-policy. Accesses are not counted here yet, so it reads 0.",
+        "    The logarithmic access counter of <key> that LFU eviction ranks keys by;",
+        "    only under an LFU maxmemory-policy.",
         "IDLETIME <key>",
         "    Seconds since <key> was last read or written; not available under an LFU",
         "    maxmemory-policy.",
@@ -665,15 +665,17 @@ internal static class KeyCommands
         ctx.Reply.Bulk(ValueTypes.EncodingName(in e));
     }
 
-    /// <summary>OBJECT FREQ key — nil when missing; Redis's error unless an LFU maxmemory-policy is selected.</summary>
-    /// <remarks>
-    /// Access frequency is not tracked (there is no eviction yet), so under an LFU policy every key
-    /// reports 0, the counter of a key with no recent accesses.
-    /// </remarks>
+    /// <summary>
+    /// OBJECT FREQ key — the key's logarithmic access counter as LFU eviction sees it (decayed by
+    /// the minutes since it was last counted, not updated by this read); nil when missing; Redis's
+    /// error unless an LFU maxmemory-policy is selected.
+    /// </summary>
     public static void ObjectFreq(ref CommandContext ctx)
     {
         var key = ctx.Arg(2);
-        if (Lookup.SlotForRead(ctx.Db(key), key, ctx.NowMs, touch: false) < 0)
+        var db = ctx.Db(key);
+        int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: false);
+        if (slot < 0)
         {
             ctx.Reply.NullBulk();
             return;
@@ -683,7 +685,7 @@ internal static class KeyCommands
             ctx.Error(RespErrors.LfuPolicyNotSelected);
             return;
         }
-        ctx.Reply.Raw(Resp.Zero);
+        ctx.Reply.Integer(ctx.Server.KeyAccess.Decayed(db.Table.LastAccess(slot)));
     }
 
     /// <summary>
@@ -731,7 +733,7 @@ internal static class KeyCommands
     private static bool IsExpired(ref KeyTable.Entry e, long nowMs) => e.ExpireAt != 0 && e.ExpireAt <= nowMs;
 
     /// <summary>allkeys-lfu and volatile-lfu: Redis then keeps a frequency counter instead of an access time.</summary>
-    private static bool IsLfuPolicy(ref CommandContext ctx) => ctx.Server.Config.MaxMemoryPolicy.EndsWith("-lfu", StringComparison.OrdinalIgnoreCase);
+    private static bool IsLfuPolicy(ref CommandContext ctx) => ctx.Server.KeyAccess.Lfu;
 
     private static int DatabaseCount(ref CommandContext ctx) => ctx.Server.Options.Databases;
 

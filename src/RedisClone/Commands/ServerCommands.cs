@@ -118,8 +118,10 @@ internal static class ServerCommands
             Interlocked.Exchange(ref store.KeyspaceHits, 0);
             Interlocked.Exchange(ref store.KeyspaceMisses, 0);
             Interlocked.Exchange(ref store.ExpiredKeys, 0);
+            Interlocked.Exchange(ref store.EvictedKeys, 0);
         }
         RuntimeStats.For(server).Reset();
+        server.Evictor.ResetExceeded();
         ctx.Reply.Ok();
     }
 

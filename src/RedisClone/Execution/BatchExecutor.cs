@@ -76,8 +76,24 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         int segStart = 0, segCount = 0;
         ulong segMask = 0;
         int scriptStart = 0, scriptCount = 0;
+        long segBytes = 0;
         for (int i = 0; i < n; i++)
         {
+            // maxmemory is checked before each command as Redis does; commands gathered into a
+            // segment are checked before the ones ahead of them ran. Near the limit (what is used
+            // plus what the pending segment may add would pass it), the segment runs first, so
+            // the check sees its writes and a pipeline cannot overshoot the limit by its length.
+            if (segCount > 0 && _server.Config.MaxMemory is var max && max != 0)
+            {
+                segBytes += PendingBytes(commands, i - 1);
+                if ((ulong)(_server.Evictor.UsedMemory() + segBytes) > max)
+                {
+                    if (!await RunSegmentAsync(segStart, segCount, segMask)) return false;
+                    segCount = 0;
+                    segMask = 0;
+                    segBytes = 0;
+                }
+            }
             var kind = Classify(i, out ulong mask);
             if (kind != Kind.Rejected && _server.Pause.Active && _server.Pause.Holds(_defs[i]!, Session, commands, i))
             {
@@ -176,6 +192,15 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         return !OverOutputLimits();
     }
 
+    /// <summary>What command <paramref name="i"/> may add to used memory at most, roughly: its arguments and a key's overhead.</summary>
+    private static long PendingBytes(CommandBuffer commands, int i)
+    {
+        long n = 128;
+        int argc = commands.ArgCount(i);
+        for (int a = 1; a < argc; a++) n += commands.Arg(i, a).Length + 32;
+        return n;
+    }
+
     /// <summary>
     /// Checks command <paramref name="i"/> as Redis's processCommand does, keeping the error of a
     /// rejected one for <see cref="ExecuteAsync"/> to reply once the commands before it have
@@ -223,7 +248,8 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (def != null) _server.CommandStats.Rejected(def.Id);
         int space = error.IndexOf(' ');
         var word = space > 0 ? error.AsSpan(0, space) : default;
-        string code = word.SequenceEqual("BUSY") ? "BUSY" : word.SequenceEqual("NOAUTH") ? "NOAUTH" : word.SequenceEqual("NOPERM") ? "NOPERM" : "ERR";
+        string code = word.SequenceEqual("BUSY") ? "BUSY" : word.SequenceEqual("NOAUTH") ? "NOAUTH" : word.SequenceEqual("NOPERM") ? "NOPERM"
+            : word.SequenceEqual("OOM") ? "OOM" : "ERR";
         // Redis's rejectCommand aborts on any refused EXEC, in MULTI or not (NOAUTH before MULTI ran, too).
         var abort = def == ExecDef;
         _server.Stats.CountError(abort ? "EXECABORT" : code);

@@ -68,6 +68,21 @@ internal static class CommandChecks
                 return null;
             }
         }
+        // maxmemory (Redis checks it after auth and ACLs, before the subscribe-mode and loading
+        // checks): evict if over the limit; refuse denyoom commands, and in MULTI anything but
+        // EXEC/DISCARD/QUIT/RESET, when nothing could be evicted. Not while a busy script runs, as
+        // Redis does not evict while re-entered from one. One read when maxmemory is 0.
+        if (server.Config.MaxMemory != 0 && server.ScriptWatchdog.BusyKind == ScriptKind.None)
+        {
+            bool oom = server.Evictor.OutOfMemory();
+            session.OomAtStart = oom;
+            if (oom && RefusedWhenOom(session, buffer, i, def))
+            {
+                rejectedDef = def;
+                error = RespErrors.Oom;
+                return null;
+            }
+        }
         if (session.Protocol == 2 && session.InPubSubMode && Array.IndexOf(AllowedWhileSubscribed, def) < 0)
         {
             rejectedDef = def;
@@ -117,6 +132,33 @@ internal static class CommandChecks
         if (result == AclResult.Ok) return null;
         AclChecks.Log(server, session, result, session.InMulti ? AclLogContext.Multi : AclLogContext.TopLevel, def, buffer, i, position);
         return "NOPERM " + AclChecks.Message(result, user, def, buffer.Arg(i, position), verbose: false);
+    }
+
+    private static readonly CommandDef ExecDef = Find("exec"), DiscardDef = Find("discard"), QuitDef = Find("quit"), ResetDef = Find("reset");
+    private static readonly CommandDef EvalDef = Find("eval"), EvalRoDef = Find("eval_ro");
+
+    /// <summary>Whether Redis refuses the command when out of memory (its is_denyoom_command, and MULTI's rule).</summary>
+    private static bool RefusedWhenOom(ClientSession session, CommandBuffer buffer, int i, CommandDef def)
+    {
+        if (session.InMulti && def != ExecDef && def != DiscardDef && def != QuitDef && def != ResetDef) return true;
+        if (DeniesOom(def, buffer, i)) return true;
+        if (def == ExecDef && session.InMulti && session.QueuedDefs is { } defs)
+            for (int j = 0; j < defs.Count; j++)
+                if (DeniesOom(defs[j], session.Queued!, j)) return true;
+        return false;
+    }
+
+    /// <summary>
+    /// The denyoom flag, or for EVAL a script whose shebang declares flags without allow-oom or
+    /// no-writes (Redis's scriptFlagsToCmdFlags). EVALSHA and FCALL are checked by their handlers,
+    /// which know the script's flags (see ScriptCommands and FunctionCommands).
+    /// </summary>
+    private static bool DeniesOom(CommandDef def, CommandBuffer buffer, int i)
+    {
+        if ((def.Flags & CommandFlags.DenyOom) != 0) return true;
+        if ((def != EvalDef && def != EvalRoDef) || buffer.ArgCount(i) < 2) return false;
+        if (ScriptShebang.Parse(buffer.Arg(i, 1), out var flags, out _) != null) return false;
+        return ScriptShebang.DeniesOom(flags);
     }
 
     // Kept out of Check: a lambda capturing the command index there would allocate a closure on

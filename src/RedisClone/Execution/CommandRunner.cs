@@ -44,17 +44,28 @@ internal static class CommandRunner
         var tracking = server.Tracking.Active ? server.Tracking : null;
         tracking?.Enter(session, sink);
         var ctx = new CommandContext(buffer, i, new RespWriter(sink, session.Protocol), session, server, nowMs, shard);
-        var listener = server.PropagationListener;
-        if (listener == null) RunHandler(def, ref ctx);
-        else
+        // CLIENT NO-TOUCH: the command reads keys without refreshing their LRU/LFU stamps, TOUCH
+        // excepted (as Redis 7.2; a script's commands inherit their caller's setting).
+        bool noTouch = session.NoTouch && !session.IsScriptClient;
+        if (noTouch) KeyAccess.NoTouch = def.Handler != KeyCommands.Touch;
+        try
         {
-            RunPropagating(listener, def, ref ctx, buffer, i);
-            long appended = Persistence.AofWriter.ThreadSequence;
-            if (appended != 0)
+            var listener = server.PropagationListener;
+            if (listener == null) RunHandler(def, ref ctx);
+            else
             {
-                Persistence.AofWriter.ThreadSequence = 0;
-                if (appended > session.AofSequence) session.AofSequence = appended;
+                RunPropagating(listener, def, ref ctx, buffer, i);
+                long appended = Persistence.AofWriter.ThreadSequence;
+                if (appended != 0)
+                {
+                    Persistence.AofWriter.ThreadSequence = 0;
+                    if (appended > session.AofSequence) session.AofSequence = appended;
+                }
             }
+        }
+        finally
+        {
+            if (noTouch) KeyAccess.NoTouch = false;
         }
         long end = timed || slowlog ? Stopwatch.GetTimestamp() : 0;
         server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);

@@ -18,7 +18,7 @@ internal static class ScriptCalls
     public static void Install() => LuaEngine.Runner = Run;
 
     private static void Run(RedisServer server, ClientSession session, CommandBuffer command, IBufferWriter<byte> sink,
-        long nowMs, bool readOnly, ScriptWatchdog watchdog, out string? error)
+        long nowMs, bool readOnly, bool denyOom, ScriptWatchdog watchdog, out string? error)
     {
         error = null;
         int argc = command.ArgCount(0);
@@ -53,6 +53,13 @@ internal static class ScriptCalls
         if (readOnly && (def.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0)
         {
             error = "Write commands are not allowed from read-only scripts.";
+            return;
+        }
+        // Out of memory when the script's command was checked: its first denyoom command is refused
+        // unless it already wrote (it cannot be stopped halfway), as Redis's scriptVerifyOOM.
+        if (denyOom && (def.Flags & CommandFlags.DenyOom) != 0 && !watchdog.HasWritten && server.Config.MaxMemory != 0)
+        {
+            error = "-" + RespErrors.Oom;
             return;
         }
         // As Redis, the script counts as having written (SCRIPT KILL refuses it from now on) once a

@@ -77,6 +77,7 @@ internal static class RdbLoader
         long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         int db = 0;
         long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
+        long idle = -1, freq = -1;
 
         while (true)
         {
@@ -87,7 +88,8 @@ internal static class RdbLoader
             bool end;
             try
             {
-                end = LoadItem(server, data, ref position, limits, merge, nowMs, ref db, ref expireAt, ref loaded, ref expired);
+                end = LoadItem(server, data, ref position, limits, merge, nowMs, ref db, ref expireAt, ref idle, ref freq,
+                    ref loaded, ref expired);
             }
             catch (RdbLoadException ex) when (!ex.Final)
             {
@@ -120,7 +122,7 @@ internal static class RdbLoader
 
     /// <summary>One item at <paramref name="position"/>: an opcode and its data, or a key and its value; true at EOF.</summary>
     private static bool LoadItem(RedisServer server, ReadOnlySpan<byte> data, ref int position, RdbValueReader.Limits limits,
-        bool merge, long nowMs, ref int db, ref long expireAt, ref long loaded, ref long expired)
+        bool merge, long nowMs, ref int db, ref long expireAt, ref long idle, ref long freq, ref long loaded, ref long expired)
     {
         var shards = server.Shards;
         int databases = server.Options.Databases;
@@ -142,10 +144,10 @@ internal static class RdbLoader
                     return false;
                 case RdbOutput.OpcodeFreq:
                     Need(data, position, 1);
-                    position++;
+                    freq = data[position++];
                     return false;
                 case RdbOutput.OpcodeIdle:
-                    ReadLength(data, ref position);
+                    idle = ReadLength(data, ref position);
                     return false;
                 case RdbOutput.OpcodeEof:
                     return true;
@@ -187,8 +189,9 @@ internal static class RdbLoader
                     object? value = RdbValueReader.Read(data, ref position, type, limits);
                     if (value == null)
                         throw new RdbLoadException($"Bad value for key '{Encoding.UTF8.GetString(key)}': {RdbValueReader.Reason ?? "malformed"}", at);
-                    long keyExpire = expireAt;
+                    long keyExpire = expireAt, keyIdle = idle, keyFreq = freq;
                     expireAt = 0;
+                    idle = freq = -1;
                     if (keyExpire != 0 && keyExpire < nowMs)
                     {
                         expired++;
@@ -201,8 +204,11 @@ internal static class RdbLoader
                         if (!merge) throw new RdbLoadException($"RDB has duplicated key '{Encoding.UTF8.GetString(key)}' in DB {db}", at, final: true);
                         database.RemoveAt(existing);
                     }
-                    if (value is byte[] bytes) database.AddString(key, bytes, keyExpire);
-                    else database.Add(key, value, keyExpire);
+                    int slot = value is byte[] bytes ? database.AddString(key, bytes, keyExpire) : database.Add(key, value, keyExpire);
+                    // As Redis's objectSetLRUOrLFU: the file's frequency under an LFU policy, its idle time under any other.
+                    bool lfu = server.KeyAccess.Lfu;
+                    if (lfu && keyFreq >= 0) database.Table.SetStamp(slot, Storage.KeyAccess.FrequencyStamp((int)keyFreq));
+                    else if (!lfu && keyIdle >= 0) database.Table.SetIdleSeconds(slot, keyIdle);
                     loaded++;
                     return false;
                 }

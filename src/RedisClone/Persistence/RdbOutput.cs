@@ -102,9 +102,10 @@ internal sealed class RdbOutput : IDisposable
 
     /// <summary>
     /// One key as an RDB file holds it: its expiry time, its idle time when the eviction policy is
-    /// LRU (<paramref name="idleSeconds"/> not negative), the value's type, the key, the value.
+    /// LRU (<paramref name="idleSeconds"/> not negative), its LFU counter when it is LFU
+    /// (<paramref name="frequency"/> not negative), the value's type, the key, the value.
     /// </summary>
-    public static void WriteKey(IBufferWriter<byte> output, in KeyTable.Entry entry, long idleSeconds, bool compress)
+    public static void WriteKey(IBufferWriter<byte> output, in KeyTable.Entry entry, long idleSeconds, bool compress, int frequency = -1)
     {
         if (entry.ExpireAt != 0)
         {
@@ -118,6 +119,13 @@ internal sealed class RdbOutput : IDisposable
             output.GetSpan(1)[0] = OpcodeIdle;
             output.Advance(1);
             RdbString.WriteLength(output, (ulong)idleSeconds);
+        }
+        if (frequency >= 0)
+        {
+            var span = output.GetSpan(2);
+            span[0] = OpcodeFreq;
+            span[1] = (byte)frequency;
+            output.Advance(2);
         }
         RdbValueWriter.Write(output, in entry, compress, withKey: true);
     }

@@ -35,7 +35,7 @@ internal sealed class RdbSnapshot
 
     private readonly RedisServer _server;
     private readonly string _path;
-    private readonly bool _compress, _checksum, _writeIdle;
+    private readonly bool _compress, _checksum, _writeIdle, _writeFreq;
     private readonly byte[][] _functions;
     private readonly long _usedMemory;
     private readonly ShardState[] _shards;
@@ -105,6 +105,7 @@ internal sealed class RdbSnapshot
         _compress = config.RdbCompression;
         _checksum = config.RdbChecksum;
         _writeIdle = config.MaxMemoryPolicy.EndsWith("-lru", StringComparison.OrdinalIgnoreCase);
+        _writeFreq = server.KeyAccess.Lfu; // Redis writes each key's LFU counter under an LFU policy
         _functions = server.Functions.All.Select(l => l.Code).ToArray();
         var (dataset, tables) = InfoBuilder.DataMemory(server);
         _usedMemory = dataset + tables;
@@ -180,7 +181,7 @@ internal sealed class RdbSnapshot
                                 if (dbState.Done) { slot = dbState.Limit; break; }
                                 if (dbState.IsWritten(slot) || slot >= table.SlotCount || !table.IsUsed(slot)) continue;
                                 dbState.MarkWritten(slot);
-                                RdbOutput.WriteKey(buffer, in table.At(slot), IdleOf(table, slot), _compress);
+                                RdbOutput.WriteKey(buffer, in table.At(slot), IdleOf(table, slot), _compress, FreqOf(table, slot));
                                 count++;
                             }
                         }
@@ -238,12 +239,14 @@ internal sealed class RdbSnapshot
 
     private long IdleOf(KeyTable table, int slot) => _writeIdle ? LruClock.SecondsSince(table.LastAccess(slot)) : -1;
 
+    private int FreqOf(KeyTable table, int slot) => _writeFreq ? _server.KeyAccess.Decayed(table.LastAccess(slot)) : -1;
+
     /// <summary>Called under the key's shard gate: writes the key as it is now, ahead of its change.</summary>
     private void WriteAhead(Database db, int slot)
     {
         var buffer = new ArrayBufferWriter<byte>(64);
         RdbOutput.WriteSelectDb(buffer, db.Index);
-        RdbOutput.WriteKey(buffer, in db.Table.At(slot), IdleOf(db.Table, slot), _compress);
+        RdbOutput.WriteKey(buffer, in db.Table.At(slot), IdleOf(db.Table, slot), _compress, FreqOf(db.Table, slot));
         var records = buffer.WrittenSpan.ToArray();
         Interlocked.Add(ref _aheadBytes, records.Length);
         lock (_pendingLock) _pending.Add((db.Index, records));

@@ -236,6 +236,12 @@ internal static partial class RespErrors
 
     // SAVE, BGSAVE, SHUTDOWN, loading.
     public const string Loading = "LOADING Redis is loading the dataset in memory";
+
+    /// <summary>maxmemory reached and nothing to evict (or noeviction): denyoom commands are refused.</summary>
+    public const string Oom = "OOM command not allowed when used memory > 'maxmemory'.";
+
+    /// <summary><see cref="Oom"/> as a reply.</summary>
+    public static ReadOnlySpan<byte> OomReply => "-OOM command not allowed when used memory > 'maxmemory'.\r\n"u8;
     public static ReadOnlySpan<byte> BackgroundSaveInProgress => "-ERR Background save already in progress\r\n"u8;
     public static ReadOnlySpan<byte> BareErr => "-ERR\r\n"u8;
     public static ReadOnlySpan<byte> BgSaveWhileRewriting =>

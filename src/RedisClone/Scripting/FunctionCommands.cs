@@ -64,8 +64,14 @@ internal static class FunctionCommands
                 ctx.Error(RespErrors.FunctionWriteFlagReadOnly);
                 return;
             }
-            // allow-oom, allow-stale, no-cluster and allow-cross-slot-keys change nothing yet: this
-            // server has no maxmemory refusal, no replicas and no cluster mode.
+            // A function without allow-oom or no-writes is a denyoom command (Redis's
+            // fcallGetCommandFlags): refused when memory was over maxmemory at the check.
+            // allow-stale, no-cluster and allow-cross-slot-keys change nothing: no replicas, no cluster mode.
+            if (ScriptShebang.DeniesOom(function.Flags) && ctx.Client.OomAtStart && ctx.Server.Config.MaxMemory != 0)
+            {
+                ctx.Error(RespErrors.OomReply);
+                return;
+            }
             store.Run(function, ref ctx, 3, numKeys, readOnly || noWrites);
         }
     }

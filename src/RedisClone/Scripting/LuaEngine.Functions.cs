@@ -121,8 +121,10 @@ internal sealed partial class LuaEngine
     /// Calls a registered function as Redis's FCALL does: the keys and the other arguments as two Lua
     /// tables (its two parameters; no KEYS/ARGV globals), its reply or error into <paramref name="ctx"/>.
     /// </summary>
-    public void RunFunction(int reference, string name, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly)
+    public void RunFunction(int reference, string name, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly,
+        bool allowOom = false)
     {
+        _allowOom = allowOom;
         var lua = _lua;
         PushArray(lua, ref ctx, firstKey, numKeys);
         PushArray(lua, ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);

@@ -16,8 +16,10 @@ namespace RedisClone.Scripting;
 /// </remarks>
 /// <param name="readOnly">The script came from EVAL_RO/EVALSHA_RO: write commands are refused.</param>
 /// <param name="watchdog">Told before a write command runs; refuses it once the script was killed.</param>
+/// <param name="denyOom">Memory was over maxmemory when the script's command was checked and the script may not
+/// ignore it: its first denyoom command, before any write, is refused (Redis's scriptVerifyOOM).</param>
 internal delegate void ScriptCommandRunner(RedisServer server, ClientSession session, CommandBuffer command,
-    IBufferWriter<byte> sink, long nowMs, bool readOnly, ScriptWatchdog watchdog, out string? error);
+    IBufferWriter<byte> sink, long nowMs, bool readOnly, bool denyOom, ScriptWatchdog watchdog, out string? error);
 
 /// <summary>
 /// A Lua state with the compatibility layer and the redis library loaded once, and the machinery that
@@ -59,6 +61,10 @@ internal sealed partial class LuaEngine : IDisposable
     private int _runner;
     private long _nowMs;
     private bool _readOnly;
+    // Set by each run: the caller was out of memory at its command's check and the script has no allow-oom.
+    private bool _denyOom;
+    // The script about to run declared allow-oom (set just before Execute, which consumes it).
+    private bool _allowOom;
 
     public LuaEngine(RedisServer server) : this(server, extraSource: null)
     {
@@ -190,7 +196,15 @@ internal sealed partial class LuaEngine : IDisposable
                 return true;
             }
             if ((flags & ScriptFlags.NoWrites) != 0) readOnly = true;
+            // A script with flags and without allow-oom or no-writes is a denyoom command (the
+            // top-level EVAL was refused already; EVALSHA's flags are known only here).
+            if (ScriptShebang.DeniesOom(flags) && ctx.Client.OomAtStart && ctx.Server.Config.MaxMemory != 0)
+            {
+                ctx.Error(RespErrors.OomReply);
+                return true;
+            }
         }
+        _allowOom = (flags & ScriptFlags.EvalCompat) == 0 && (flags & ScriptFlags.AllowOom) != 0;
         var lua = _lua;
         SetArray(lua, "KEYS", ref ctx, firstKey, numKeys);
         SetArray(lua, "ARGV", ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
@@ -212,6 +226,8 @@ internal sealed partial class LuaEngine : IDisposable
     internal void Execute(ref CommandContext ctx, ScriptKind kind, string name, bool isFunction, bool readOnly, int argCount)
     {
         _readOnly = readOnly;
+        _denyOom = !_allowOom && ctx.Client.OomAtStart;
+        _allowOom = false;
         var lua = _lua;
         var co = _co;
         co.RawGetInteger(LuaRegistry.Index, _runner);
@@ -357,7 +373,7 @@ internal sealed partial class LuaEngine : IDisposable
         int top = lua.GetTop();
         try
         {
-            Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, engine._server.ScriptWatchdog, out string? error);
+            Runner!(engine._server, engine._session, command, sink, engine._nowMs, engine._readOnly, engine._denyOom, engine._server.ScriptWatchdog, out string? error);
             if (error != null) return PushError(lua, error, raise);
             var written = sink.WrittenSpan;
             LuaReply.Push(lua, written);

@@ -24,6 +24,13 @@ internal static class ScriptShebang
     }
 
     /// <summary>
+    /// A script that declared flags and neither allow-oom nor no-writes is refused when memory is
+    /// over maxmemory with nothing to evict (Redis's scriptFlagsToCmdFlags gives it denyoom).
+    /// </summary>
+    public static bool DeniesOom(ScriptFlags flags)
+        => (flags & ScriptFlags.EvalCompat) == 0 && (flags & (ScriptFlags.AllowOom | ScriptFlags.NoWrites)) == 0;
+
+    /// <summary>
     /// Reads the shebang of an EVAL script, if it has one: its flags (or
     /// <see cref="ScriptFlags.EvalCompat"/> without one) and the length of the line before its line
     /// feed (the body is compiled from there, so line numbers stay the user's). Null on success, else

@@ -151,6 +151,9 @@ internal sealed class ScriptWatchdog : IDisposable
     /// <summary>Set by <see cref="KillForShutdown"/>: a script killed now was not killed by a user.</summary>
     public bool ShuttingDown { get; private set; }
 
+    /// <summary>True once the running script ran a write command (Redis's SCRIPT_WRITE_DIRTY).</summary>
+    public bool HasWritten => (Volatile.Read(ref _flags) & Wrote) != 0;
+
     /// <summary>True once the running script was killed: redis.call runs nothing more.</summary>
     public bool Killed => (Volatile.Read(ref _flags) & KillGranted) != 0;
 

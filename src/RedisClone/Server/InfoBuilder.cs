@@ -194,23 +194,35 @@ internal static class InfoBuilder
         Line(sb, "total_blocking_keys_on_nokey", 0);
     }
 
-    private static void AppendMemory(StringBuilder sb, RedisServer server, RuntimeStats runtime)
+    /// <summary>The figures INFO memory and MEMORY STATS share (see <see cref="Memory"/>).</summary>
+    internal readonly record struct MemoryFigures(long Used, long Dataset, long Overhead, long Startup, long Peak,
+        long ClientsNormal, long Rss, long Heap, long Committed, long TotalSystem);
+
+    /// <summary>
+    /// used_memory and its parts as INFO reports them. used_memory is the data's accounting
+    /// (Storage/MemoryMeter), not the GC's heap: it follows the dataset down after DEL/FLUSHALL and
+    /// expiry, and is what maxmemory is checked against.
+    /// </summary>
+    internal static MemoryFigures Memory(RedisServer server)
     {
-        // used_memory is the data's accounting (Storage/MemoryMeter), not the GC's heap: it follows
-        // the dataset down after DEL/FLUSHALL and expiry, and is what maxmemory is checked against.
         var (dataset, tables) = DataMemory(server);
         // Client buffers (CLIENT LIST's tot-mem) show as mem_clients_normal but are not part of
         // used_memory yet: it stays the data's accounting, steady while only clients come and go.
         long clientsMem = 0;
         foreach (var c in server.Clients.Values) clientsMem += c.MeasureBuffers().AllocatedBytes + c.MultiMemoryBytes;
-        long overhead = tables;
-        long used = overhead + dataset;
-        long startup = server.StartupMemory;
-        long rss = Environment.WorkingSet;
+        long used = tables + dataset;
         var gc = GC.GetGCMemoryInfo(); // as of the last collection: zeros before the first one
         long heap = Math.Max(GC.GetTotalMemory(false), 1);
         long committed = Math.Max(gc.TotalCommittedBytes, heap);
-        long peak = runtime.PeakMemory(used);
+        return new MemoryFigures(used, dataset, tables, server.StartupMemory, RuntimeStats.For(server).PeakMemory(used),
+            clientsMem, Environment.WorkingSet, heap, committed, gc.TotalAvailableMemoryBytes);
+    }
+
+    private static void AppendMemory(StringBuilder sb, RedisServer server, RuntimeStats runtime)
+    {
+        var m = Memory(server);
+        long dataset = m.Dataset, clientsMem = m.ClientsNormal, overhead = m.Overhead, used = m.Used, startup = m.Startup;
+        long rss = m.Rss, heap = m.Heap, committed = m.Committed, peak = m.Peak;
         ulong maxMemory = server.Config.MaxMemory;
 
         Line(sb, "used_memory", used);
@@ -227,8 +239,8 @@ internal static class InfoBuilder
         Line(sb, "allocator_allocated", heap);
         Line(sb, "allocator_active", committed);
         Line(sb, "allocator_resident", rss);
-        Line(sb, "total_system_memory", gc.TotalAvailableMemoryBytes);
-        Line(sb, "total_system_memory_human", Human(gc.TotalAvailableMemoryBytes));
+        Line(sb, "total_system_memory", m.TotalSystem);
+        Line(sb, "total_system_memory_human", Human(m.TotalSystem));
         // The Lua states' memory is not measured (yet): reported as nothing.
         Line(sb, "used_memory_lua", 0);
         Line(sb, "used_memory_vm_eval", 0);
@@ -332,13 +344,14 @@ internal static class InfoBuilder
     private static void AppendStats(StringBuilder sb, RedisServer server, RuntimeStats runtime)
     {
         var stats = server.Stats;
-        long hits = 0, misses = 0, expired = 0;
+        long hits = 0, misses = 0, expired = 0, evicted = 0;
         for (int i = 0; i < server.Shards.Count; i++)
         {
             var store = server.Shards[i].Store;
             hits += Volatile.Read(ref store.KeyspaceHits);
             misses += Volatile.Read(ref store.KeyspaceMisses);
             expired += Volatile.Read(ref store.ExpiredKeys);
+            evicted += Volatile.Read(ref store.EvictedKeys);
         }
         Line(sb, "total_connections_received", Volatile.Read(ref stats.TotalConnectionsReceived));
         Line(sb, "total_commands_processed", server.CommandStats.TotalCalls());
@@ -359,10 +372,10 @@ internal static class InfoBuilder
         Line(sb, "expired_stale_perc", "0.00");
         Line(sb, "expired_time_cap_reached_count", 0);
         Line(sb, "expire_cycle_cpu_milliseconds", 0);
-        Line(sb, "evicted_keys", 0);
+        Line(sb, "evicted_keys", evicted);
         Line(sb, "evicted_clients", server.ClientEviction.Evicted);
-        Line(sb, "total_eviction_exceeded_time", 0);
-        Line(sb, "current_eviction_exceeded_time", 0);
+        Line(sb, "total_eviction_exceeded_time", server.Evictor.TotalExceededMs);
+        Line(sb, "current_eviction_exceeded_time", server.Evictor.CurrentExceededMs);
         Line(sb, "keyspace_hits", hits);
         Line(sb, "keyspace_misses", misses);
         Line(sb, "pubsub_channels", server.PubSub.ChannelCount);

@@ -23,6 +23,7 @@ internal sealed class RedisServer : IAsyncDisposable
     public RedisServer(ServerOptions options)
     {
         Options = options;
+        Evictor = new RedisClone.Execution.Evictor(this);
         Config = new Config.ConfigRegistry(this);
         Log = new ServerLog(Config);
         Acl = new Commands.Acl.AclStore(this);
@@ -40,6 +41,15 @@ internal sealed class RedisServer : IAsyncDisposable
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.Expired, "expired", key, db);
                 PropagateExpired(db, key);
             };
+        for (int i = 0; i < Shards.Count; i++)
+        {
+            Shards[i].Store.Access = KeyAccess;
+            Shards[i].Store.KeyEvicted = (db, key) =>
+            {
+                RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.Evicted, "evicted", key, db);
+                PropagateDeleted(db, key, Config.LazyfreeLazyEviction);
+            };
+        }
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyMissed = (db, key) =>
                 RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.KeyMiss, "keymiss", key, db);
@@ -77,6 +87,34 @@ internal sealed class RedisServer : IAsyncDisposable
         }
         if (aclFile.Length > 0 && Acl.Load(aclFile) is { } errors)
             throw new Config.ConfigFileException($"Aborting Redis startup because of ACL errors: {errors}") { LogLine = true };
+    }
+
+    /// <summary>What keys' access stamps mean (LRU seconds or LFU counters): maxmemory-policy and the lfu-* parameters.</summary>
+    public Storage.KeyAccess KeyAccess { get; } = new();
+
+    /// <summary>maxmemory: the check before each command and the eviction it may run.</summary>
+    public RedisClone.Execution.Evictor Evictor { get; }
+
+    /// <summary>CONFIG SET maxmemory-policy (and the command line): the ranking and the access stamps change at once.</summary>
+    internal void ApplyEvictionPolicy(string name)
+    {
+        var policy = Storage.EvictionPolicies.Parse(name);
+        Evictor.Policy = policy;
+        KeyAccess.Lfu = Storage.EvictionPolicies.IsLfu(policy);
+    }
+
+    /// <summary>
+    /// CONFIG SET maxmemory: as Redis's updateMaxmemory, a warning when it is below what is used
+    /// now, and eviction starts at once in the background (Redis's eviction timer), not waiting
+    /// for the next command.
+    /// </summary>
+    internal void MaxMemoryChanged(ulong max)
+    {
+        if (max == 0 || Shards is null) return; // the command line, before the shards exist
+        long used = Evictor.UsedMemory();
+        if ((ulong)used <= max) return;
+        Log.Warning($"WARNING: the new maxmemory value set via CONFIG SET ({max}) is smaller than the current memory usage ({used}). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.");
+        Evictor.StartBackground();
     }
 
     /// <summary>RDB snapshots: changes since the last save, the background save, save points.</summary>
@@ -195,9 +233,14 @@ internal sealed class RedisServer : IAsyncDisposable
     /// A key removed because it expired goes to replicas as DEL (UNLINK with lazyfree-lazy-expire):
     /// inside the unit of the command that found it, or as a unit of its own (the active cycle).
     /// </summary>
-    private void PropagateExpired(int db, byte[] key)
+    private void PropagateExpired(int db, byte[] key) => PropagateDeleted(db, key, Config.LazyfreeLazyExpire);
+
+    /// <summary>
+    /// A key removed by the server itself (expired, evicted) goes to the AOF and replicas as DEL, or
+    /// UNLINK: inside the unit of the command that found it, or as a unit of its own.
+    /// </summary>
+    private void PropagateDeleted(int db, byte[] key, bool unlink)
     {
-        bool unlink = Config.LazyfreeLazyExpire;
         var log = PropagationLog.Current;
         if (log != null)
         {

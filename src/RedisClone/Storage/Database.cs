@@ -33,16 +33,14 @@ internal sealed class Database
     public long DatasetBytes => Volatile.Read(ref _meter).Bytes;
 
     /// <summary>Bytes of the key table's slots and the expiry index's two arrays (overhead, by capacity).</summary>
-    public long OverheadBytes
-    {
-        get
-        {
-            var table = Volatile.Read(ref _table);
-            return MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(table.Capacity, KeyTable.SlotBytes)
-                   + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))
-                   + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiringAt).Length, sizeof(int));
-        }
-    }
+    public long OverheadBytes => MainTableBytes + ExpiryIndexBytes;
+
+    /// <summary>MEMORY STATS overhead.hashtable.main: the key table's slots (by capacity).</summary>
+    public long MainTableBytes => MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(Volatile.Read(ref _table).Capacity, KeyTable.SlotBytes);
+
+    /// <summary>MEMORY STATS overhead.hashtable.expires: the expiry index's two arrays.</summary>
+    public long ExpiryIndexBytes => MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))
+                                    + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiringAt).Length, sizeof(int));
 
     /// <summary>This database's number (it keeps it across SWAPDB, which swaps contents).</summary>
     public int Index { get; }
@@ -75,7 +73,7 @@ internal sealed class Database
     private int FindLiveTouch(ReadOnlySpan<byte> key, long nowMs)
     {
         int slot = FindLiveNoTouch(key, nowMs);
-        if (slot >= 0) _table.Touch(slot);
+        if (slot >= 0) _table.Touch(slot, Owner.Access);
         return slot;
     }
 
@@ -192,6 +190,8 @@ internal sealed class Database
     {
         if (!EmbeddedString.Fits(key.Length, value.Length)) return Add(key.ToArray(), value.ToArray(), expireAt);
         int slot = _table.AddEmbedded(key, value);
+        Owner.MarkInUse(Index);
+        if (Owner.Access.Lfu) _table.SetStamp(slot, Owner.Access.NewStamp());
         Owner.Snapshot?.Added(this, slot);
         _meter.Bytes += MemoryMeter.ArrayBytes(key.Length + value.Length);
         Owner.KeyAdded?.Invoke(Index, key);
@@ -252,6 +252,8 @@ internal sealed class Database
     public int Add(byte[] key, object value, long expireAt = 0)
     {
         int slot = _table.Add(key, value);
+        Owner.MarkInUse(Index);
+        if (Owner.Access.Lfu) _table.SetStamp(slot, Owner.Access.NewStamp());
         Owner.Snapshot?.Added(this, slot);
         _meter.Bytes += MemoryMeter.ArrayBytes(key.Length);
         Charge(value);
@@ -588,6 +590,84 @@ internal sealed class Database
             }
         }
         return (sampled, expired);
+    }
+
+    /// <summary>
+    /// MEMORY USAGE: the bytes the key at <paramref name="slot"/> holds by this server's accounting
+    /// (<see cref="MemoryMeter"/>): its key array (with an embedded value), its value as measured now,
+    /// its key table slot, and its two expiry index entries when it has a TTL.
+    /// </summary>
+    public long MemoryUsage(int slot)
+    {
+        ref var e = ref _table.At(slot);
+        long n = MemoryMeter.ArrayBytes(e.Bytes.Length) + KeyTable.SlotBytes;
+        object value = e.Value;
+        if (value.GetType() == typeof(byte[])) n += MemoryMeter.ArrayBytes(Unsafe.As<byte[]>(value).Length);
+        else if (value.GetType() == typeof(EmbeddedString)) { } // counted with the key
+        else if (value is GrowableString grown) n += grown.AllocatedBytes;
+        else if (value is MeteredValue metered) n += metered.AllocatedBytes();
+        else n += MemoryMeter.OtherValueBytes;
+        if (e.ExpireAt != 0) n += 2 * sizeof(int);
+        return n;
+    }
+
+    /// <summary>
+    /// Offers up to <paramref name="samples"/> keys picked at random (among all keys, or among those
+    /// with a TTL for the volatile policies) to the eviction <paramref name="pool"/>, each scored as
+    /// <paramref name="policy"/> ranks it: idle time (LRU), 255 minus the decayed counter (LFU), or
+    /// the sooner expiry (TTL). Redis's evictionPoolPopulate, with picks made one at a time.
+    /// </summary>
+    public void OfferEvictionCandidates(EvictionPool pool, int shard, EvictionPolicy policy, int samples, Random random)
+    {
+        bool volatileOnly = policy.VolatileOnly();
+        int available = volatileOnly ? _expiresCount : _table.Count;
+        int n = Math.Min(samples, available);
+        var access = Owner.Access;
+        for (int i = 0; i < n; i++)
+        {
+            int slot = volatileOnly ? _expiring[random.Next(_expiresCount)] : _table.RandomSlot(random);
+            if (slot < 0) return;
+            ref var e = ref _table.At(slot);
+            // Idle seconds and LFU counters tie often (every key written in the same second, every
+            // new key at 5): a random low byte breaks ties, so equal candidates from every shard
+            // and database get their turn rather than the ones sampled first.
+            ulong score = policy == EvictionPolicy.VolatileTtl
+                ? ulong.MaxValue - (ulong)e.ExpireAt
+                : access.EvictionScore(_table.LastAccess(slot)) << 8 | (uint)random.Next(256);
+            pool.Offer(score, shard, Index, e.Key);
+        }
+    }
+
+    /// <summary>A random key's slot for the random policies (among those with a TTL when <paramref name="volatileOnly"/>), or -1.</summary>
+    public int RandomEvictionSlot(bool volatileOnly, Random random)
+    {
+        if (!volatileOnly) return _table.RandomSlot(random);
+        return _expiresCount == 0 ? -1 : _expiring[random.Next(_expiresCount)];
+    }
+
+    /// <summary>
+    /// The slot of <paramref name="key"/> if it may still be evicted (present; with a TTL when
+    /// <paramref name="volatileOnly"/>), else -1: a pool entry can be a ghost by the time it is used.
+    /// </summary>
+    public int FindEvictable(ReadOnlySpan<byte> key, bool volatileOnly)
+    {
+        int slot = _table.Find(key);
+        if (slot < 0 || (volatileOnly && _table.At(slot).ExpireAt == 0)) return -1;
+        return slot;
+    }
+
+    /// <summary>
+    /// Deletes the key at <paramref name="slot"/> because maxmemory needs the room: watchers hear of
+    /// it, the "evicted" event and its DEL go out (<see cref="ShardStore.KeyEvicted"/>), evicted_keys
+    /// counts it.
+    /// </summary>
+    public void Evict(int slot)
+    {
+        var key = _table.At(slot).KeyArray();
+        RemoveAt(slot);
+        Owner.EvictedKeys++;
+        if (HasWatchers) SignalModified(key);
+        Owner.KeyEvicted?.Invoke(Index, key);
     }
 
     /// <summary>

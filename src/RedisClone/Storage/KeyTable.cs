@@ -144,11 +144,22 @@ internal sealed class KeyTable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public ref Entry At(int slot) => ref _entries[slot];
 
-    /// <summary>Stamps <paramref name="slot"/> as accessed now (see <see cref="LruClock"/>).</summary>
-    public void Touch(int slot) => _access[slot] = LruClock.Now;
+    /// <summary>
+    /// Stamps <paramref name="slot"/> as accessed now: its LRU second or its LFU counter, as
+    /// <paramref name="access"/> says (nothing for a CLIENT NO-TOUCH client's command).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Touch(int slot, KeyAccess access)
+    {
+        if (KeyAccess.NoTouch) return;
+        _access[slot] = access.Lfu ? access.Accessed(_access[slot]) : LruClock.Now;
+    }
 
-    /// <summary>The <see cref="LruClock"/> stamp of the slot's last access.</summary>
+    /// <summary>The slot's access stamp: the <see cref="LruClock"/> second of its last access, or its LFU word (see <see cref="KeyAccess"/>).</summary>
     public uint LastAccess(int slot) => _access[slot];
+
+    /// <summary>Sets the slot's access stamp (a new key under LFU, RESTORE FREQ).</summary>
+    public void SetStamp(int slot, uint stamp) => _access[slot] = stamp;
 
     /// <summary>Makes the key at <paramref name="slot"/> look last accessed <paramref name="seconds"/> ago (RESTORE IDLETIME).</summary>
     public void SetIdleSeconds(int slot, long seconds) => _access[slot] = LruClock.Now - (uint)Math.Min(seconds, uint.MaxValue);

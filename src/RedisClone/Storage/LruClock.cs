@@ -14,7 +14,18 @@ internal static class LruClock
     // refresh it every 100 ms (see Shard.Run), on dedicated threads a busy thread pool cannot delay.
 
     /// <summary>Reads the clock into <see cref="Now"/>.</summary>
-    public static void Refresh() => Volatile.Write(ref _now, Read());
+    public static void Refresh()
+    {
+        Volatile.Write(ref _now, Read());
+        Volatile.Write(ref _minutes, ReadMinutes());
+    }
+
+    private static uint _minutes = ReadMinutes();
+
+    /// <summary>Minutes of Unix time in 16 bits, refreshed with <see cref="Now"/> (the LFU word's clock, as Redis's LFUGetTimeInMinutes).</summary>
+    public static uint UnixMinutes => Volatile.Read(ref _minutes);
+
+    private static uint ReadMinutes() => (uint)(DateTimeOffset.UtcNow.ToUnixTimeSeconds() / 60) & 0xFFFF;
 
     /// <summary>The current stamp; 32 bits of seconds wrap after 136 years of uptime.</summary>
     public static uint Now => Volatile.Read(ref _now);

@@ -16,6 +16,21 @@ internal sealed class ShardStore
     {
         _databases = new Database[databases];
         for (int i = 0; i < databases; i++) _databases[i] = new Database(this, i);
+        _emptyDatabaseBytes = _databases[0].DatasetBytes + _databases[0].OverheadBytes;
+        if (databases > 64) _inUse = ulong.MaxValue; // past 64 databases every one is summed
+    }
+
+    // Databases that ever held a key on this shard (bit per number, SWAPDB marks both): the others
+    // still have their empty tables, whose size is known, so UsedBytes (read before every command
+    // when maxmemory is set) sums one database per shard in the common case, not all sixteen.
+    private ulong _inUse;
+    private readonly long _emptyDatabaseBytes;
+
+    /// <summary>Notes that database <paramref name="index"/> holds, or held, keys (under the gate).</summary>
+    public void MarkInUse(int index)
+    {
+        ulong bit = 1UL << (index & 63);
+        if ((_inUse & bit) == 0) Volatile.Write(ref _inUse, _inUse | bit);
     }
 
     public Database this[int index] => _databases[index];
@@ -55,6 +70,13 @@ internal sealed class ShardStore
     public long KeyspaceHits;
     public long KeyspaceMisses;
     public long ExpiredKeys;
+    public long EvictedKeys;
+
+    /// <summary>What keys' access stamps mean (LRU or LFU), shared by the server's shards.</summary>
+    public KeyAccess Access { get; set; } = new();
+
+    /// <summary>Called (under the shard's gate) for every key evicted by maxmemory: "evicted" events and the DEL it propagates.</summary>
+    public Action<int, byte[]>? KeyEvicted { get; set; }
 
     // Collections looked up since the last settle: their size may have changed in place.
     private List<MeteredValue> _changed = new(16);
@@ -77,6 +99,28 @@ internal sealed class ShardStore
         {
             long n = 0;
             foreach (var db in _databases) n += db.OverheadBytes;
+            return n;
+        }
+    }
+
+    /// <summary>Bytes of keys, values and key tables in every database of this shard: its share of used_memory.</summary>
+    public long UsedBytes
+    {
+        get
+        {
+            ulong inUse = Volatile.Read(ref _inUse);
+            if (inUse == ulong.MaxValue)
+            {
+                long all = 0;
+                foreach (var db in _databases) all += db.DatasetBytes + db.OverheadBytes;
+                return all;
+            }
+            long n = (_databases.Length - System.Numerics.BitOperations.PopCount(inUse)) * _emptyDatabaseBytes;
+            for (ulong m = inUse; m != 0; m &= m - 1)
+            {
+                var db = _databases[System.Numerics.BitOperations.TrailingZeroCount(m)];
+                n += db.DatasetBytes + db.OverheadBytes;
+            }
             return n;
         }
     }
@@ -117,6 +161,8 @@ internal sealed class ShardStore
     /// <summary>SWAPDB: the two numbers exchange their contents on this shard.</summary>
     public void Swap(int a, int b)
     {
+        MarkInUse(a);
+        MarkInUse(b);
         _databases[a].TouchAllWatched(_databases[b]);
         _databases[b].TouchAllWatched(_databases[a]);
         _databases[a].SwapWith(_databases[b]);

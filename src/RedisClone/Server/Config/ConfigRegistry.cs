@@ -125,6 +125,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int SaveIndex = IndexOf("save");
     private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
     private static readonly int LazyServerDelIndex = IndexOf("lazyfree-lazy-server-del");
+    private static readonly int LazyEvictionIndex = IndexOf("lazyfree-lazy-eviction");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
     private static readonly int OutputBufferLimitIndex = IndexOf("client-output-buffer-limit");
     private static readonly int HashEntriesIndex = IndexOf("hash-max-listpack-entries");
@@ -145,6 +146,8 @@ internal sealed partial class ConfigRegistry
     private static readonly int AclLogMaxLenIndex = IndexOf("acllog-max-len");
     private static readonly int AclFileIndex = IndexOf("aclfile");
     private static readonly int ProtectedModeIndex = IndexOf("protected-mode");
+    private static readonly int MaxMemorySamplesIndex = IndexOf("maxmemory-samples");
+    private static readonly int MaxMemoryTenacityIndex = IndexOf("maxmemory-eviction-tenacity");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -194,11 +197,17 @@ internal sealed partial class ConfigRegistry
     /// <summary>hz, clamped to 1..500 as Redis does.</summary>
     public int Hz => (int)Volatile.Read(ref _numbers[HzIndex]);
 
-    /// <summary>maxmemory in bytes; 0 = no limit (not enforced yet).</summary>
+    /// <summary>maxmemory in bytes; 0 = no limit.</summary>
     public ulong MaxMemory => (ulong)Volatile.Read(ref _numbers[MaxMemoryIndex]);
 
     /// <summary>maxmemory-clients as stored: bytes, or a percentage of maxmemory stored negated; 0 = off.</summary>
     public long MaxMemoryClients => Volatile.Read(ref _numbers[MaxMemoryClientsIndex]);
+
+    /// <summary>maxmemory-samples: keys sampled per database for each eviction.</summary>
+    public long MaxMemorySamples => Volatile.Read(ref _numbers[MaxMemorySamplesIndex]);
+
+    /// <summary>maxmemory-eviction-tenacity: how long one command may spend evicting (0..100).</summary>
+    public long MaxMemoryEvictionTenacity => Volatile.Read(ref _numbers[MaxMemoryTenacityIndex]);
 
     public string MaxMemoryPolicy => Volatile.Read(ref _values[MaxMemoryPolicyIndex]);
 
@@ -332,6 +341,9 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>lazyfree-lazy-server-del: keys the server deletes itself (SPOP of a whole set) propagate as UNLINK.</summary>
     public bool LazyfreeLazyServerDel => Volatile.Read(ref _numbers[LazyServerDelIndex]) != 0;
+
+    /// <summary>lazyfree-lazy-eviction: an evicted key propagates as UNLINK rather than DEL.</summary>
+    public bool LazyfreeLazyEviction => Volatile.Read(ref _numbers[LazyEvictionIndex]) != 0;
 
     // Parsed from the setting's text, and replaced as a whole (one reference) when the text changes.
     // client-output-buffer-limit parsed: hard, soft, seconds for the normal and pubsub classes,
@@ -1163,8 +1175,12 @@ internal sealed partial class ConfigRegistry
             E("syslog-facility", "local0", ["user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"], Imm),
             E("repl-diskless-load", "disabled", ["disabled", "on-empty-db", "swapdb"]),
             E("loglevel", "notice", ["debug", "verbose", "notice", "warning", "nothing"]),
-            E("maxmemory-policy", "noeviction",
-                ["volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"]),
+            new Param
+            {
+                Name = "maxmemory-policy", Kind = Kind.Enum, Default = "noeviction",
+                Choices = ["volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"],
+                Apply = (r, policy, _) => r._server?.ApplyEvictionPolicy(policy),
+            },
             E("appendfsync", "everysec", ["everysec", "always", "no"]),
             new Param
             {
@@ -1201,8 +1217,16 @@ internal sealed partial class ConfigRegistry
             N("active-defrag-cycle-max", 1, 99, "25"),
             N("active-defrag-threshold-lower", 0, 1000, "10"),
             N("active-defrag-threshold-upper", 0, 1000, "100"),
-            N("lfu-log-factor", 0, IntMax, "10"),
-            N("lfu-decay-time", 0, IntMax, "1"),
+            new Param
+            {
+                Name = "lfu-log-factor", Kind = Kind.Number, Min = 0, Max = IntMax, Default = "10",
+                Apply = (r, _, n) => { if (r._server != null) r._server.KeyAccess.LogFactor = (int)n; },
+            },
+            new Param
+            {
+                Name = "lfu-decay-time", Kind = Kind.Number, Min = 0, Max = IntMax, Default = "1",
+                Apply = (r, _, n) => { if (r._server != null) r._server.KeyAccess.DecayMinutes = (int)n; },
+            },
             N("replica-priority", 0, IntMax, "100", alias: "slave-priority"),
             N("repl-diskless-sync-delay", 0, IntMax, "5"),
             N("maxmemory-samples", 1, IntMax, "5"),
@@ -1242,7 +1266,12 @@ internal sealed partial class ConfigRegistry
             M("proto-max-bulk-len", 1024 * 1024, LongMax, "536870912"),
             N("stream-node-max-entries", 0, LongMax, "100"),
             M("repl-backlog-size", 1, LongMax, "1048576"),
-            M("maxmemory", 0, ULongLongMax, "0", unsigned: true),
+            new Param
+            {
+                Name = "maxmemory", Kind = Kind.Number, Min = 0, Max = ULongLongMax, Default = "0",
+                Format = NumberFormat.Memory, Unsigned = true,
+                Apply = (r, _, n) => r._server?.MaxMemoryChanged((ulong)n),
+            },
             M("cluster-link-sendbuf-limit", 0, ULongLongMax, "0", unsigned: true),
             N("hash-max-listpack-entries", 0, LongMax, "512", alias: "hash-max-ziplist-entries", unsigned: true),
             N("set-max-intset-entries", 0, LongMax, "512", unsigned: true),
