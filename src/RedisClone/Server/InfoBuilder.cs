@@ -100,8 +100,11 @@ internal static class InfoBuilder
             Header("Errorstats");
             AppendErrorStats(sb, server);
         }
-        // No latency histograms are kept per command yet: the section is there, empty.
-        if (Has("latencystats")) Header("Latencystats");
+        if (Has("latencystats"))
+        {
+            Header("Latencystats");
+            AppendLatencyStats(sb, server);
+        }
         if (Has("cluster"))
         {
             Header("Cluster");
@@ -438,6 +441,35 @@ internal static class InfoBuilder
           .Append(",rejected_calls=").Append(rejected)
           .Append(",failed_calls=").Append(failed)
           .Append("\r\n");
+    }
+
+    /// <summary>
+    /// latency_percentiles_usec_name:p50=..,p99=..,p99.9=.. for every command with a histogram, at
+    /// the percentiles of latency-tracking-info-percentiles, in microseconds with three decimals.
+    /// </summary>
+    private static void AppendLatencyStats(StringBuilder sb, RedisServer server)
+    {
+        var percentiles = server.Config.LatencyTrackingPercentiles;
+        var counts = new long[LatencyHistogram.Slots];
+        void One(CommandDef def)
+        {
+            if (server.Latencies.Get(def.Id) is not { } histogram) return;
+            long total = histogram.Snapshot(counts);
+            sb.Append("latency_percentiles_usec_").Append(Safe(def.FullName)).Append(':');
+            for (int j = 0; j < percentiles.Length; j++)
+            {
+                if (j > 0) sb.Append(',');
+                double micros = LatencyHistogram.ValueAtPercentile(counts, total, percentiles[j]) / 1000.0;
+                sb.Append('p').Append(Config.ConfigRegistry.FormatPercentile(percentiles[j])).Append('=').Append(micros.ToString("F3", Inv));
+            }
+            sb.Append("\r\n");
+        }
+        foreach (var def in server.Commands.All)
+        {
+            One(def);
+            if (def.Subcommands == null) continue;
+            foreach (var sub in def.Subcommands) One(sub);
+        }
     }
 
     private static void AppendErrorStats(StringBuilder sb, RedisServer server)

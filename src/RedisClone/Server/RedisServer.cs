@@ -32,6 +32,9 @@ internal sealed class RedisServer : IAsyncDisposable
         }
         Config.Set("io-threads", options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture));
         Shards = new ShardSet(options.Shards, options.Databases);
+        Latency = new LatencyMonitor(() => Config.LatencyMonitorThreshold);
+        for (int i = 0; i < Shards.Count; i++)
+            Shards[i].ExpireCycleObserver = ms => Latency.AddIfNeeded(LatencyMonitor.Events.ExpireCycle, ms);
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyExpired = (db, key) =>
             {
@@ -87,6 +90,12 @@ internal sealed class RedisServer : IAsyncDisposable
     public ServerStats Stats { get; } = new();
     public SlowLog SlowLog { get; } = new();
     public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
+
+    /// <summary>Per-command latency histograms (latency-tracking): LATENCY HISTOGRAM, INFO latencystats, /metrics.</summary>
+    public CommandLatencies Latencies { get; } = new(CommandTable.Instance.Count);
+
+    /// <summary>The latency monitor (latency-monitor-threshold): LATENCY LATEST, HISTORY, GRAPH, DOCTOR.</summary>
+    public LatencyMonitor Latency { get; }
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();
     public string RunId { get; }
     public long StartedAtMs { get; }

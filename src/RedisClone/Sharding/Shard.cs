@@ -57,6 +57,9 @@ internal sealed class Shard : IDisposable
     /// </summary>
     public bool CronPaused { get; set; }
 
+    /// <summary>Set by the server: told how long each active expiry cycle ran, in milliseconds (LATENCY's expire-cycle).</summary>
+    public Action<long>? ExpireCycleObserver { get; set; }
+
     public void Start()
     {
         _thread = new Thread(Run) { IsBackground = true, Name = $"shard-{Index}" };
@@ -90,7 +93,12 @@ internal sealed class Shard : IDisposable
                     lock (Gate) Store.SettleMemory();
                 if (CronPaused) continue;
                 LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
-                if (ActiveExpiry) RunExpiryCycle();
+                if (ActiveExpiry)
+                {
+                    long started = Stopwatch.GetTimestamp();
+                    RunExpiryCycle();
+                    ExpireCycleObserver?.Invoke((long)Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+                }
                 continue;
             }
 

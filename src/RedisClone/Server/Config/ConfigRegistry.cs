@@ -110,6 +110,8 @@ internal sealed class ConfigRegistry
     private static readonly int AofPreambleIndex = IndexOf("aof-use-rdb-preamble");
     private static readonly int SlowlogSlowerThanIndex = IndexOf("slowlog-log-slower-than");
     private static readonly int SlowlogMaxLenIndex = IndexOf("slowlog-max-len");
+    private static readonly int LatencyThresholdIndex = IndexOf("latency-monitor-threshold");
+    private static readonly int LatencyTrackingIndex = IndexOf("latency-tracking");
     private static readonly int AutoAofPercentageIndex = IndexOf("auto-aof-rewrite-percentage");
     private static readonly int AutoAofMinSizeIndex = IndexOf("auto-aof-rewrite-min-size");
     private static readonly int DbFilenameIndex = IndexOf("dbfilename");
@@ -226,6 +228,16 @@ internal sealed class ConfigRegistry
 
     /// <summary>slowlog-max-len: how many entries SLOWLOG keeps.</summary>
     public long SlowlogMaxLen => Volatile.Read(ref _numbers[SlowlogMaxLenIndex]);
+
+    /// <summary>latency-monitor-threshold: milliseconds from which LATENCY records an event (0: off).</summary>
+    public long LatencyMonitorThreshold => Volatile.Read(ref _numbers[LatencyThresholdIndex]);
+
+    /// <summary>latency-tracking: every command's duration goes into its latency histogram.</summary>
+    public bool LatencyTracking => Volatile.Read(ref _numbers[LatencyTrackingIndex]) != 0;
+
+    /// <summary>latency-tracking-info-percentiles: the percentiles INFO latencystats prints (may be empty).</summary>
+    public double[] LatencyTrackingPercentiles => Volatile.Read(ref _percentiles);
+    private double[] _percentiles = [50.0, 99.0, 99.9];
 
     /// <summary>auto-aof-rewrite-percentage: growth of the AOF over its base that starts a rewrite (0: never).</summary>
     public long AutoAofRewritePercentage => Volatile.Read(ref _numbers[AutoAofPercentageIndex]);
@@ -713,6 +725,34 @@ internal sealed class ConfigRegistry
         return null;
     }
 
+    /// <summary>
+    /// latency-tracking-info-percentiles: numbers between 0 and 100, or one empty argument for none;
+    /// read back as C's "%f" with the trailing zeros trimmed ("99.9", "50").
+    /// </summary>
+    private static string? ParseLatencyPercentiles(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (args.Length == 1 && args[0].Length == 0) return null;
+        var shown = new string[args.Length];
+        for (int i = 0; i < args.Length; i++)
+        {
+            if (!RedisNumbers.TryParseDouble(Encoding.Latin1.GetBytes(args[i]), out double p) || double.IsNaN(p))
+                return "Invalid latency-tracking-info-percentiles parameters";
+            if (p > 100.0 || p < 0.0) return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+            shown[i] = FormatPercentile(p);
+        }
+        canonical = string.Join(' ', shown);
+        return null;
+    }
+
+    /// <summary>A percentile as Redis prints it: six decimals, trailing zeros (and a bare point) trimmed.</summary>
+    internal static string FormatPercentile(double p)
+        => p.ToString("F6", System.Globalization.CultureInfo.InvariantCulture).TrimEnd('0').TrimEnd('.');
+
+    private static double[] PercentilesOf(string canonical)
+        => canonical.Length == 0 ? [] : Array.ConvertAll(canonical.Split(' '), t => double.Parse(t, System.Globalization.CultureInfo.InvariantCulture));
+
     /// <summary>Redis's keyspace notification classes, as the bits it uses internally.</summary>
     internal static class KeyspaceEvents
     {
@@ -1058,6 +1098,12 @@ internal sealed class ConfigRegistry
                 Getter = r => r._server == null ? null : string.Join(' ', r._server.Options.Bind),
             },
             S("replicaof", "", ParseReplicaOf, Imm | Multi, alias: "slaveof"),
+            new Param
+            {
+                Name = "latency-tracking-info-percentiles", Kind = Kind.Special, Flags = Multi, Default = "50 99 99.9",
+                Special = ParseLatencyPercentiles,
+                Apply = (r, canonical, _) => Volatile.Write(ref r._percentiles, PercentilesOf(canonical)),
+            },
         ];
         for (int i = 0; i < table.Length; i++) table[i].Index = i;
         return table;
