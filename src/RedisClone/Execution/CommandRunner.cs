@@ -60,6 +60,8 @@ internal static class CommandRunner
         }
         long end = measure ? Stopwatch.GetTimestamp() : 0;
         server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);
+        // The caller holds this shard's gate: the only writer of its counter.
+        if (shard >= 0) server.Shards[shard].CommandsProcessed++;
         if (measure && !server.Rdb.Loading)
         {
             long micros = (end - start) * 1_000_000 / Stopwatch.Frequency;

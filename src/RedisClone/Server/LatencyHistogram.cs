@@ -132,16 +132,18 @@ internal sealed class LatencyHistogram
     /// <summary>
     /// LATENCY HISTOGRAM's buckets: at 1024 ns, then each power of two above, the count of durations
     /// up to and including the first slot at or past that level, with the slot's highest value in
-    /// whole microseconds. Levels whose count did not grow are left out, as Redis leaves them out.
+    /// whole microseconds. Levels whose count did not grow are left out, as Redis leaves them out;
+    /// with <paramref name="everyLevel"/> every level up to the last slot is given (a fixed set of
+    /// bucket bounds, as a Prometheus histogram wants), and what lies beyond it is left to +Inf.
     /// </summary>
-    public static List<(long Micros, long Cumulative)> Cumulative(long[] counts, long total)
+    public static List<(long Micros, long Cumulative)> Cumulative(long[] counts, long total, bool everyLevel = false)
     {
         var result = new List<(long, long)>();
         long level = 1024;
         long running = 0, previous = 0;
         int slot = -1;
         long slotValue = 0;
-        while (running < total || slot < 0)
+        while (everyLevel || running < total || slot < 0)
         {
             long levelLowest = LowestEquivalent(level);
             while (slotValue < levelLowest || slot < 0)
@@ -151,13 +153,13 @@ internal sealed class LatencyHistogram
                 running += counts[slot];
                 slotValue = ValueOf(slot);
             }
-            if (running > previous) result.Add((HighestEquivalent(slotValue) / 1000, running));
+            if (everyLevel || running > previous) result.Add((HighestEquivalent(slotValue) / 1000, running));
             previous = running;
             level *= 2;
         }
         end:
         // Past the last slot (durations near 1 s): what was counted shows at the last slot's value.
-        if (running > previous) result.Add((HighestEquivalent(slotValue) / 1000, running));
+        if (!everyLevel && running > previous) result.Add((HighestEquivalent(slotValue) / 1000, running));
         return result;
     }
 }

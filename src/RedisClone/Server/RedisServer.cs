@@ -105,6 +105,12 @@ internal sealed class RedisServer : IAsyncDisposable
 
     public int Port => _listeners.Count > 0 ? _listeners[0].EndPoint.Port : Options.Port;
 
+    /// <summary>The Prometheus endpoint (--metrics-port), or null.</summary>
+    private Network.MetricsListener? _metrics;
+
+    /// <summary>The metrics endpoint's port, or 0 when there is none.</summary>
+    public int MetricsPort => _metrics?.EndPoint.Port ?? 0;
+
     public CancellationToken StoppingToken => _stopping.Token;
 
     /// <summary>Completes when the server has stopped (SHUTDOWN, a signal, or disposal).</summary>
@@ -213,6 +219,21 @@ internal sealed class RedisServer : IAsyncDisposable
         // Clients are served while the data loads, as by Redis: commands other than the ok-loading
         // ones (INFO, PING, CONFIG...) answer -LOADING. Every gate is held meanwhile, so nothing
         // else (the active expiry cycle included) touches the keyspace being filled.
+        if (Options.MetricsPort != 0)
+        {
+            try
+            {
+                var address = Options.MetricsBind == "localhost" ? IPAddress.Loopback : IPAddress.Parse(Options.MetricsBind);
+                _metrics = new Network.MetricsListener(this, new IPEndPoint(address, Options.MetricsPort));
+            }
+            catch
+            {
+                foreach (var l in _listeners) l.Stop();
+                _listeners.Clear();
+                throw;
+            }
+            _metrics.Start();
+        }
         Rdb.Loading = true;
         foreach (var l in _listeners) l.Start();
         try
@@ -417,6 +438,7 @@ internal sealed class RedisServer : IAsyncDisposable
         if (_stopping.IsCancellationRequested) return;
         _stopping.Cancel();
         foreach (var l in _listeners) l.Stop();
+        _metrics?.Dispose();
         foreach (var c in Clients.Values) c.Kill();
         // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as
         // Redis exits from inside it; its client then goes like the others.

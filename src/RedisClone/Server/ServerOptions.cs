@@ -23,6 +23,12 @@ internal sealed class ServerOptions
     internal bool DotNetSockets { get; set; }
     public string? ConfigFile { get; set; }
 
+    /// <summary>--metrics-port: the Prometheus endpoint's port (0: no endpoint, the default).</summary>
+    public int MetricsPort { get; set; }
+
+    /// <summary>--metrics-bind: the address the metrics endpoint listens on (loopback unless asked).</summary>
+    public string MetricsBind { get; set; } = "127.0.0.1";
+
     /// <summary>Settings given on the command line that CONFIG also knows (name → value).</summary>
     public List<(string Name, string Value)> Settings { get; } = new();
 
@@ -60,6 +66,12 @@ internal sealed class ServerOptions
                 case "shards": o.Shards = ParseInt(name, Single(), 1, 64); break;
                 case "io-threads": o.IoThreads = ParseInt(name, Single(), 1, 128); break;
                 case "maxclients": o.MaxClients = ParseInt(name, Single(), 1, int.MaxValue); break;
+                case "metrics-port": o.MetricsPort = ParseInt(name, Single(), 0, 65535); break;
+                case "metrics-bind":
+                    o.MetricsBind = Single();
+                    if (!System.Net.IPAddress.TryParse(o.MetricsBind, out _) && o.MetricsBind != "localhost")
+                        throw new ArgumentException($"option '--metrics-bind' must be an IP address, got '{o.MetricsBind}'");
+                    break;
                 default:
                     if (!Config.ConfigRegistry.IsKnown(name))
                         throw new ArgumentException($"unknown option '--{name}'");

@@ -57,6 +57,18 @@ internal sealed class Shard : IDisposable
     /// </summary>
     public bool CronPaused { get; set; }
 
+    /// <summary>
+    /// Commands run on this shard's keys (INFO shards, /metrics). Only the holder of the gate adds to
+    /// it, so a plain increment is exact; readers may see it a moment late.
+    /// </summary>
+    public long CommandsProcessed;
+
+    /// <summary>
+    /// Times a connection found this gate held (after its short spin) and posted its work to the shard
+    /// thread instead of running it itself: the figure that shows contention on a shard.
+    /// </summary>
+    public long GateWaits;
+
     /// <summary>Set by the server: told how long each active expiry cycle ran, in milliseconds (LATENCY's expire-cycle).</summary>
     public Action<long>? ExpireCycleObserver { get; set; }
 
