@@ -332,14 +332,22 @@ internal static class InfoBuilder
     private static void AppendStats(StringBuilder sb, RedisServer server, RuntimeStats runtime)
     {
         var stats = server.Stats;
-        long hits = 0, misses = 0, expired = 0;
+        long hits = 0, misses = 0, expired = 0, capReached = 0, expiryTicks = 0;
+        double stale = 0;
         for (int i = 0; i < server.Shards.Count; i++)
         {
-            var store = server.Shards[i].Store;
+            var shard = server.Shards[i];
+            var store = shard.Store;
             hits += Volatile.Read(ref store.KeyspaceHits);
             misses += Volatile.Read(ref store.KeyspaceMisses);
             expired += Volatile.Read(ref store.ExpiredKeys);
+            capReached += Volatile.Read(ref shard.ExpiryTimeCapReached);
+            expiryTicks += Volatile.Read(ref shard.ExpiryTicks);
+            stale += shard.ExpiredStalePercent;
         }
+        // The shards' estimates of the share of keys with a TTL that are expired, averaged.
+        stale = stale * 100 / Math.Max(1, server.Shards.Count);
+        var (cycles, cycleMicros) = runtime.EventLoopTotals();
         Line(sb, "total_connections_received", Volatile.Read(ref stats.TotalConnectionsReceived));
         Line(sb, "total_commands_processed", server.CommandStats.TotalCalls());
         Line(sb, "instantaneous_ops_per_sec", runtime.OpsPerSecond);
@@ -356,9 +364,9 @@ internal static class InfoBuilder
         Line(sb, "sync_partial_ok", 0);
         Line(sb, "sync_partial_err", 0);
         Line(sb, "expired_keys", expired);
-        Line(sb, "expired_stale_perc", "0.00");
-        Line(sb, "expired_time_cap_reached_count", 0);
-        Line(sb, "expire_cycle_cpu_milliseconds", 0);
+        Line(sb, "expired_stale_perc", F2(stale));
+        Line(sb, "expired_time_cap_reached_count", capReached);
+        Line(sb, "expire_cycle_cpu_milliseconds", expiryTicks * 1000 / Stopwatch.Frequency);
         Line(sb, "evicted_keys", 0);
         Line(sb, "evicted_clients", 0);
         Line(sb, "total_eviction_exceeded_time", 0);
@@ -384,17 +392,19 @@ internal static class InfoBuilder
         Line(sb, "unexpected_error_replies", Volatile.Read(ref stats.UnexpectedErrorReplies));
         Line(sb, "total_error_replies", Volatile.Read(ref stats.TotalErrorReplies));
         Line(sb, "dump_payload_sanitizations", 0);
-        Line(sb, "total_reads_processed", 0);
-        Line(sb, "total_writes_processed", 0);
-        Line(sb, "io_threaded_reads_processed", 0);
-        Line(sb, "io_threaded_writes_processed", 0);
+        Line(sb, "total_reads_processed", stats.ReadsProcessed.Value);
+        Line(sb, "total_writes_processed", stats.WritesProcessed.Value);
+        Line(sb, "io_threaded_reads_processed", stats.ThreadedReadsProcessed.Value);
+        Line(sb, "io_threaded_writes_processed", stats.ThreadedWritesProcessed.Value);
         Line(sb, "reply_buffer_shrinks", 0);
         Line(sb, "reply_buffer_expands", 0);
-        Line(sb, "eventloop_cycles", 0);
-        Line(sb, "eventloop_duration_sum", 0);
-        Line(sb, "eventloop_duration_cmd_sum", 0);
-        Line(sb, "instantaneous_eventloop_cycles_per_sec", 0);
-        Line(sb, "instantaneous_eventloop_duration_usec", 0);
+        // The epoll loops' iterations and their time awake (all loops together); the commands' share
+        // is commandstats' time, all commands together.
+        Line(sb, "eventloop_cycles", cycles);
+        Line(sb, "eventloop_duration_sum", cycleMicros);
+        Line(sb, "eventloop_duration_cmd_sum", server.CommandStats.TotalMicros());
+        Line(sb, "instantaneous_eventloop_cycles_per_sec", runtime.CyclesPerSecond);
+        Line(sb, "instantaneous_eventloop_duration_usec", runtime.CycleDurationMicros);
         Line(sb, "acl_access_denied_auth", 0);
         Line(sb, "acl_access_denied_cmd", 0);
         Line(sb, "acl_access_denied_key", 0);
@@ -423,6 +433,47 @@ internal static class InfoBuilder
         Line(sb, "used_cpu_user", Seconds(process.UserProcessorTime));
         Line(sb, "used_cpu_sys_children", "0.000000");
         Line(sb, "used_cpu_user_children", "0.000000");
+        // Redis prints its main thread's figures where the kernel gives per-thread times (Linux).
+        // What its main thread does is done here by the event loops and the shard threads: theirs.
+        if (OperatingSystem.IsLinux() && MainThreadsCpu() is var (sys, user))
+        {
+            Line(sb, "used_cpu_sys_main_thread", Seconds(sys));
+            Line(sb, "used_cpu_user_main_thread", Seconds(user));
+        }
+    }
+
+    /// <summary>
+    /// The system and user CPU time of the threads that do Redis's main thread's work (event loops
+    /// "io-N", shards "shard-N"), from /proc/self/task/*/stat; null when /proc cannot be read.
+    /// </summary>
+    internal static (TimeSpan Sys, TimeSpan User)? MainThreadsCpu()
+    {
+        try
+        {
+            long userTicks = 0, sysTicks = 0;
+            foreach (string task in Directory.EnumerateDirectories("/proc/self/task"))
+            {
+                string stat;
+                try { stat = File.ReadAllText(Path.Combine(task, "stat")); }
+                catch (IOException) { continue; } // the thread ended meanwhile
+                // "tid (comm) state ..." — comm may hold spaces or parentheses: cut at the last ')'.
+                int open = stat.IndexOf('('), close = stat.LastIndexOf(')');
+                if (open < 0 || close < open) continue;
+                string comm = stat[(open + 1)..close];
+                if (!comm.StartsWith("io-", StringComparison.Ordinal) && !comm.StartsWith("shard-", StringComparison.Ordinal)) continue;
+                var fields = stat[(close + 2)..].Split(' ');
+                // After the state (field 3), utime and stime are fields 14 and 15.
+                userTicks += long.Parse(fields[11], Inv);
+                sysTicks += long.Parse(fields[12], Inv);
+            }
+            const long ClockTicksPerSecond = 100; // USER_HZ on Linux
+            return (TimeSpan.FromTicks(sysTicks * TimeSpan.TicksPerSecond / ClockTicksPerSecond),
+                TimeSpan.FromTicks(userTicks * TimeSpan.TicksPerSecond / ClockTicksPerSecond));
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+        {
+            return null;
+        }
     }
 
     /// <summary>cmdstat_name:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=.. for every command used.</summary>

@@ -42,9 +42,20 @@ internal sealed unsafe class EventLoop : IDisposable
     private long _nextSweep;
     private int _threadId;
     private volatile bool _exited;
+    private readonly bool _secondary;
 
-    public EventLoop(string name)
+    /// <summary>
+    /// True on every loop but the first: Redis's "I/O threads" (the first loop stands for its main
+    /// thread), for INFO's io_threaded_reads_processed and io_threaded_writes_processed.
+    /// </summary>
+    [ThreadStatic] internal static bool OnSecondaryLoop;
+
+    /// <summary>Loop iterations (one per epoll_wait that returned) and their time awake, in Stopwatch ticks: INFO eventloop_*.</summary>
+    public long Cycles, BusyTicks;
+
+    public EventLoop(string name, bool secondary = false)
     {
+        _secondary = secondary;
         _epoll = Libc.epoll_create1(Libc.EPOLL_CLOEXEC);
         if (_epoll < 0) throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_create1");
         _wakeFd = Libc.eventfd(0, Libc.EFD_CLOEXEC | Libc.EFD_NONBLOCK);
@@ -109,6 +120,7 @@ internal sealed unsafe class EventLoop : IDisposable
         int size = Libc.EventSize, dataOffset = Libc.EventDataOffset;
         byte* events = (byte*)NativeMemory.Alloc((nuint)(MaxEvents * size));
         _threadId = Environment.CurrentManagedThreadId;
+        OnSecondaryLoop = _secondary;
         try
         {
             while (!_stopping)
@@ -125,6 +137,7 @@ internal sealed unsafe class EventLoop : IDisposable
                     if (Marshal.GetLastPInvokeError() == Libc.EINTR) continue;
                     throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_wait");
                 }
+                long awake = System.Diagnostics.Stopwatch.GetTimestamp();
                 for (int i = 0; i < n; i++)
                 {
                     byte* ev = events + i * size;
@@ -151,6 +164,9 @@ internal sealed unsafe class EventLoop : IDisposable
                         transport.Close();
                     }
                 }
+                // Only this thread writes them; INFO reads them racily.
+                Volatile.Write(ref BusyTicks, BusyTicks + System.Diagnostics.Stopwatch.GetTimestamp() - awake);
+                Volatile.Write(ref Cycles, Cycles + 1);
                 long now = Environment.TickCount64;
                 if (now >= _nextSweep)
                 {

@@ -9,10 +9,22 @@ internal sealed class EventLoopGroup : IDisposable
     public EventLoopGroup(int count)
     {
         _loops = new EventLoop[count];
-        for (int i = 0; i < count; i++) _loops[i] = new EventLoop($"io-{i}");
+        for (int i = 0; i < count; i++) _loops[i] = new EventLoop($"io-{i}", secondary: i > 0);
     }
 
     public int Count => _loops.Length;
+
+    /// <summary>Iterations of every loop, and their time awake in Stopwatch ticks (INFO eventloop_cycles, eventloop_duration_sum).</summary>
+    public (long Cycles, long BusyTicks) Totals()
+    {
+        long cycles = 0, ticks = 0;
+        foreach (var loop in _loops)
+        {
+            cycles += Volatile.Read(ref loop.Cycles);
+            ticks += Volatile.Read(ref loop.BusyTicks);
+        }
+        return (cycles, ticks);
+    }
 
     public void Start()
     {
