@@ -343,7 +343,7 @@ internal sealed class LatencyMonitor
             sb.Append("- Some commands run longer than the latency threshold and the Slow Log is off, so nothing records which ones. Turn it on with 'CONFIG SET slowlog-log-slower-than ")
               .Append(threshold * 1000).Append("'.\n");
         if ((advice & Advice.SlowlogTune) != 0)
-            sb.Append("- The Slow Log only keeps commands slower than the latency monitor threshold. Lower its limit with 'CONFIG SET slowlog-log-slower-than ")
+            sb.Append("- The Slow Log's limit is above the latency monitor threshold, so it misses commands the monitor records. Lower it with 'CONFIG SET slowlog-log-slower-than ")
               .Append(threshold * 1000).Append("'.\n");
         if ((advice & Advice.SlowlogInspect) != 0)
             sb.Append("- Read the Slow Log (SLOWLOG GET) to see which commands take long; see https://redis.io/commands/slowlog.\n");
