@@ -243,6 +243,7 @@ public class MetricsTests
     {
         await using var server = TestServer.Start(2, "--metrics-port", ReferenceRedis.FreePort().ToString());
         using var c = server.Connect();
+        c.Call("PING"); // the connection is registered before the first scrape
         var before = await ScrapeAsync(server);
         foreach (string name in new[]
                  {
