@@ -18,6 +18,12 @@ internal static class CommandRunner
     [ThreadStatic] private static int _sampleCounter;
 
     /// <summary>
+    /// Commands this thread has run (wrapping): the difference across an event loop iteration is
+    /// how many it ran (INFO debug's eventloop_cmd_per_cycle_max). The sampling counter, reused.
+    /// </summary>
+    public static int ThreadCommandCount => _sampleCounter;
+
+    /// <summary>
     /// Runs <paramref name="def"/> on command <paramref name="i"/> of <paramref name="buffer"/>,
     /// replying into <paramref name="sink"/>. The caller holds the gates of every shard the command
     /// touches; <paramref name="shard"/> is the one shard all its keys map to, when known.

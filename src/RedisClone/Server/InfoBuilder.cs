@@ -123,6 +123,12 @@ internal static class InfoBuilder
             Header("Shards");
             AppendShards(sb, server);
         }
+        // As Redis 7.2: only when named, not with "all" nor "everything".
+        if (wanted.Contains("debug"))
+        {
+            Header("Debug");
+            AppendDebug(sb, server);
+        }
         return sb.ToString();
     }
 
@@ -594,6 +600,22 @@ internal static class InfoBuilder
               .Append(",commands_processed=").Append(Volatile.Read(ref shard.CommandsProcessed))
               .Append(",gate_waits=").Append(Volatile.Read(ref shard.GateWaits)).Append("\r\n");
         }
+    }
+
+    /// <summary>
+    /// INFO debug (7.2): the event loops' time in AOF writes (none: the AOF writer has a thread of its
+    /// own) and in periodic work (the shards' expiry cycles, this server's serverCron work), the
+    /// longest loop iteration (µs) and the most commands one iteration ran.
+    /// </summary>
+    private static void AppendDebug(StringBuilder sb, RedisServer server)
+    {
+        long expiryTicks = 0;
+        for (int i = 0; i < server.Shards.Count; i++) expiryTicks += Volatile.Read(ref server.Shards[i].ExpiryTicks);
+        var (maxTicks, maxCommands) = server.EventLoops?.Maxima() ?? (0, 0);
+        Line(sb, "eventloop_duration_aof_sum", 0);
+        Line(sb, "eventloop_duration_cron_sum", expiryTicks * 1_000_000 / Stopwatch.Frequency);
+        Line(sb, "eventloop_duration_max", maxTicks * 1_000_000 / Stopwatch.Frequency);
+        Line(sb, "eventloop_cmd_per_cycle_max", maxCommands);
     }
 
     /// <summary>A shard's keys and keys with a TTL, over every database.</summary>

@@ -82,6 +82,7 @@ internal sealed class RuntimeStats
             _cycles.Reset();
             _cycleDuration.Reset();
             var (cycles, ticks) = _server.EventLoops?.Totals() ?? (0, 0);
+            _server.EventLoops?.ResetMaxima();
             Volatile.Write(ref _baseCycles, cycles);
             Volatile.Write(ref _baseTicks, ticks);
         }

@@ -53,6 +53,9 @@ internal sealed unsafe class EventLoop : IDisposable
     /// <summary>Loop iterations (one per epoll_wait that returned) and their time awake, in Stopwatch ticks: INFO eventloop_*.</summary>
     public long Cycles, BusyTicks;
 
+    /// <summary>The longest iteration (Stopwatch ticks) and the most commands run in one (INFO debug); CONFIG RESETSTAT zeroes them.</summary>
+    public long MaxCycleTicks, MaxCycleCommands;
+
     public EventLoop(string name, bool secondary = false)
     {
         _secondary = secondary;
@@ -138,6 +141,7 @@ internal sealed unsafe class EventLoop : IDisposable
                     throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_wait");
                 }
                 long awake = System.Diagnostics.Stopwatch.GetTimestamp();
+                int commandsBefore = Execution.CommandRunner.ThreadCommandCount;
                 for (int i = 0; i < n; i++)
                 {
                     byte* ev = events + i * size;
@@ -164,8 +168,12 @@ internal sealed unsafe class EventLoop : IDisposable
                         transport.Close();
                     }
                 }
-                // Only this thread writes them; INFO reads them racily.
-                Volatile.Write(ref BusyTicks, BusyTicks + System.Diagnostics.Stopwatch.GetTimestamp() - awake);
+                // Only this thread writes them (CONFIG RESETSTAT aside); INFO reads them racily.
+                long busy = System.Diagnostics.Stopwatch.GetTimestamp() - awake;
+                int ran = unchecked(Execution.CommandRunner.ThreadCommandCount - commandsBefore);
+                if (busy > MaxCycleTicks) Volatile.Write(ref MaxCycleTicks, busy);
+                if (ran > MaxCycleCommands) Volatile.Write(ref MaxCycleCommands, ran);
+                Volatile.Write(ref BusyTicks, BusyTicks + busy);
                 Volatile.Write(ref Cycles, Cycles + 1);
                 long now = Environment.TickCount64;
                 if (now >= _nextSweep)

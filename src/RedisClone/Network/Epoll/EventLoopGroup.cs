@@ -33,6 +33,28 @@ internal sealed class EventLoopGroup : IDisposable
 
     public EventLoop Next() => _loops[(int)((uint)Interlocked.Increment(ref _next) % (uint)_loops.Length)];
 
+    /// <summary>The longest iteration of any loop (Stopwatch ticks) and the most commands one iteration ran.</summary>
+    public (long Ticks, long Commands) Maxima()
+    {
+        long ticks = 0, commands = 0;
+        foreach (var loop in _loops)
+        {
+            ticks = Math.Max(ticks, Volatile.Read(ref loop.MaxCycleTicks));
+            commands = Math.Max(commands, Volatile.Read(ref loop.MaxCycleCommands));
+        }
+        return (ticks, commands);
+    }
+
+    /// <summary>CONFIG RESETSTAT: the maxima start over (a loop finishing an iteration meanwhile may keep its own).</summary>
+    public void ResetMaxima()
+    {
+        foreach (var loop in _loops)
+        {
+            Volatile.Write(ref loop.MaxCycleTicks, 0);
+            Volatile.Write(ref loop.MaxCycleCommands, 0);
+        }
+    }
+
     public void Dispose()
     {
         foreach (var loop in _loops) loop.Dispose();
