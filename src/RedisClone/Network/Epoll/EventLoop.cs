@@ -50,10 +50,18 @@ internal sealed unsafe class EventLoop : IDisposable
     /// </summary>
     [ThreadStatic] internal static bool OnSecondaryLoop;
 
-    /// <summary>Loop iterations (one per epoll_wait that returned) and their time awake, in Stopwatch ticks: INFO eventloop_*.</summary>
-    public long Cycles, BusyTicks;
+    /// <summary>
+    /// Loop iterations (one per epoll_wait that returned), for INFO eventloop_*; and, for one
+    /// iteration in <see cref="CycleSampleEvery"/>, how many were timed and their time awake in
+    /// Stopwatch ticks. Timing every iteration would read the clock twice per request of an
+    /// unpipelined client, as much again as the command itself costs (see CommandStats).
+    /// </summary>
+    public long Cycles, SampledCycles, SampledTicks;
 
-    /// <summary>The longest iteration (Stopwatch ticks) and the most commands run in one (INFO debug); CONFIG RESETSTAT zeroes them.</summary>
+    /// <summary>One iteration in this many is timed (a power of two).</summary>
+    public const int CycleSampleEvery = 16;
+
+    /// <summary>The longest timed iteration (Stopwatch ticks) and the most commands run in one (INFO debug); CONFIG RESETSTAT zeroes them.</summary>
     public long MaxCycleTicks, MaxCycleCommands;
 
     public EventLoop(string name, bool secondary = false)
@@ -140,7 +148,8 @@ internal sealed unsafe class EventLoop : IDisposable
                     if (Marshal.GetLastPInvokeError() == Libc.EINTR) continue;
                     throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_wait");
                 }
-                long awake = System.Diagnostics.Stopwatch.GetTimestamp();
+                bool timed = (Cycles & (CycleSampleEvery - 1)) == 0;
+                long awake = timed ? System.Diagnostics.Stopwatch.GetTimestamp() : 0;
                 int commandsBefore = Execution.CommandRunner.ThreadCommandCount;
                 for (int i = 0; i < n; i++)
                 {
@@ -169,11 +178,15 @@ internal sealed unsafe class EventLoop : IDisposable
                     }
                 }
                 // Only this thread writes them (CONFIG RESETSTAT aside); INFO reads them racily.
-                long busy = System.Diagnostics.Stopwatch.GetTimestamp() - awake;
                 int ran = unchecked(Execution.CommandRunner.ThreadCommandCount - commandsBefore);
-                if (busy > MaxCycleTicks) Volatile.Write(ref MaxCycleTicks, busy);
                 if (ran > MaxCycleCommands) Volatile.Write(ref MaxCycleCommands, ran);
-                Volatile.Write(ref BusyTicks, BusyTicks + busy);
+                if (timed)
+                {
+                    long busy = System.Diagnostics.Stopwatch.GetTimestamp() - awake;
+                    if (busy > MaxCycleTicks) Volatile.Write(ref MaxCycleTicks, busy);
+                    Volatile.Write(ref SampledTicks, SampledTicks + busy);
+                    Volatile.Write(ref SampledCycles, SampledCycles + 1);
+                }
                 Volatile.Write(ref Cycles, Cycles + 1);
                 long now = Environment.TickCount64;
                 if (now >= _nextSweep)

@@ -14,14 +14,18 @@ internal sealed class EventLoopGroup : IDisposable
 
     public int Count => _loops.Length;
 
-    /// <summary>Iterations of every loop, and their time awake in Stopwatch ticks (INFO eventloop_cycles, eventloop_duration_sum).</summary>
+    /// <summary>
+    /// Iterations of every loop, and their time awake in Stopwatch ticks (INFO eventloop_cycles,
+    /// eventloop_duration_sum): each loop's sampled mean times its iterations.
+    /// </summary>
     public (long Cycles, long BusyTicks) Totals()
     {
         long cycles = 0, ticks = 0;
         foreach (var loop in _loops)
         {
-            cycles += Volatile.Read(ref loop.Cycles);
-            ticks += Volatile.Read(ref loop.BusyTicks);
+            long c = Volatile.Read(ref loop.Cycles), sampled = Volatile.Read(ref loop.SampledCycles);
+            cycles += c;
+            if (sampled > 0) ticks += (long)((double)Volatile.Read(ref loop.SampledTicks) / sampled * c);
         }
         return (cycles, ticks);
     }
