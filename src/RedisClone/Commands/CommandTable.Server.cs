@@ -208,6 +208,55 @@ internal sealed partial class CommandTable
                     },
                 ],
             },
+            new("latency", -2, None, ServerCommands.Help, group: "server")
+            {
+                Summary = "Subcommands that report and reset latency events and per-command latency histograms.",
+                Since = "2.8.13", Complexity = "See each subcommand.",
+                Subcommands =
+                [
+                    new("doctor", 2, Admin | NoScript | Loading | Stale, LatencyCommands.Doctor)
+                    {
+                        Summary = "Returns a report, for people, on the latency events seen.",
+                        Since = "2.8.13", Complexity = "O(1)",
+                        Tips = "nondeterministic_output request_policy:all_nodes response_policy:special",
+                    },
+                    new("graph", 3, Admin | NoScript | Loading | Stale, LatencyCommands.Graph)
+                    {
+                        Summary = "Returns an ASCII chart of an event's samples.",
+                        Since = "2.8.13", Complexity = "O(1)", Args = "event:string",
+                        Tips = "nondeterministic_output request_policy:all_nodes response_policy:special",
+                    },
+                    new("help", 2, Loading | Stale, LatencyCommands.Help)
+                    {
+                        Summary = "Lists the LATENCY subcommands.",
+                        Since = "2.8.13", Complexity = "O(1)",
+                    },
+                    new("histogram", -2, Admin | NoScript | Loading | Stale, LatencyCommands.Histogram)
+                    {
+                        Summary = "Returns the cumulative distribution of the durations of some or all commands.",
+                        Since = "7.0.0", Complexity = "O(N), N = commands reported", Args = "[command:string...]",
+                        Tips = "nondeterministic_output request_policy:all_nodes response_policy:special",
+                    },
+                    new("history", 3, Admin | NoScript | Loading | Stale, LatencyCommands.History)
+                    {
+                        Summary = "Returns the time and latency samples of an event.",
+                        Since = "2.8.13", Complexity = "O(1)", Args = "event:string",
+                        Tips = "nondeterministic_output request_policy:all_nodes response_policy:special",
+                    },
+                    new("latest", 2, Admin | NoScript | Loading | Stale, LatencyCommands.Latest)
+                    {
+                        Summary = "Returns the newest sample of every event.",
+                        Since = "2.8.13", Complexity = "O(1)",
+                        Tips = "nondeterministic_output request_policy:all_nodes response_policy:special",
+                    },
+                    new("reset", -2, Admin | NoScript | Loading | Stale, LatencyCommands.Reset)
+                    {
+                        Summary = "Forgets the samples of some or all events.",
+                        Since = "2.8.13", Complexity = "O(1)", Args = "[event:string...]",
+                        Tips = "request_policy:all_nodes response_policy:agg_sum",
+                    },
+                ],
+            },
             new("save", 1, Admin | NoScript | NoMulti | NoAsyncLoading, PersistenceCommands.Save, group: "server", routing: AllShards)
             {
                 Summary = "Writes the dataset to the RDB file now, blocking other clients until done.",

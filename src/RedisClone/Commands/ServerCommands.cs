@@ -104,13 +104,14 @@ internal static class ServerCommands
 
     /// <summary>
     /// CONFIG RESETSTAT — zeroes what INFO counts: server counters, error counts, every command's
-    /// commandstats, the shards' keyspace hits/misses and expired keys, the sampled rates.
+    /// commandstats and latency histogram, the shards' keyspace hits/misses and expired keys, the sampled rates.
     /// </summary>
     public static void ConfigResetStat(ref CommandContext ctx)
     {
         var server = ctx.Server;
         server.Stats.Reset();
         server.CommandStats.Reset();
+        server.Latencies.Reset();
         // The shards bump these under their gates; a reset racing with a bump may lose that one count.
         for (int i = 0; i < server.Shards.Count; i++)
         {

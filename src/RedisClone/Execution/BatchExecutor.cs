@@ -314,6 +314,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
             Thread.SpinWait(30);
             if (shards.TryEnterAll(mask)) return true;
         }
+        for (ulong m = mask; m != 0; m &= m - 1) Interlocked.Increment(ref shards[BitOperations.TrailingZeroCount(m)].GateWaits);
         return false;
     }
 

@@ -18,6 +18,12 @@ internal static class CommandRunner
     [ThreadStatic] private static int _sampleCounter;
 
     /// <summary>
+    /// Commands this thread has run (wrapping): the difference across an event loop iteration is
+    /// how many it ran (INFO debug's eventloop_cmd_per_cycle_max). The sampling counter, reused.
+    /// </summary>
+    public static int ThreadCommandCount => _sampleCounter;
+
+    /// <summary>
     /// Runs <paramref name="def"/> on command <paramref name="i"/> of <paramref name="buffer"/>,
     /// replying into <paramref name="sink"/>. The caller holds the gates of every shard the command
     /// touches; <paramref name="shard"/> is the one shard all its keys map to, when known.
@@ -32,7 +38,12 @@ internal static class CommandRunner
         // Every command is timed for SLOWLOG, as Redis times every call (a script's commands too,
         // under the script client's "?:0"; not the AOF's replay, checked below).
         bool slowlog = slower >= 0 && (def.Flags & CommandFlags.SkipSlowlog) == 0;
-        long start = timed || slowlog ? Stopwatch.GetTimestamp() : 0;
+        // latency-tracking times every command for its histogram, and the latency monitor needs
+        // every duration once it is on (latency-monitor-threshold above 0).
+        bool latencyTracking = server.Config.LatencyTracking;
+        long threshold = server.Config.LatencyMonitorThreshold;
+        bool measure = timed || slowlog || latencyTracking || threshold > 0;
+        long start = measure ? Stopwatch.GetTimestamp() : 0;
         // Scripts (EVAL, FCALL and their variants, the commands flagged skip-monitor) show in MONITOR
         // before the commands they run, as Redis's handlers feed themselves first; the feed after the
         // handler skips them.
@@ -67,12 +78,18 @@ internal static class CommandRunner
         {
             if (noTouch) KeyAccess.NoTouch = false;
         }
-        long end = timed || slowlog ? Stopwatch.GetTimestamp() : 0;
+        long end = measure ? Stopwatch.GetTimestamp() : 0;
         server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);
-        if (slowlog)
+        // The caller holds this shard's gate: the only writer of its counter.
+        if (shard >= 0) server.Shards[shard].CommandsProcessed++;
+        if (measure && !server.Rdb.Loading)
         {
             long micros = (end - start) * 1_000_000 / Stopwatch.Frequency;
-            if (micros >= slower && !server.Rdb.Loading) LogSlow(server, session, buffer, i, micros);
+            if (slowlog && micros >= slower) LogSlow(server, session, buffer, i, micros);
+            // As Redis: whole microseconds, recorded as nanoseconds (a command under 1 µs counts as 1 ns).
+            if (latencyTracking) server.Latencies.Record(def.Id, micros * 1000);
+            if (threshold > 0 && micros / 1000 >= threshold)
+                server.Latency.AddIfNeeded((def.Flags & CommandFlags.Fast) != 0 ? LatencyMonitor.Events.FastCommand : LatencyMonitor.Events.Command, micros / 1000);
         }
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged) server.Rdb.Changed();
         if ((def.Flags & CommandFlags.Write) != 0 && !ctx.Failed && !ctx.Unchanged && !ctx.SignalledItself

@@ -95,6 +95,7 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
                 if (n == 0) break;
                 writer.Advance(n);
                 _stats.NetInputBytes.Add(n);
+                _stats.ReadsProcessed.Add(1);
                 var flush = await writer.FlushAsync();
                 if (flush.IsCompleted || flush.IsCanceled) break;
             }
@@ -128,7 +129,11 @@ internal sealed class SocketTransport : IDuplexPipe, IClientBuffers
                         sent += await _socket.SendAsync(segment.Slice(sent), SocketFlags.None);
                 }
                 Volatile.Write(ref _sending, 0);
-                if (!buffer.IsEmpty) _stats.NetOutputBytes.Add(buffer.Length);
+                if (!buffer.IsEmpty)
+                {
+                    _stats.NetOutputBytes.Add(buffer.Length);
+                    _stats.WritesProcessed.Add(1);
+                }
                 reader.AdvanceTo(buffer.End);
                 if (result.IsCompleted || result.IsCanceled) break;
             }

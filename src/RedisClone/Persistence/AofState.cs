@@ -59,7 +59,7 @@ internal sealed class AofState
         var incremental = _manifest.LastOrNewIncremental(Name);
         _manifest.Save(Directory, Name);
         MeasureBase();
-        Writer = new AofWriter(Path.Combine(Directory, incremental.Name), () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log);
+        Writer = new AofWriter(Path.Combine(Directory, incremental.Name), () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency);
     }
 
     private void MeasureBase()
@@ -89,7 +89,7 @@ internal sealed class AofState
                 string nextPath = Path.Combine(Directory, next.Name);
                 if (Writer == null)
                 {
-                    Writer = new AofWriter(nextPath, () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log);
+                    Writer = new AofWriter(nextPath, () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency);
                     _server.PropagationListener = Writer;
                 }
                 else

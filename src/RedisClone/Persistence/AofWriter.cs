@@ -44,14 +44,17 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     /// </summary>
     private static long s_sequence;
     private volatile bool _stopping;
+    private readonly LatencyMonitor? _latency;
     private readonly Func<FsyncPolicy> _policySource;
 
     /// <summary>The sequence of the last unit the current thread appended (read by the execution layer after a command).</summary>
     [ThreadStatic] public static long ThreadSequence;
 
-    public AofWriter(string incrementalPath, Func<FsyncPolicy> policy, ServerLog log)
+    /// <param name="latency">Where the writes and always-fsyncs that reach latency-monitor-threshold are recorded.</param>
+    public AofWriter(string incrementalPath, Func<FsyncPolicy> policy, ServerLog log, LatencyMonitor? latency = null)
     {
         _log = log;
+        _latency = latency;
         _policySource = policy;
         _file = new FileStream(incrementalPath, FileMode.Append, FileAccess.Write, FileShare.Read, 1 << 16);
         _appended = _durable = Interlocked.Read(ref s_sequence);
@@ -200,8 +203,16 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
             {
                 if (batch.WrittenCount > 0)
                 {
+                    long writeStart = Stopwatch.GetTimestamp();
                     _file.Write(batch.WrittenSpan);
                     _file.Flush(flushToDisk: false);
+                    if (_latency != null)
+                    {
+                        // As Redis's aof-write: the write call, here with no child process ("alone").
+                        long ms = (long)Stopwatch.GetElapsedTime(writeStart).TotalMilliseconds;
+                        _latency.AddIfNeeded(LatencyMonitor.Events.AofWriteAlone, ms);
+                        _latency.AddIfNeeded(LatencyMonitor.Events.AofWrite, ms);
+                    }
                     CurrentSize += batch.WrittenCount;
                     dirty = true;
                 }
@@ -211,7 +222,11 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                     || (policy == FsyncPolicy.EverySec && Stopwatch.GetElapsedTime(lastFsync) >= TimeSpan.FromSeconds(1)));
                 if (sync)
                 {
+                    long syncStart = Stopwatch.GetTimestamp();
                     _file.Flush(flushToDisk: true);
+                    // Redis's aof-fsync-always: the fsync every write waits for under appendfsync always.
+                    if (policy == FsyncPolicy.Always && _latency != null)
+                        _latency.AddIfNeeded(LatencyMonitor.Events.AofFsyncAlways, (long)Stopwatch.GetElapsedTime(syncStart).TotalMilliseconds);
                     lastFsync = Stopwatch.GetTimestamp();
                     dirty = false;
                 }

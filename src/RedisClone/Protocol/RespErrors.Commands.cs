@@ -234,6 +234,9 @@ internal static partial class RespErrors
     // SLOWLOG.
     public static ReadOnlySpan<byte> SlowlogCount => "-ERR count should be greater than or equal to -1\r\n"u8;
 
+    // LATENCY GRAPH of an event with no samples.
+    public static string LatencyNoSamples(string evt) => $"ERR No samples available for event '{evt}'";
+
     // SAVE, BGSAVE, SHUTDOWN, loading.
     public const string Loading = "LOADING Redis is loading the dataset in memory";
 

@@ -75,6 +75,14 @@ internal sealed class CommandStats
         return total;
     }
 
+    /// <summary>Time in commands, all commands together, in microseconds (INFO eventloop_duration_cmd_sum).</summary>
+    public long TotalMicros()
+    {
+        long total = 0;
+        for (int id = 0; id < (_stride - 8) / Fields; id++) total += Get(id).Usec;
+        return total;
+    }
+
     public void Reset()
     {
         for (int i = 0; i < _counters.Length; i++) Interlocked.Exchange(ref _counters[i], 0);

@@ -35,12 +35,13 @@ internal static class InfoBuilder
     public static string Build(RedisServer server, IReadOnlyList<string> args, long nowMs)
     {
         var wanted = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        bool all = false;
+        bool all = false, everything = false;
         if (args.Count == 0) wanted.UnionWith(DefaultSections);
         foreach (string a in args)
         {
             if (a.Equals("default", StringComparison.OrdinalIgnoreCase)) wanted.UnionWith(DefaultSections);
-            else if (a.Equals("all", StringComparison.OrdinalIgnoreCase) || a.Equals("everything", StringComparison.OrdinalIgnoreCase)) all = true;
+            else if (a.Equals("all", StringComparison.OrdinalIgnoreCase)) all = true;
+            else if (a.Equals("everything", StringComparison.OrdinalIgnoreCase)) all = everything = true;
             else wanted.Add(a);
         }
         bool Has(string name) => all || wanted.Contains(name);
@@ -100,8 +101,11 @@ internal static class InfoBuilder
             Header("Errorstats");
             AppendErrorStats(sb, server);
         }
-        // No latency histograms are kept per command yet: the section is there, empty.
-        if (Has("latencystats")) Header("Latencystats");
+        if (Has("latencystats"))
+        {
+            Header("Latencystats");
+            AppendLatencyStats(sb, server);
+        }
         if (Has("cluster"))
         {
             Header("Cluster");
@@ -111,6 +115,19 @@ internal static class InfoBuilder
         {
             Header("Keyspace");
             AppendKeyspace(sb, server, nowMs);
+        }
+        // Our own section, after Redis's as a module's would be: like a module's, only when named
+        // or with "everything" (not "all", not the default set).
+        if (everything || wanted.Contains("shards"))
+        {
+            Header("Shards");
+            AppendShards(sb, server);
+        }
+        // As Redis 7.2: only when named, not with "all" nor "everything".
+        if (wanted.Contains("debug"))
+        {
+            Header("Debug");
+            AppendDebug(sb, server);
         }
         return sb.ToString();
     }
@@ -344,15 +361,23 @@ internal static class InfoBuilder
     private static void AppendStats(StringBuilder sb, RedisServer server, RuntimeStats runtime)
     {
         var stats = server.Stats;
-        long hits = 0, misses = 0, expired = 0, evicted = 0;
+        long hits = 0, misses = 0, expired = 0, evicted = 0, capReached = 0, expiryTicks = 0;
+        double stale = 0;
         for (int i = 0; i < server.Shards.Count; i++)
         {
-            var store = server.Shards[i].Store;
+            var shard = server.Shards[i];
+            var store = shard.Store;
             hits += Volatile.Read(ref store.KeyspaceHits);
             misses += Volatile.Read(ref store.KeyspaceMisses);
             expired += Volatile.Read(ref store.ExpiredKeys);
             evicted += Volatile.Read(ref store.EvictedKeys);
+            capReached += Volatile.Read(ref shard.ExpiryTimeCapReached);
+            expiryTicks += Volatile.Read(ref shard.ExpiryTicks);
+            stale += shard.ExpiredStalePercent;
         }
+        // The shards' estimates of the share of keys with a TTL that are expired, averaged.
+        stale = stale * 100 / Math.Max(1, server.Shards.Count);
+        var (cycles, cycleMicros) = runtime.EventLoopTotals();
         Line(sb, "total_connections_received", Volatile.Read(ref stats.TotalConnectionsReceived));
         Line(sb, "total_commands_processed", server.CommandStats.TotalCalls());
         Line(sb, "instantaneous_ops_per_sec", runtime.OpsPerSecond);
@@ -369,9 +394,9 @@ internal static class InfoBuilder
         Line(sb, "sync_partial_ok", 0);
         Line(sb, "sync_partial_err", 0);
         Line(sb, "expired_keys", expired);
-        Line(sb, "expired_stale_perc", "0.00");
-        Line(sb, "expired_time_cap_reached_count", 0);
-        Line(sb, "expire_cycle_cpu_milliseconds", 0);
+        Line(sb, "expired_stale_perc", F2(stale));
+        Line(sb, "expired_time_cap_reached_count", capReached);
+        Line(sb, "expire_cycle_cpu_milliseconds", expiryTicks * 1000 / Stopwatch.Frequency);
         Line(sb, "evicted_keys", evicted);
         Line(sb, "evicted_clients", server.ClientEviction.Evicted);
         Line(sb, "total_eviction_exceeded_time", server.Evictor.TotalExceededMs);
@@ -397,17 +422,19 @@ internal static class InfoBuilder
         Line(sb, "unexpected_error_replies", Volatile.Read(ref stats.UnexpectedErrorReplies));
         Line(sb, "total_error_replies", Volatile.Read(ref stats.TotalErrorReplies));
         Line(sb, "dump_payload_sanitizations", 0);
-        Line(sb, "total_reads_processed", 0);
-        Line(sb, "total_writes_processed", 0);
-        Line(sb, "io_threaded_reads_processed", 0);
-        Line(sb, "io_threaded_writes_processed", 0);
+        Line(sb, "total_reads_processed", stats.ReadsProcessed.Value);
+        Line(sb, "total_writes_processed", stats.WritesProcessed.Value);
+        Line(sb, "io_threaded_reads_processed", stats.ThreadedReadsProcessed.Value);
+        Line(sb, "io_threaded_writes_processed", stats.ThreadedWritesProcessed.Value);
         Line(sb, "reply_buffer_shrinks", 0);
         Line(sb, "reply_buffer_expands", 0);
-        Line(sb, "eventloop_cycles", 0);
-        Line(sb, "eventloop_duration_sum", 0);
-        Line(sb, "eventloop_duration_cmd_sum", 0);
-        Line(sb, "instantaneous_eventloop_cycles_per_sec", 0);
-        Line(sb, "instantaneous_eventloop_duration_usec", 0);
+        // The epoll loops' iterations and their time awake (all loops together); the commands' share
+        // is commandstats' time, all commands together.
+        Line(sb, "eventloop_cycles", cycles);
+        Line(sb, "eventloop_duration_sum", cycleMicros);
+        Line(sb, "eventloop_duration_cmd_sum", server.CommandStats.TotalMicros());
+        Line(sb, "instantaneous_eventloop_cycles_per_sec", runtime.CyclesPerSecond);
+        Line(sb, "instantaneous_eventloop_duration_usec", runtime.CycleDurationMicros);
         Line(sb, "acl_access_denied_auth", server.Acl.Log.DeniedAuth);
         Line(sb, "acl_access_denied_cmd", server.Acl.Log.DeniedCommand);
         Line(sb, "acl_access_denied_key", server.Acl.Log.DeniedKey);
@@ -436,6 +463,47 @@ internal static class InfoBuilder
         Line(sb, "used_cpu_user", Seconds(process.UserProcessorTime));
         Line(sb, "used_cpu_sys_children", "0.000000");
         Line(sb, "used_cpu_user_children", "0.000000");
+        // Redis prints its main thread's figures where the kernel gives per-thread times (Linux).
+        // What its main thread does is done here by the event loops and the shard threads: theirs.
+        if (OperatingSystem.IsLinux() && MainThreadsCpu() is var (sys, user))
+        {
+            Line(sb, "used_cpu_sys_main_thread", Seconds(sys));
+            Line(sb, "used_cpu_user_main_thread", Seconds(user));
+        }
+    }
+
+    /// <summary>
+    /// The system and user CPU time of the threads that do Redis's main thread's work (event loops
+    /// "io-N", shards "shard-N"), from /proc/self/task/*/stat; null when /proc cannot be read.
+    /// </summary>
+    internal static (TimeSpan Sys, TimeSpan User)? MainThreadsCpu()
+    {
+        try
+        {
+            long userTicks = 0, sysTicks = 0;
+            foreach (string task in Directory.EnumerateDirectories("/proc/self/task"))
+            {
+                string stat;
+                try { stat = File.ReadAllText(Path.Combine(task, "stat")); }
+                catch (IOException) { continue; } // the thread ended meanwhile
+                // "tid (comm) state ..." — comm may hold spaces or parentheses: cut at the last ')'.
+                int open = stat.IndexOf('('), close = stat.LastIndexOf(')');
+                if (open < 0 || close < open) continue;
+                string comm = stat[(open + 1)..close];
+                if (!comm.StartsWith("io-", StringComparison.Ordinal) && !comm.StartsWith("shard-", StringComparison.Ordinal)) continue;
+                var fields = stat[(close + 2)..].Split(' ');
+                // After the state (field 3), utime and stime are fields 14 and 15.
+                userTicks += long.Parse(fields[11], Inv);
+                sysTicks += long.Parse(fields[12], Inv);
+            }
+            const long ClockTicksPerSecond = 100; // USER_HZ on Linux
+            return (TimeSpan.FromTicks(sysTicks * TimeSpan.TicksPerSecond / ClockTicksPerSecond),
+                TimeSpan.FromTicks(userTicks * TimeSpan.TicksPerSecond / ClockTicksPerSecond));
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+        {
+            return null;
+        }
     }
 
     /// <summary>cmdstat_name:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=.. for every command used.</summary>
@@ -462,6 +530,35 @@ internal static class InfoBuilder
           .Append(",rejected_calls=").Append(rejected)
           .Append(",failed_calls=").Append(failed)
           .Append("\r\n");
+    }
+
+    /// <summary>
+    /// latency_percentiles_usec_name:p50=..,p99=..,p99.9=.. for every command with a histogram, at
+    /// the percentiles of latency-tracking-info-percentiles, in microseconds with three decimals.
+    /// </summary>
+    private static void AppendLatencyStats(StringBuilder sb, RedisServer server)
+    {
+        var percentiles = server.Config.LatencyTrackingPercentiles;
+        var counts = new long[LatencyHistogram.Slots];
+        void One(CommandDef def)
+        {
+            if (server.Latencies.Get(def.Id) is not { } histogram) return;
+            long total = histogram.Snapshot(counts);
+            sb.Append("latency_percentiles_usec_").Append(Safe(def.FullName)).Append(':');
+            for (int j = 0; j < percentiles.Length; j++)
+            {
+                if (j > 0) sb.Append(',');
+                double micros = LatencyHistogram.ValueAtPercentile(counts, total, percentiles[j]) / 1000.0;
+                sb.Append('p').Append(Config.ConfigRegistry.FormatPercentile(percentiles[j])).Append('=').Append(micros.ToString("F3", Inv));
+            }
+            sb.Append("\r\n");
+        }
+        foreach (var def in server.Commands.All)
+        {
+            One(def);
+            if (def.Subcommands == null) continue;
+            foreach (var sub in def.Subcommands) One(sub);
+        }
     }
 
     private static void AppendErrorStats(StringBuilder sb, RedisServer server)
@@ -509,6 +606,54 @@ internal static class InfoBuilder
         }
     }
 
+    /// <summary>
+    /// shardN:keys=..,expires=..,used_memory=..,commands_processed=..,gate_waits=.. per shard: its
+    /// keys in every database, its accounted memory (dataset and tables, the used_memory share),
+    /// the commands that ran on its keys alone, and how often a connection found its gate busy and
+    /// handed the work to the shard's thread. Read without the gates (a moment stale at most).
+    /// </summary>
+    private static void AppendShards(StringBuilder sb, RedisServer server)
+    {
+        Line(sb, "shards", server.Shards.Count);
+        for (int s = 0; s < server.Shards.Count; s++)
+        {
+            var shard = server.Shards[s];
+            var (keys, expires) = ShardKeys(shard.Store);
+            sb.Append("shard").Append(s).Append(":keys=").Append(keys).Append(",expires=").Append(expires)
+              .Append(",used_memory=").Append(shard.Store.DatasetBytes + shard.Store.OverheadBytes)
+              .Append(",commands_processed=").Append(Volatile.Read(ref shard.CommandsProcessed))
+              .Append(",gate_waits=").Append(Volatile.Read(ref shard.GateWaits)).Append("\r\n");
+        }
+    }
+
+    /// <summary>
+    /// INFO debug (7.2): the event loops' time in AOF writes (none: the AOF writer has a thread of its
+    /// own) and in periodic work (the shards' expiry cycles, this server's serverCron work), the
+    /// longest loop iteration (µs) and the most commands one iteration ran.
+    /// </summary>
+    private static void AppendDebug(StringBuilder sb, RedisServer server)
+    {
+        long expiryTicks = 0;
+        for (int i = 0; i < server.Shards.Count; i++) expiryTicks += Volatile.Read(ref server.Shards[i].ExpiryTicks);
+        var (maxTicks, maxCommands) = server.EventLoops?.Maxima() ?? (0, 0);
+        Line(sb, "eventloop_duration_aof_sum", 0);
+        Line(sb, "eventloop_duration_cron_sum", expiryTicks * 1_000_000 / Stopwatch.Frequency);
+        Line(sb, "eventloop_duration_max", maxTicks * 1_000_000 / Stopwatch.Frequency);
+        Line(sb, "eventloop_cmd_per_cycle_max", maxCommands);
+    }
+
+    /// <summary>A shard's keys and keys with a TTL, over every database.</summary>
+    internal static (long Keys, long Expires) ShardKeys(Storage.ShardStore store)
+    {
+        long keys = 0, expires = 0;
+        for (int db = 0; db < store.DatabaseCount; db++)
+        {
+            keys += store[db].Count;
+            expires += store[db].ExpiresCount;
+        }
+        return (keys, expires);
+    }
+
     // ---------------------------------------------------------------- formatting
 
     private static void Line(StringBuilder sb, string key, string value) => sb.Append(key).Append(':').Append(value).Append("\r\n");
@@ -542,7 +687,7 @@ internal static class InfoBuilder
         => s.IndexOfAny(['#', ':', '\r', '\n']) < 0 ? s : s.Replace('#', '_').Replace(':', '_').Replace('\r', '_').Replace('\n', '_');
 
     /// <summary>uname's "sysname release machine", as Redis prints it.</summary>
-    private static readonly string OsName = ComputeOsName();
+    internal static readonly string OsName = ComputeOsName();
 
     private static string ComputeOsName()
     {

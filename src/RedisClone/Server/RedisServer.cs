@@ -35,6 +35,9 @@ internal sealed class RedisServer : IAsyncDisposable
         Config.Set("io-threads", options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture));
         LoadUsers(options);
         Shards = new ShardSet(options.Shards, options.Databases);
+        Latency = new LatencyMonitor(() => Config.LatencyMonitorThreshold);
+        for (int i = 0; i < Shards.Count; i++)
+            Shards[i].ExpireCycleObserver = ms => Latency.AddIfNeeded(LatencyMonitor.Events.ExpireCycle, ms);
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].Store.KeyExpired = (db, key) =>
             {
@@ -155,6 +158,12 @@ internal sealed class RedisServer : IAsyncDisposable
     public ServerStats Stats { get; } = new();
     public SlowLog SlowLog { get; } = new();
     public CommandStats CommandStats { get; } = new(CommandTable.Instance.Count);
+
+    /// <summary>Per-command latency histograms (latency-tracking): LATENCY HISTOGRAM, INFO latencystats, /metrics.</summary>
+    public CommandLatencies Latencies { get; } = new(CommandTable.Instance.Count);
+
+    /// <summary>The latency monitor (latency-monitor-threshold): LATENCY LATEST, HISTORY, GRAPH, DOCTOR.</summary>
+    public LatencyMonitor Latency { get; }
     public ConcurrentDictionary<long, ClientSession> Clients { get; } = new();
     public string RunId { get; }
     public long StartedAtMs { get; }
@@ -210,6 +219,12 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>The tls-port listeners (replaced as a whole by CONFIG SET tls-port).</summary>
     private List<Listener> _tlsListeners = new();
+
+    /// <summary>The Prometheus endpoint (--metrics-port), or null.</summary>
+    private Network.MetricsListener? _metrics;
+
+    /// <summary>The metrics endpoint's port, or 0 when there is none.</summary>
+    public int MetricsPort => _metrics?.EndPoint.Port ?? 0;
 
     public CancellationToken StoppingToken => _stopping.Token;
 
@@ -330,6 +345,21 @@ internal sealed class RedisServer : IAsyncDisposable
         // Clients are served while the data loads, as by Redis: commands other than the ok-loading
         // ones (INFO, PING, CONFIG...) answer -LOADING. Every gate is held meanwhile, so nothing
         // else (the active expiry cycle included) touches the keyspace being filled.
+        if (Options.MetricsPort != 0)
+        {
+            try
+            {
+                var address = Options.MetricsBind == "localhost" ? IPAddress.Loopback : IPAddress.Parse(Options.MetricsBind);
+                _metrics = new Network.MetricsListener(this, new IPEndPoint(address, Options.MetricsPort));
+            }
+            catch
+            {
+                foreach (var l in _listeners) l.Stop();
+                _listeners.Clear();
+                throw;
+            }
+            _metrics.Start();
+        }
         Rdb.Loading = true;
         foreach (var l in _listeners) l.Start();
         foreach (var l in _tlsListeners) l.Start();
@@ -650,6 +680,7 @@ internal sealed class RedisServer : IAsyncDisposable
         foreach (var l in _listeners) l.Stop();
         lock (_tlsListenersLock)
             foreach (var l in _tlsListeners) l.Stop();
+        _metrics?.Dispose();
         foreach (var c in Clients.Values) c.Kill();
         // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as
         // Redis exits from inside it; its client then goes like the others.

@@ -30,11 +30,17 @@ internal sealed class ServerOptions
     /// <summary>Settings from the configuration file, standard input and the command line that CONFIG also knows, in order.</summary>
     public List<ConfigDirective> Settings { get; } = new();
 
+    /// <summary>metrics-port: the Prometheus endpoint's port (0: no endpoint, the default). Our own directive.</summary>
+    public int MetricsPort { get; set; }
+
+    /// <summary>metrics-bind: the address the metrics endpoint listens on (loopback unless asked). Our own directive.</summary>
+    public string MetricsBind { get; set; } = "127.0.0.1";
+
     /// <summary><c>user</c> directives, for the ACL users.</summary>
     public List<ConfigDirective> Users { get; } = new();
 
     /// <summary>This server's own start-up directives (not Redis parameters; CONFIG REWRITE keeps their lines).</summary>
-    public static readonly string[] OwnDirectives = ["shards"];
+    public static readonly string[] OwnDirectives = ["shards", "metrics-port", "metrics-bind"];
 
     /// <summary>Directives Redis 7.2 still accepts and ignores.</summary>
     private static readonly string[] Deprecated = ["list-max-ziplist-entries", "list-max-ziplist-value", "lua-replicate-commands"];
@@ -146,6 +152,19 @@ internal sealed class ServerOptions
                         System.Globalization.CultureInfo.InvariantCulture, out int shards) || shards < 1 || shards > 64)
                     return "argument must be between 1 and 64 inclusive";
                 Shards = shards;
+                return null;
+            case "metrics-port":
+                if (values.Length != 1) return "wrong number of arguments";
+                if (!int.TryParse(values[0], System.Globalization.NumberStyles.AllowLeadingSign,
+                        System.Globalization.CultureInfo.InvariantCulture, out int metricsPort) || metricsPort < 0 || metricsPort > 65535)
+                    return "argument must be between 0 and 65535 inclusive";
+                MetricsPort = metricsPort;
+                return null;
+            case "metrics-bind":
+                if (values.Length != 1) return "wrong number of arguments";
+                if (!System.Net.IPAddress.TryParse(values[0], out _) && values[0] != "localhost")
+                    return "argument must be an IP address";
+                MetricsBind = values[0];
                 return null;
             case "user" when values.Length >= 1:
                 Users.Add(d);

@@ -8,6 +8,12 @@ internal sealed class ServerStats
     /// <summary>Bytes received from and sent to clients: added to on every receive and send, so striped.</summary>
     public readonly Common.StripedCounter NetInputBytes = new(), NetOutputBytes = new();
     /// <summary>
+    /// Socket reads and writes that moved data (total_reads_processed, total_writes_processed), and
+    /// those done by an event loop other than the first (io_threaded_*: Redis's I/O threads).
+    /// </summary>
+    public readonly Common.StripedCounter ReadsProcessed = new(), WritesProcessed = new(),
+        ThreadedReadsProcessed = new(), ThreadedWritesProcessed = new();
+    /// <summary>
     /// The largest client input buffer (receive blocks, parse arena) and reply list seen in the last
     /// seconds, for INFO's client_recent_max_*: the transports report them when a buffer grows.
     /// </summary>
@@ -53,6 +59,10 @@ internal sealed class ServerStats
         RejectedConnections = 0;
         NetInputBytes.Reset();
         NetOutputBytes.Reset();
+        ReadsProcessed.Reset();
+        WritesProcessed.Reset();
+        ThreadedReadsProcessed.Reset();
+        ThreadedWritesProcessed.Reset();
         TotalErrorReplies = 0;
         UnexpectedErrorReplies = 0;
         lock (ErrorCounts) ErrorCounts.Clear();

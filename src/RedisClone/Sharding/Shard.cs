@@ -57,6 +57,33 @@ internal sealed class Shard : IDisposable
     /// </summary>
     public bool CronPaused { get; set; }
 
+    /// <summary>
+    /// Commands run on this shard's keys (INFO shards, /metrics). Only the holder of the gate adds to
+    /// it, so a plain increment is exact; readers may see it a moment late.
+    /// </summary>
+    public long CommandsProcessed;
+
+    /// <summary>
+    /// Times a connection found this gate held (after its short spin) and posted its work to the shard
+    /// thread instead of running it itself: the figure that shows contention on a shard.
+    /// </summary>
+    public long GateWaits;
+
+    /// <summary>Active expiry cycles that stopped at their time budget (INFO expired_time_cap_reached_count).</summary>
+    public long ExpiryTimeCapReached;
+
+    /// <summary>Time the active expiry cycles ran, in Stopwatch ticks (INFO expire_cycle_cpu_milliseconds).</summary>
+    public long ExpiryTicks;
+
+    /// <summary>
+    /// Redis's expired_stale_perc for this shard: the share of sampled keys found expired, as a
+    /// moving average (each cycle weighs 5%). Written by the shard thread only.
+    /// </summary>
+    public double ExpiredStalePercent { get; private set; }
+
+    /// <summary>Set by the server: told how long each active expiry cycle ran, in milliseconds (LATENCY's expire-cycle).</summary>
+    public Action<long>? ExpireCycleObserver { get; set; }
+
     public void Start()
     {
         _thread = new Thread(Run) { IsBackground = true, Name = $"shard-{Index}" };
@@ -90,7 +117,13 @@ internal sealed class Shard : IDisposable
                     lock (Gate) Store.SettleMemory();
                 if (CronPaused) continue;
                 LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
-                if (ActiveExpiry && !Store.ExpiryPaused) RunExpiryCycle();
+                if (ActiveExpiry && !Store.ExpiryPaused)
+                {
+                    // The time spent expiring (under the gate), not the client work run in between.
+                    long elapsed = RunExpiryCycle();
+                    Volatile.Write(ref ExpiryTicks, ExpiryTicks + elapsed);
+                    ExpireCycleObserver?.Invoke(elapsed * 1000 / Stopwatch.Frequency);
+                }
                 continue;
             }
 
@@ -116,12 +149,28 @@ internal sealed class Shard : IDisposable
     /// keys with a TTL and delete the expired ones, again while more than 10% of them had expired, for
     /// at most 25 ms of work. The gate is taken per loop of 20 keys, and posted work runs between
     /// loops (clients first) without ending the cycle: only time spent expiring counts against the
-    /// budget, as Redis's event loop runs no client while the cycle does.
+    /// budget, as Redis's event loop runs no client while the cycle does. Returns that time (Stopwatch ticks).
     /// </summary>
-    private void RunExpiryCycle()
+    private long RunExpiryCycle()
     {
         long budget = ExpiryBudgetTicks * Stopwatch.Frequency / TimeSpan.TicksPerSecond;
         long spent = 0;
+        long totalSampled = 0, totalExpired = 0;
+        try
+        {
+            RunExpiryLoops(budget, ref spent, ref totalSampled, ref totalExpired);
+        }
+        finally
+        {
+            // As Redis: the cycle's share of expired keys among those sampled, averaged in at 5%.
+            double current = totalSampled == 0 ? 0 : (double)totalExpired / totalSampled;
+            ExpiredStalePercent = current * 0.05 + ExpiredStalePercent * 0.95;
+        }
+        return spent;
+    }
+
+    private void RunExpiryLoops(long budget, ref long spent, ref long totalSampled, ref long totalExpired)
+    {
         int databases = Store.DatabaseCount;
         for (int n = 0; n < databases; n++)
         {
@@ -140,8 +189,14 @@ internal sealed class Shard : IDisposable
                     result = Store[db].ExpireSample(nowMs, ExpirySample, _random);
                     spent += Stopwatch.GetTimestamp() - start;
                 }
+                totalSampled += result.sampled;
+                totalExpired += result.expired;
                 // Out of time: the next cycle starts at the database after this one, as Redis's.
-                if (spent > budget) return;
+                if (spent > budget)
+                {
+                    Volatile.Write(ref ExpiryTimeCapReached, ExpiryTimeCapReached + 1);
+                    return;
+                }
                 if (result.sampled == 0 || result.expired * 100 <= result.sampled * ExpiryAcceptableStalePercent) break;
             }
         }

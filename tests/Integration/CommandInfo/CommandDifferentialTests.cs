@@ -16,11 +16,14 @@ public class CommandDifferentialTests
 
     /// <summary>
     /// Commands whose 7.2 shape (ours) differs from 7.0's: ZRANK/ZREVRANK gained WITHSCORE (arity -3).
-    /// Their 7.2 facts are checked in SortedSets/SortedSetWireTests.
+    /// Their 7.2 facts are checked in SortedSets/SortedSetWireTests. LATENCY RESET's response policy
+    /// became agg_sum (7.0: all_succeeded), checked in Server/LatencyTests.
     /// </summary>
     private static readonly HashSet<string> ChangedIn72 = ["zrank", "zrevrank",
         // 7.2 gave them the all_nodes/all_succeeded tips (checked in Security/AclCommandTests).
-        "acl|setuser", "acl|deluser", "acl|save"];
+        "acl|setuser", "acl|deluser", "acl|save",
+        // 7.2 changed LATENCY RESET's response policy (checked in LatencyTests).
+        "latency", "latency|reset"];
 
     /// <summary>Commands whose flags alone changed in 7.2: WAIT lost noscript (checked in Server/WaitTests).</summary>
     private static readonly HashSet<string> FlagsChangedIn72 = ["wait"];

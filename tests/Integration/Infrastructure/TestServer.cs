@@ -29,6 +29,9 @@ public sealed class TestServer : IAsyncDisposable
 
     public int Port => _server.Port;
 
+    /// <summary>The metrics endpoint's port (--metrics-port), or 0.</summary>
+    public int MetricsPort => _server.MetricsPort;
+
     internal RedisServer Server => _server;
 
     /// <summary>Starts a private server. <paramref name="extraArgs"/> are redis-server style options.</summary>

@@ -138,6 +138,8 @@ internal sealed class EpollTransport : IDuplexPipe, IClientBuffers
             {
                 ActiveSinceSweep = true;
                 _stats.NetInputBytes.Add(n);
+                _stats.ReadsProcessed.Add(1);
+                if (EventLoop.OnSecondaryLoop) _stats.ThreadedReadsProcessed.Add(1);
                 var state = _input.Commit(n); // runs the connection's read loop, inline
                 if (state == InputBuffer.WriteState.ReaderDone)
                 {

@@ -42,9 +42,31 @@ internal sealed unsafe class EventLoop : IDisposable
     private long _nextSweep;
     private int _threadId;
     private volatile bool _exited;
+    private readonly bool _secondary;
 
-    public EventLoop(string name)
+    /// <summary>
+    /// True on every loop but the first: Redis's "I/O threads" (the first loop stands for its main
+    /// thread), for INFO's io_threaded_reads_processed and io_threaded_writes_processed.
+    /// </summary>
+    [ThreadStatic] internal static bool OnSecondaryLoop;
+
+    /// <summary>
+    /// Loop iterations (one per epoll_wait that returned), for INFO eventloop_*; and, for one
+    /// iteration in <see cref="CycleSampleEvery"/>, how many were timed and their time awake in
+    /// Stopwatch ticks. Timing every iteration would read the clock twice per request of an
+    /// unpipelined client, as much again as the command itself costs (see CommandStats).
+    /// </summary>
+    public long Cycles, SampledCycles, SampledTicks;
+
+    /// <summary>One iteration in this many is timed (a power of two).</summary>
+    public const int CycleSampleEvery = 16;
+
+    /// <summary>The longest timed iteration (Stopwatch ticks) and the most commands run in one (INFO debug); CONFIG RESETSTAT zeroes them.</summary>
+    public long MaxCycleTicks, MaxCycleCommands;
+
+    public EventLoop(string name, bool secondary = false)
     {
+        _secondary = secondary;
         _epoll = Libc.epoll_create1(Libc.EPOLL_CLOEXEC);
         if (_epoll < 0) throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_create1");
         _wakeFd = Libc.eventfd(0, Libc.EFD_CLOEXEC | Libc.EFD_NONBLOCK);
@@ -109,6 +131,7 @@ internal sealed unsafe class EventLoop : IDisposable
         int size = Libc.EventSize, dataOffset = Libc.EventDataOffset;
         byte* events = (byte*)NativeMemory.Alloc((nuint)(MaxEvents * size));
         _threadId = Environment.CurrentManagedThreadId;
+        OnSecondaryLoop = _secondary;
         try
         {
             while (!_stopping)
@@ -125,6 +148,9 @@ internal sealed unsafe class EventLoop : IDisposable
                     if (Marshal.GetLastPInvokeError() == Libc.EINTR) continue;
                     throw new Win32Exception(Marshal.GetLastPInvokeError(), "epoll_wait");
                 }
+                bool timed = (Cycles & (CycleSampleEvery - 1)) == 0;
+                long awake = timed ? System.Diagnostics.Stopwatch.GetTimestamp() : 0;
+                int commandsBefore = Execution.CommandRunner.ThreadCommandCount;
                 for (int i = 0; i < n; i++)
                 {
                     byte* ev = events + i * size;
@@ -151,6 +177,17 @@ internal sealed unsafe class EventLoop : IDisposable
                         transport.Close();
                     }
                 }
+                // Only this thread writes them (CONFIG RESETSTAT aside); INFO reads them racily.
+                int ran = unchecked(Execution.CommandRunner.ThreadCommandCount - commandsBefore);
+                if (ran > MaxCycleCommands) Volatile.Write(ref MaxCycleCommands, ran);
+                if (timed)
+                {
+                    long busy = System.Diagnostics.Stopwatch.GetTimestamp() - awake;
+                    if (busy > MaxCycleTicks) Volatile.Write(ref MaxCycleTicks, busy);
+                    Volatile.Write(ref SampledTicks, SampledTicks + busy);
+                    Volatile.Write(ref SampledCycles, SampledCycles + 1);
+                }
+                Volatile.Write(ref Cycles, Cycles + 1);
                 long now = Environment.TickCount64;
                 if (now >= _nextSweep)
                 {

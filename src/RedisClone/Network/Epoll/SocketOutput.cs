@@ -234,6 +234,8 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
                 {
                     _sendOffset += sent;
                     _stats.NetOutputBytes.Add(sent);
+                    _stats.WritesProcessed.Add(1);
+                    if (EventLoop.OnSecondaryLoop) _stats.ThreadedWritesProcessed.Add(1);
                     continue;
                 }
                 if (error == SocketError.Interrupted) continue;

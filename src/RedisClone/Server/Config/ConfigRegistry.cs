@@ -119,6 +119,8 @@ internal sealed partial class ConfigRegistry
     private static readonly int SlowlogSlowerThanIndex = IndexOf("slowlog-log-slower-than");
     private static readonly int SlowlogMaxLenIndex = IndexOf("slowlog-max-len");
     private static readonly int TrackingTableMaxKeysIndex = IndexOf("tracking-table-max-keys");
+    private static readonly int LatencyThresholdIndex = IndexOf("latency-monitor-threshold");
+    private static readonly int LatencyTrackingIndex = IndexOf("latency-tracking");
     private static readonly int AutoAofPercentageIndex = IndexOf("auto-aof-rewrite-percentage");
     private static readonly int AutoAofMinSizeIndex = IndexOf("auto-aof-rewrite-min-size");
     private static readonly int DbFilenameIndex = IndexOf("dbfilename");
@@ -293,6 +295,16 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>tracking-table-max-keys: past this many remembered keys, tracking invalidates some (0: no limit).</summary>
     public long TrackingTableMaxKeys => Volatile.Read(ref _numbers[TrackingTableMaxKeysIndex]);
+
+    /// <summary>latency-monitor-threshold: milliseconds from which LATENCY records an event (0: off).</summary>
+    public long LatencyMonitorThreshold => Volatile.Read(ref _numbers[LatencyThresholdIndex]);
+
+    /// <summary>latency-tracking: every command's duration goes into its latency histogram.</summary>
+    public bool LatencyTracking => Volatile.Read(ref _numbers[LatencyTrackingIndex]) != 0;
+
+    /// <summary>latency-tracking-info-percentiles: the percentiles INFO latencystats prints (may be empty).</summary>
+    public double[] LatencyTrackingPercentiles => Volatile.Read(ref _percentiles);
+    private double[] _percentiles = [50.0, 99.0, 99.9];
 
     /// <summary>auto-aof-rewrite-percentage: growth of the AOF over its base that starts a rewrite (0: never).</summary>
     public long AutoAofRewritePercentage => Volatile.Read(ref _numbers[AutoAofPercentageIndex]);
@@ -902,6 +914,34 @@ internal sealed partial class ConfigRegistry
         return null;
     }
 
+    /// <summary>
+    /// latency-tracking-info-percentiles: numbers between 0 and 100, or one empty argument for none;
+    /// read back as C's "%f" with the trailing zeros trimmed ("99.9", "50").
+    /// </summary>
+    private static string? ParseLatencyPercentiles(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (args.Length == 1 && args[0].Length == 0) return null;
+        var shown = new string[args.Length];
+        for (int i = 0; i < args.Length; i++)
+        {
+            if (!RedisNumbers.TryParseDouble(Encoding.Latin1.GetBytes(args[i]), out double p) || double.IsNaN(p))
+                return "Invalid latency-tracking-info-percentiles parameters";
+            if (p > 100.0 || p < 0.0) return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+            shown[i] = FormatPercentile(p);
+        }
+        canonical = string.Join(' ', shown);
+        return null;
+    }
+
+    /// <summary>A percentile as Redis prints it: six decimals, trailing zeros (and a bare point) trimmed.</summary>
+    internal static string FormatPercentile(double p)
+        => p.ToString("F6", System.Globalization.CultureInfo.InvariantCulture).TrimEnd('0').TrimEnd('.');
+
+    private static double[] PercentilesOf(string canonical)
+        => canonical.Length == 0 ? [] : Array.ConvertAll(canonical.Split(' '), t => double.Parse(t, System.Globalization.CultureInfo.InvariantCulture));
+
     /// <summary>Redis's keyspace notification classes, as the bits it uses internally.</summary>
     internal static class KeyspaceEvents
     {
@@ -1330,6 +1370,12 @@ internal sealed partial class ConfigRegistry
             T("tls-protocols", flags: Tls),
             T("tls-ciphers", flags: Tls),
             T("tls-ciphersuites", flags: Tls),
+            new Param
+            {
+                Name = "latency-tracking-info-percentiles", Kind = Kind.Special, Flags = Multi, Default = "50 99 99.9",
+                Special = ParseLatencyPercentiles,
+                Apply = (r, canonical, _) => Volatile.Write(ref r._percentiles, PercentilesOf(canonical)),
+            },
         ];
         for (int i = 0; i < table.Length; i++) table[i].Index = i;
         return table;
