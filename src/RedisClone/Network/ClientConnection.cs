@@ -92,11 +92,14 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     }
 
     /// <summary>Elsewhere: .NET's asynchronous socket operations between two pipes.</summary>
-    private static async Task ServeOnSocketAsync(RedisServer server, Socket socket)
+    private static Task ServeOnSocketAsync(RedisServer server, Socket socket)
+        => ServeOnTransportAsync(server, socket, new SocketTransport(socket, server.Stats), socket.RemoteEndPoint, socket.LocalEndPoint, null);
+
+    /// <summary>Serves a client through .NET's socket engine until it ends; then the socket (and the TLS stream) go.</summary>
+    private static async Task ServeOnTransportAsync(RedisServer server, Socket socket, SocketTransport transport, EndPoint? remote,
+        EndPoint? local, System.Net.Security.SslStream? ssl)
     {
-        var transport = new SocketTransport(socket, server.Stats);
-        var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
-            transport.Closed);
+        var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed);
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {
@@ -110,6 +113,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
         finally
         {
+            if (ssl != null) await ssl.DisposeAsync();
             socket.Dispose();
             await connection.EndSessionAsync();
         }
@@ -143,25 +147,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
             socket.Dispose();
             return;
         }
-        var transport = new SocketTransport(socket, server.Stats, ssl);
-        var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed);
-        server.Clients[connection.Session.Id] = connection.Session;
-        try
-        {
-            var io = transport.RunAsync();
-            await connection.ProcessLoopAsync();
-            await io;
-        }
-        catch (Exception)
-        {
-            transport.Close();
-        }
-        finally
-        {
-            await ssl.DisposeAsync();
-            socket.Dispose();
-            await connection.EndSessionAsync();
-        }
+        await ServeOnTransportAsync(server, socket, new SocketTransport(socket, server.Stats, ssl), remote, local, ssl);
     }
 
     /// <summary>Drops what the client held on the server: watches, subscriptions, its CLIENT LIST entry.</summary>

@@ -29,7 +29,7 @@ public class EvictionTests
     private static long Integer(string reply) => long.Parse(reply.AsSpan(1, reply.Length - 3));
 
     /// <summary>Sends <paramref name="commands"/> pipelined and reads every reply.</summary>
-    private static List<string> Pipeline(RespClient c, IEnumerable<string[]> commands)
+    internal static List<string> Pipeline(RespClient c, IEnumerable<string[]> commands)
     {
         int n = 0;
         foreach (var cmd in commands)
@@ -360,4 +360,23 @@ public class EvictionRdbTests
             Directory.Delete(dir, recursive: true);
         }
     }
+
+    /// <summary>An evicted key a client tracks (client-side caching) is invalidated, as any deleted key is.</summary>
+    [Fact]
+    public async Task Evict_TrackedKey_InvalidationPushed()
+    {
+        await using var server = TestServer.Start(2, "--maxmemory", (2 * 1024 * 1024).ToString(), "--maxmemory-policy", "allkeys-lru");
+        using var writer = server.Connect();
+        using var tracker = server.Connect();
+        Assert.StartsWith("%", tracker.Call("HELLO", "3"));
+        Assert.Equal("+OK\r\n", tracker.Call("CLIENT", "TRACKING", "on"));
+        Assert.Equal("+OK\r\n", writer.Call("SET", "cached", "v"));
+        Assert.Equal("$1\r\nv\r\n", tracker.Call("GET", "cached")); // remembered for this client
+        string value = new('v', 200);
+        for (int batch = 0; batch < 40 && writer.Call("EXISTS", "cached") == ":1\r\n"; batch++)
+            foreach (var reply in EvictionTests.Pipeline(writer, Enumerable.Range(batch * 500, 500).Select(i => new[] { "SET", "key:" + i, value }))) Assert.Equal("+OK\r\n", reply);
+        Assert.Equal(":0\r\n", writer.Call("EXISTS", "cached")); // the least recently used key went
+        Assert.Equal(">2\r\n$10\r\ninvalidate\r\n*1\r\n$6\r\ncached\r\n", tracker.TryReadReply(5000));
+    }
 }
+
