@@ -120,7 +120,9 @@ internal static class ServerCommands
             Interlocked.Exchange(ref store.KeyspaceMisses, 0);
             Interlocked.Exchange(ref store.ExpiredKeys, 0);
             Interlocked.Exchange(ref store.EvictedKeys, 0);
+            server.Shards[i].ResetExpiryStats();
         }
+        server.ClientEviction.ResetStats();
         RuntimeStats.For(server).Reset();
         server.Evictor.ResetExceeded();
         ctx.Reply.Ok();

@@ -28,6 +28,9 @@ internal sealed class ClientEviction(RedisServer server)
     /// <summary>INFO stats evicted_clients.</summary>
     public long Evicted => Volatile.Read(ref _evicted);
 
+    /// <summary>CONFIG RESETSTAT: evicted_clients back to 0.</summary>
+    public void ResetStats() => Interlocked.Exchange(ref _evicted, 0);
+
     /// <summary>The memory counted for every client now.</summary>
     public long Total => Volatile.Read(ref _total);
 

@@ -81,6 +81,14 @@ internal sealed class Shard : IDisposable
     /// </summary>
     public double ExpiredStalePercent { get; private set; }
 
+    /// <summary>CONFIG RESETSTAT: the expiry cycle's figures back to zero (a cycle running meanwhile may add its own).</summary>
+    public void ResetExpiryStats()
+    {
+        Volatile.Write(ref ExpiryTimeCapReached, 0);
+        Volatile.Write(ref ExpiryTicks, 0);
+        ExpiredStalePercent = 0;
+    }
+
     /// <summary>Set by the server: told how long each active expiry cycle ran, in milliseconds (LATENCY's expire-cycle).</summary>
     public Action<long>? ExpireCycleObserver { get; set; }
 

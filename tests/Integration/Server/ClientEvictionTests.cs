@@ -72,6 +72,8 @@ public sealed class ClientEvictionTests
         Assert.Equal((true, true), BigQueryBuffer(new IPEndPoint(IPAddress.Loopback, server.Port), false, "1mb"));
         Assert.Equal("+PONG\r\n", small.Call("PING"));
         Assert.Contains("evicted_clients:1\r\n", small.Call("INFO", "stats"));
+        Assert.Equal("+OK\r\n", small.Call("CONFIG", "RESETSTAT"));
+        Assert.Contains("evicted_clients:0\r\n", small.Call("INFO", "stats"));
     }
 
     [Fact]
