@@ -12,14 +12,17 @@ namespace RedisClone.Server.Config;
 /// </summary>
 /// <remarks>
 /// <para>
-/// Two ways in. The command line (<see cref="Set"/>) may set anything, immutable parameters included,
-/// as redis.conf may. CONFIG SET (<see cref="SetFromClient"/>) refuses immutable and protected
-/// parameters and is all-or-nothing: every value is parsed and checked before any is stored, which
-/// gives the same outcome as Redis's set-then-roll-back.
+/// Two ways in. The configuration (<see cref="SetDirective"/>: a config file, standard input and the
+/// command line, in order) may set anything, immutable parameters included, as redis.conf may.
+/// CONFIG SET (<see cref="SetFromClient"/>) refuses immutable and protected parameters and is
+/// all-or-nothing: every value is parsed and checked before any is stored, which gives the same
+/// outcome as Redis's set-then-roll-back.
 /// </para>
 /// <para>
-/// Many parameters are accepted and reported but have no effect here (replication, cluster, AOF/RDB
-/// tuning, defrag, lazyfree...): clients and tools read them, and a value that was set reads back.
+/// Parameters of features this server lacks (replication, cluster, defrag, daemonizing...; see
+/// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
+/// configuration asking for the feature is refused. Some tuning parameters are stored without an
+/// effect here (hz, list-compress-depth, the incremental-fsync settings...).
 /// <c>port</c> and <c>bind</c> cannot be changed at run time (the listeners are not rebound).
 /// <c>requirepass</c> reads back as set, and setting it replaces the default user's passwords, as in Redis 7.
 /// </para>
