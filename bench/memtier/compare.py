@@ -61,7 +61,10 @@ def flush(port):
 class Server:
     def __init__(self, name, argv, port, env=None):
         self.name, self.port = name, port
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        # A working directory of its own (removed at stop): a server given no --dir neither loads a
+        # dump.rdb left where the script runs nor leaves one there.
+        self.workdir = tempfile.mkdtemp(prefix=f"bench-{name}-")
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=self.workdir)
         wait_port(port)
 
     def stop(self):
@@ -70,6 +73,7 @@ class Server:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 def run_memtier(port, pipeline, seconds):
