@@ -40,11 +40,14 @@ internal sealed class ClientEviction(RedisServer server)
         get
         {
             long setting = server.Config.MaxMemoryClients;
-            ulong maxMemory = server.Config.MaxMemory;
-            long limit;
-            if (setting < 0 && maxMemory > 0) limit = (long)Math.Min((double)maxMemory * -setting / 100, long.MaxValue);
-            else if (setting > 0) limit = setting;
-            else return 0;
+            if (setting == 0) return 0; // off: the common case, one read
+            long limit = setting;
+            if (setting < 0)
+            {
+                ulong maxMemory = server.Config.MaxMemory;
+                if (maxMemory == 0) return 0; // a percentage of no limit
+                limit = (long)Math.Min((double)maxMemory * -setting / 100, long.MaxValue);
+            }
             return Math.Max(limit, MinimumLimit);
         }
     }

@@ -32,7 +32,7 @@ internal sealed class RedisServer : IAsyncDisposable
             string? error = Config.SetDirective(d.Name, d.Args[1..]);
             if (error != null) throw new Config.ConfigFileException(error, d.Line, d.Text);
         }
-        Config.Set("io-threads", options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        Config.SetDirective("io-threads", [options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
         LoadUsers(options);
         Shards = new ShardSet(options.Shards, options.Databases);
         Latency = new LatencyMonitor(() => Config.LatencyMonitorThreshold);
@@ -185,7 +185,7 @@ internal sealed class RedisServer : IAsyncDisposable
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            Log.Warning($"Failed to write PID file: {(ex is UnauthorizedAccessException ? "Permission denied" : ex is DirectoryNotFoundException ? "No such file or directory" : ex.Message)}");
+            Log.Warning($"Failed to write PID file: {Common.SystemErrors.Describe(ex)}");
         }
     }
 

@@ -131,11 +131,21 @@ internal sealed class ServerOptions
             }
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
             {
-                throw new ConfigFileException("Can't open the log file: " +
-                    (ex is UnauthorizedAccessException ? "Permission denied" : ex is DirectoryNotFoundException ? "No such file or directory" : ex.Message));
+                throw new ConfigFileException("Can't open the log file: " + Common.SystemErrors.Describe(ex));
             }
         }
         return o;
+    }
+
+    /// <summary>One of our own numeric directives, in Redis's words for a bad one; stored by <paramref name="store"/>.</summary>
+    private static string? OwnNumber(ReadOnlySpan<string> values, int min, int max, Action<int> store)
+    {
+        if (values.Length != 1) return "wrong number of arguments";
+        if (!int.TryParse(values[0], System.Globalization.NumberStyles.AllowLeadingSign,
+                System.Globalization.CultureInfo.InvariantCulture, out int n) || n < min || n > max)
+            return $"argument must be between {min} and {max} inclusive";
+        store(n);
+        return null;
     }
 
     /// <summary>One directive: checked on <paramref name="check"/> and kept; the error text if it cannot be used.</summary>
@@ -147,19 +157,9 @@ internal sealed class ServerOptions
         {
             case "shards":
                 // Our own: how many shards own the keyspace (not a Redis parameter, not in CONFIG).
-                if (values.Length != 1) return "wrong number of arguments";
-                if (!int.TryParse(values[0], System.Globalization.NumberStyles.AllowLeadingSign,
-                        System.Globalization.CultureInfo.InvariantCulture, out int shards) || shards < 1 || shards > 64)
-                    return "argument must be between 1 and 64 inclusive";
-                Shards = shards;
-                return null;
+                return OwnNumber(values, 1, 64, n => Shards = n);
             case "metrics-port":
-                if (values.Length != 1) return "wrong number of arguments";
-                if (!int.TryParse(values[0], System.Globalization.NumberStyles.AllowLeadingSign,
-                        System.Globalization.CultureInfo.InvariantCulture, out int metricsPort) || metricsPort < 0 || metricsPort > 65535)
-                    return "argument must be between 0 and 65535 inclusive";
-                MetricsPort = metricsPort;
-                return null;
+                return OwnNumber(values, 0, 65535, n => MetricsPort = n);
             case "metrics-bind":
                 if (values.Length != 1) return "wrong number of arguments";
                 if (!System.Net.IPAddress.TryParse(values[0], out _) && values[0] != "localhost")

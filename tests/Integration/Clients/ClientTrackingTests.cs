@@ -352,17 +352,9 @@ public sealed class ClientTrackingTests
     [RedisFact]
     public void Tracking_OverMaxKeys_NextCommandInvalidatesFirst()
     {
-        using var reference = ReferenceRedis.StartOrNull() ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
-        var server = TestServer.Start(2);
-        try
-        {
-            Check(reference.Connect);
-            Check(server.Connect);
-        }
-        finally
-        {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
-        }
+        using var servers = new PairedServers();
+        Check(servers.ConnectTheirs);
+        Check(servers.ConnectOurs);
 
         static void Check(Func<RespClient> connect)
         {

@@ -34,17 +34,9 @@ public sealed class WaitTests
     [RedisFact]
     public void Wait_ForReplicas_BlocksUntilTimeoutOrUnblock()
     {
-        using var reference = ReferenceRedis.StartOrNull() ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
-        var server = TestServer.Start(2);
-        try
-        {
-            Check(reference.Connect);
-            Check(server.Connect);
-        }
-        finally
-        {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
-        }
+        using var servers = new PairedServers();
+        Check(servers.ConnectTheirs);
+        Check(servers.ConnectOurs);
 
         static void Check(Func<RespClient> connect)
         {

@@ -274,7 +274,7 @@ internal sealed class AclStore
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            return $"Error loading ACLs, opening file '{path}': {(ex is FileNotFoundException or DirectoryNotFoundException ? "No such file or directory" : ex.Message)}";
+            return $"Error loading ACLs, opening file '{path}': {Common.SystemErrors.Describe(ex)}";
         }
         var errors = new StringBuilder();
         var loaded = new SortedDictionary<string, AclUserState>(StringComparer.Ordinal);

@@ -49,7 +49,7 @@ internal static class ConfigFile
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            throw new ConfigFileException($"Fatal error, can't open config file '{path}': {Reason(ex)}") { LogLine = true };
+            throw new ConfigFileException($"Fatal error, can't open config file '{path}': {SystemErrors.Describe(ex)}") { LogLine = true };
         }
     }
 
@@ -130,7 +130,7 @@ internal static class ConfigFile
         {
             string old = File.Exists(path) ? File.ReadAllText(path, System.Text.Encoding.Latin1) : "";
             // With an aclfile the users live there (and the file's user lines go); else one line per user.
-            IReadOnlyList<string>? users = server.Config.Value("aclfile").Length > 0
+            IReadOnlyList<string>? users = server.Config.AclFile.Length > 0
                 ? null
                 : server.Acl.Describe().Split('\n', StringSplitOptions.RemoveEmptyEntries);
             string text = server.Config.Rewrite(old, users, ServerOptions.OwnDirectives);
@@ -148,14 +148,8 @@ internal static class ConfigFile
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
             try { File.Delete(tmp); } catch (Exception e) when (e is IOException or UnauthorizedAccessException) { }
-            return Reason(ex);
+            return SystemErrors.Describe(ex);
         }
     }
 
-    private static string Reason(Exception ex) => ex switch
-    {
-        FileNotFoundException or DirectoryNotFoundException => "No such file or directory",
-        UnauthorizedAccessException => "Permission denied",
-        _ => ex.Message,
-    };
 }

@@ -13,9 +13,6 @@ internal sealed partial class ConfigRegistry
     /// <summary>Directives that are not parameters but are kept as written (ours and Redis's).</summary>
     private static readonly string[] KeptDirectives = ["include", "rename-command", "user", "loadmodule", "sentinel"];
 
-    /// <summary>The values a fresh registry holds, the baseline for "changed from the default".</summary>
-    private static readonly Lazy<ConfigRegistry> Defaults = new(() => new ConfigRegistry(null));
-
     /// <summary>
     /// The new text of a configuration file whose current text is <paramref name="old"/>. Comments,
     /// blank lines, order and directives that are not parameters stay; each parameter takes the
@@ -85,7 +82,7 @@ internal sealed partial class ConfigRegistry
     private void RewriteParam(RewriteState state, Param p)
     {
         string value = Current(p);
-        string initial = Defaults.Value.Current(p);
+        string initial = p.DefaultCanonical!; // set by the first registry made, this one at the latest
         long number = _numbers[p.Index];
         bool changed = value != initial;
         switch (p.Kind)

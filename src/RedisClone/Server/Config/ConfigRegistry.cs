@@ -420,25 +420,6 @@ internal sealed partial class ConfigRegistry
     public static bool IsKnown(string name) => ByName.ContainsKey(name);
 
     /// <summary>
-    /// Sets a parameter from the command line or a config file: immutable ones too. Multi-word
-    /// values are split on runs of spaces. Returns null or an error text.
-    /// </summary>
-    public string? Set(string name, string value)
-    {
-        if (!ByName.TryGetValue(name, out var hit)) return $"Bad directive or wrong number of arguments";
-        var p = hit.Param;
-        lock (_gate)
-        {
-            string? error = StartupCheck(p, value);
-            if (error != null) return error;
-            error = Parse(p, SplitStartup(p, value), out string canonical, out long number);
-            if (error != null) return error;
-            Commit(p, canonical, number);
-            return null;
-        }
-    }
-
-    /// <summary>
     /// Sets a parameter from a configuration line (file, standard input or command line), immutable
     /// ones too, with redis.conf's rules: a single-value parameter takes exactly one word; a
     /// multi-value one takes its words, or one word split again (<c>save "900 1 300 10"</c>); every

@@ -1,11 +1,9 @@
 using System.Text;
-using RedisClone.Tests.Infrastructure;
-
-namespace RedisClone.Tests.Security;
+namespace RedisClone.Tests.Infrastructure;
 
 /// <summary>
 /// A private redis-server and a private RedisClone started with the same options (a password, users,
-/// protected mode...), for security tests that change server-wide state. <see cref="Compare"/> runs
+/// protected mode...), for tests that change server-wide state or need a private server each. <see cref="Compare"/> runs
 /// the same commands on a connection to each and collects the differences.
 /// </summary>
 internal sealed class PairedServers : IDisposable
