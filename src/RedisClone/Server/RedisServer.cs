@@ -25,7 +25,7 @@ internal sealed class RedisServer : IAsyncDisposable
         Options = options;
         Evictor = new RedisClone.Execution.Evictor(this);
         Config = new Config.ConfigRegistry(this);
-        Log = new ServerLog(Config);
+        Log = new ServerLog(Config, options.LogLines, options.LogToConsole);
         Acl = new Commands.Acl.AclStore(this);
         foreach (var d in options.Settings)
         {
@@ -205,6 +205,9 @@ internal sealed class RedisServer : IAsyncDisposable
     }
 
     public int Port => _listeners.Count > 0 ? _listeners[0].EndPoint.Port : Options.Port;
+
+    /// <summary>The first plain (not TLS) listener's bound address and port, or null when there is none.</summary>
+    public IPEndPoint? EndPoint => _listeners.Count > 0 ? _listeners[0].EndPoint : null;
 
     /// <summary>The port the TLS listeners are bound to; 0 when there are none.</summary>
     public int TlsPort => Volatile.Read(ref _tlsListeners) is { Count: > 0 } tls ? tls[0].EndPoint.Port : 0;

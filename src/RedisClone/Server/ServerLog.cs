@@ -9,7 +9,8 @@ namespace RedisClone.Server;
 /// the mark after the time is the level (<c>.</c> debug, <c>-</c> verbose, <c>*</c> notice,
 /// <c>#</c> warning). Lines below <c>loglevel</c> (read at each line: CONFIG SET changes it) are
 /// dropped; the rest go to standard output, or to <c>logfile</c> when one is configured, through
-/// Serilog's console and file sinks.
+/// Serilog's console and file sinks. A server embedded in another program (<see cref="RedisCloneServer"/>)
+/// writes nothing to standard output: its lines go to its owner's callback, or nowhere.
 /// </summary>
 internal sealed class ServerLog : IDisposable
 {
@@ -20,10 +21,17 @@ internal sealed class ServerLog : IDisposable
 
     private readonly Config.ConfigRegistry _config;
     private readonly Lazy<Serilog.Core.Logger> _logger;
+    private readonly Action<string>? _lines;
+    private readonly bool _console;
 
-    public ServerLog(Config.ConfigRegistry config)
+    /// <param name="config">Where loglevel and logfile are read.</param>
+    /// <param name="lines">Receives each line (without its line break) when no logfile is configured, instead of standard output.</param>
+    /// <param name="console">False: with neither a logfile nor <paramref name="lines"/>, lines are dropped (an embedded server).</param>
+    public ServerLog(Config.ConfigRegistry config, Action<string>? lines = null, bool console = true)
     {
         _config = config;
+        _lines = lines;
+        _console = console;
         // Read now: the first line may be written when no descriptor is left to open /etc/localtime
         // (the accept loop logs running out of them), and a failed read would leave the log in UTC.
         _ = TimeZoneInfo.Local;
@@ -47,6 +55,7 @@ internal sealed class ServerLog : IDisposable
             _ => int.MaxValue, // "nothing"
         };
         if ((int)level < threshold) return;
+        if (!_console && _lines == null && _config.LogFile.Length == 0) return;
         // Redis's debug < verbose < notice < warning onto Serilog's Verbose < Debug < Information < Warning.
         var serilogLevel = level switch
         {
@@ -65,11 +74,27 @@ internal sealed class ServerLog : IDisposable
             .Enrich.WithProperty("Pid", Environment.ProcessId);
         string file = _config.LogFile;
         // Invariant culture: English month names, as Redis prints them, without culture data.
-        configuration = file.Length == 0
-            ? configuration.WriteTo.Console(outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture,
-                theme: Serilog.Sinks.SystemConsole.Themes.ConsoleTheme.None)
-            : configuration.WriteTo.File(file, outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture, shared: true);
+        if (file.Length > 0)
+            configuration = configuration.WriteTo.File(file, outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture, shared: true);
+        else if (_lines != null)
+            configuration = configuration.WriteTo.Sink(new LineSink(_lines));
+        else
+            configuration = configuration.WriteTo.Console(outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture,
+                theme: Serilog.Sinks.SystemConsole.Themes.ConsoleTheme.None);
         return configuration.CreateLogger();
+    }
+
+    /// <summary>Formats each event as the other sinks do and hands the line, without its line break, to a callback.</summary>
+    private sealed class LineSink(Action<string> lines) : Serilog.Core.ILogEventSink
+    {
+        private readonly Serilog.Formatting.Display.MessageTemplateTextFormatter _format = new(Template, CultureInfo.InvariantCulture);
+
+        public void Emit(LogEvent logEvent)
+        {
+            var text = new StringWriter(CultureInfo.InvariantCulture);
+            _format.Format(logEvent, text);
+            lines(text.ToString().TrimEnd('\r', '\n'));
+        }
     }
 
     /// <summary>Flushes and closes the sinks (the log file) when the server stops.</summary>

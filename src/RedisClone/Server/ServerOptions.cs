@@ -36,6 +36,15 @@ internal sealed class ServerOptions
     /// <summary>metrics-bind: the address the metrics endpoint listens on (loopback unless asked). Our own directive.</summary>
     public string MetricsBind { get; set; } = "127.0.0.1";
 
+    /// <summary>The name of every directive given (configuration file, standard input, options), lower-cased.</summary>
+    public HashSet<string> Given { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>False for a server embedded in another program: no log on standard output (see <see cref="ServerLog"/>).</summary>
+    public bool LogToConsole { get; set; } = true;
+
+    /// <summary>Receives each log line when no logfile is configured (an embedded server's owner), or null.</summary>
+    public Action<string>? LogLines { get; set; }
+
     /// <summary><c>user</c> directives, for the ACL users.</summary>
     public List<ConfigDirective> Users { get; } = new();
 
@@ -113,6 +122,7 @@ internal sealed class ServerOptions
         var lastSetting = new Dictionary<string, ConfigDirective>(StringComparer.Ordinal);
         foreach (var d in directives)
         {
+            o.Given.Add(d.Name);
             string? error = o.Apply(d, check);
             if (error != null) throw new ConfigFileException(error, d.Line, d.Text);
             if (ConfigRegistry.CanonicalName(d.Name) is { } name) lastSetting[name] = d;

@@ -32,7 +32,7 @@ public sealed class LayeringTests
     [Fact]
     public void Sources_ReferenceOnlyLowerLayers()
     {
-        var src = Path.Combine(RepositoryRoot(), "src", "RedisClone");
+        var src = Path.Combine(Infrastructure.Repository.Root, "src", "RedisClone");
         var violations = new List<string>();
         int files = 0;
         foreach (var file in Directory.EnumerateFiles(src, "*.cs", SearchOption.AllDirectories))
@@ -66,12 +66,5 @@ public sealed class LayeringTests
     {
         Assert.Matches(Reference, "using RedisClone.Network;");
         Assert.Equal("Execution", Reference.Match("var x = new RedisClone.Execution.BatchExecutor();").Groups[1].Value);
-    }
-
-    private static string RepositoryRoot()
-    {
-        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir != null; dir = dir.Parent)
-            if (File.Exists(Path.Combine(dir.FullName, "RedisClone.sln"))) return dir.FullName;
-        throw new InvalidOperationException("RedisClone.sln not found above " + AppContext.BaseDirectory);
     }
 }
