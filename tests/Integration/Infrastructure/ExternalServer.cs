@@ -31,11 +31,14 @@ public sealed partial class ExternalServer : IDisposable
         }
     }
 
-    /// <summary>Starts the server under <c>ulimit -n <paramref name="openFiles"/></c> (soft and hard) and waits until it accepts.</summary>
-    public static ExternalServer Start(int openFiles, string extraArgs = "", int timeoutMs = 60_000)
+    /// <summary>
+    /// Starts the server under <c>ulimit -n <paramref name="openFiles"/></c> (soft and hard) and waits until it accepts.
+    /// <paramref name="command"/> runs another build of it (an installed <c>redisclone-server</c>, say) instead of the one beside the tests.
+    /// </summary>
+    public static ExternalServer Start(int openFiles, string extraArgs = "", int timeoutMs = 60_000, string? command = null)
     {
         var ready = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var server = Launch(openFiles, 0, extraArgs, line =>
+        var server = Launch(openFiles, 0, extraArgs, command, line =>
         {
             var m = ReadyLine().Match(line);
             if (m.Success) ready.TrySetResult(int.Parse(m.Groups[1].Value));
@@ -50,9 +53,9 @@ public sealed partial class ExternalServer : IDisposable
     }
 
     /// <summary>The server process under the descriptor limit, its output collected (and shown to <paramref name="onLine"/>).</summary>
-    private static ExternalServer Launch(int openFiles, int port, string extraArgs, Action<string>? onLine)
+    private static ExternalServer Launch(int openFiles, int port, string extraArgs, string? command, Action<string>? onLine)
     {
-        string dll = Path.Combine(AppContext.BaseDirectory, "RedisClone.dll");
+        command ??= $"dotnet '{Path.Combine(AppContext.BaseDirectory, "RedisClone.dll")}'";
         var psi = new ProcessStartInfo("bash")
         {
             RedirectStandardOutput = true,
@@ -60,7 +63,7 @@ public sealed partial class ExternalServer : IDisposable
             UseShellExecute = false,
         };
         psi.ArgumentList.Add("-c");
-        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec dotnet '{dll}' --port {port} --bind 127.0.0.1 {extraArgs}");
+        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec {command} --port {port} --bind 127.0.0.1 {extraArgs}");
         var server = new ExternalServer(Process.Start(psi)!);
         void OnLine(string? line)
         {
@@ -82,7 +85,7 @@ public sealed partial class ExternalServer : IDisposable
     public static ExternalServer StartListening(int openFiles, string extraArgs = "", int timeoutMs = 60_000)
     {
         int port = ReferenceRedis.FreePort();
-        var server = Launch(openFiles, port, extraArgs, null);
+        var server = Launch(openFiles, port, extraArgs, null, null);
         server.Port = port;
         var sw = Stopwatch.StartNew();
         while (sw.ElapsedMilliseconds < timeoutMs && !server._process.HasExited)
@@ -118,6 +121,14 @@ public sealed partial class ExternalServer : IDisposable
     public int OpenDescriptors() => Directory.GetFiles($"/proc/{Pid}/fd").Length;
 
     public bool HasExited => _process.HasExited;
+
+    /// <summary>The exit code once the process has ended within <paramref name="timeoutMs"/>, else null.</summary>
+    public int? WaitForExit(int timeoutMs)
+    {
+        if (!_process.WaitForExit(timeoutMs)) return null;
+        _process.WaitForExit(); // the output read to its end
+        return _process.ExitCode;
+    }
 
     public void Dispose()
     {

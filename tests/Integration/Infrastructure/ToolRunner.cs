@@ -5,8 +5,12 @@ namespace RedisClone.Tests.Infrastructure;
 /// <summary>Runs one of Redis's command-line tools (redis-cli, redis-benchmark) to completion, bounded in time.</summary>
 public static class ToolRunner
 {
-    /// <summary>Runs <paramref name="tool"/>, feeding <paramref name="stdin"/>; returns its exit code and stdout+stderr.</summary>
-    public static (int ExitCode, string Output) Run(string tool, string args, string? stdin = null, int timeoutMs = 120_000)
+    /// <summary>
+    /// Runs <paramref name="tool"/>, feeding <paramref name="stdin"/>; returns its exit code and stdout+stderr.
+    /// <paramref name="environment"/> sets variables for it (a null value removes one).
+    /// </summary>
+    public static (int ExitCode, string Output) Run(string tool, string args, string? stdin = null, int timeoutMs = 120_000,
+        string? workingDirectory = null, IReadOnlyDictionary<string, string?>? environment = null)
     {
         var psi = new ProcessStartInfo(tool, args)
         {
@@ -14,7 +18,13 @@ public static class ToolRunner
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
+            WorkingDirectory = workingDirectory ?? "",
         };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string?>())
+        {
+            if (value == null) psi.Environment.Remove(name);
+            else psi.Environment[name] = value;
+        }
         using var p = Process.Start(psi)!;
         var stdout = p.StandardOutput.ReadToEndAsync();
         var stderr = p.StandardError.ReadToEndAsync();
