@@ -209,6 +209,13 @@ public sealed class EmbeddedServerTests
     }
 
     [Fact]
+    public void PublicApi_OnlyTheEmbeddingTypes()
+    {
+        var exported = typeof(RedisCloneServer).Assembly.GetExportedTypes().Select(t => t.FullName).Order();
+        Assert.Equal(["RedisClone.RedisCloneOptions", "RedisClone.RedisCloneServer"], exported);
+    }
+
+    [Fact]
     public void Readme_EmbeddingExample_IsTheTestedFile()
     {
         string example = File.ReadAllText(Path.Combine(Repository.Root, "tests", "Integration", "Clients", "EmbeddedServerReadmeExample.cs"));
