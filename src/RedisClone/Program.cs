@@ -23,6 +23,8 @@ internal static class Program
             case "-h" or "--help":
                 Console.Error.WriteLine(ServerInfo.Usage);
                 return 1; // as redis-server
+            case "--ping":
+                return PingProbe.Run(args.AsSpan(1)); // a container's health check (no redis-cli there)
             case "--test-memory" or "--check-system":
                 Console.Error.WriteLine($"{args[0]} is a redis-server tool for checking the machine; this server does not have it.");
                 return 1;

@@ -22,6 +22,9 @@ internal static class ServerInfo
                RedisClone -                 reads the configuration from standard input
                RedisClone -v or --version   prints the version and exits
                RedisClone -h or --help      prints this text
+               RedisClone --ping [host] [port]
+                                            asks a running server for PONG (default 127.0.0.1 6379,
+                                            password from REDISCLI_AUTH): exit 0 if it answers, else 1
 
         The configuration file uses redis.conf's syntax (one directive per line, `include` for more
         files). Each option is a directive written as --name value; standard input ('-', first or
