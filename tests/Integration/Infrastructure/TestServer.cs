@@ -53,6 +53,9 @@ public sealed class TestServer : IAsyncDisposable
         if (!extraArgs.Contains("--save")) args.AddRange(["--save", ""]);
         string? ownDir = null;
         if (!extraArgs.Contains("--dir")) args.AddRange(["--dir", ownDir = Directory.CreateTempSubdirectory("redisclone-test-").FullName]);
+        // REDISCLONE_TEST_TRANSPORT=sockets runs every in-process server on the other transport.
+        if (Environment.GetEnvironmentVariable("REDISCLONE_TEST_TRANSPORT") is { Length: > 0 } transport && !extraArgs.Contains("--transport"))
+            args.AddRange(["--transport", transport]);
         args.AddRange(extraArgs);
         var server = new RedisServer(ServerOptions.Parse(args.ToArray()));
         try
@@ -68,19 +71,11 @@ public sealed class TestServer : IAsyncDisposable
     }
 
     /// <summary>
-    /// A private server whose sockets use .NET's asynchronous socket engine, the transport used where
-    /// the epoll event loops are not available (anything but Linux).
+    /// A private server on <c>--transport sockets</c> (Pipelines.Sockets.Unofficial), the transport used
+    /// where the epoll event loops are not available (anything but Linux) and for TLS.
     /// </summary>
-    public static TestServer StartWithSocketEngine(int shards = 4)
-    {
-        string ownDir = Directory.CreateTempSubdirectory("redisclone-test-").FullName;
-        var options = ServerOptions.Parse(["--port", "0", "--bind", "127.0.0.1", "--shards", shards.ToString(),
-            "--save", "", "--dir", ownDir]);
-        options.DotNetSockets = true;
-        var server = new RedisServer(options);
-        server.Start();
-        return new TestServer(server, ownDir);
-    }
+    public static TestServer StartWithSocketEngine(int shards = 4, params string[] args)
+        => Start(shards, ["--transport", "sockets", .. args]);
 
     /// <summary>A key prefix no other test uses, so tests can share <see cref="Shared"/>.</summary>
     public static string KeyPrefix(string test) => $"{test}:{Interlocked.Increment(ref _prefixCounter)}:";
