@@ -10,30 +10,30 @@ namespace RedisClone.Network;
 /// <summary>
 /// A client socket served by Pipelines.Sockets.Unofficial (<c>--transport sockets</c>; the only
 /// transport off Linux): its <see cref="SocketConnection"/> runs the receive and send loops over
-/// .NET's asynchronous sockets between two pipes. TLS clients (on every platform) get the same two
-/// loops here, over an <see cref="SslStream"/>. This class adds what the server needs on top: the
-/// byte counters of INFO, CLIENT LIST's buffer sizes, wake-ups that never run the connection on a
-/// foreign thread, and a close that waits for the last replies.
+/// .NET's asynchronous sockets between two pipes; for TLS clients (on every platform) its
+/// <see cref="StreamConnection"/> does the same over an <see cref="SslStream"/>. This class adds
+/// what the server needs on top: the byte counters of INFO, CLIENT LIST's buffer sizes, wake-ups
+/// that never run the connection on a foreign thread, and a close that waits for the last replies.
 /// </summary>
 /// <remarks>
 /// <para>Threads: every scheduler is inline, so a receive that completes runs the connection's read
-/// loop on the thread that completed it (a thread-pool thread: .NET's socket engine hands
-/// completions to the pool), and the replies it flushes are sent from there too: no thread hop per
+/// loop on the thread that completed it (the runtime's socket engine thread, as Program asks for
+/// inline socket completions; a thread-pool thread otherwise), and the replies it flushes are sent
+/// from there too, much as one epoll loop serves its sockets: no thread hop per
 /// batch, and nothing queued to the pool (which would allocate) on the way. The exceptions are the
 /// wake-ups other threads cause (a pub/sub publisher, CLIENT KILL): they go through the thread pool,
 /// or the connection's loop would run on the publisher's thread, inside whatever it holds; and a
 /// receive loop paused by backpressure resumes on the pool.</para>
 /// <para>Backpressure as with the epoll loops: the read loop stops reading while the replies back
-/// up (its flush waits once 1 MB is queued for the socket), the input pipe then pauses the receive
+/// up (its flush waits while 64 KB are queued for the socket), the input pipe then pauses the receive
 /// loop at 1 MB, and TCP pushes back on the client.</para>
-/// <para>CLIENT LIST: qbuf is what the input pipe holds, omem the replies written and not yet sent,
-/// shown as 16 KB reply blocks.</para>
-/// <para>Why TLS does not use the library's stream adapter (<c>StreamConnection.GetDuplex</c>): it
-/// reads into whatever room is left in the pipe's current segment (a few bytes, at times), so a
-/// pipelined batch reaches the connection in pieces, each answered with its own flush and TLS record.
-/// Measured against the loops below with redis-benchmark --tls at pipeline 16 (50 clients), it gave
-/// 0.32x (SET) and 0.22x (GET) of their requests per second, and 1.2-1.5x their CPU per request
-/// (see the README's TLS section).</para>
+/// <para>CLIENT LIST: qbuf is what the input pipe holds (0 over TLS: the stream pipes do not say),
+/// omem the replies written and not yet sent, shown as 16 KB reply blocks.</para>
+/// <para>TLS differs in one thing: the connection's read loop resumes on the thread pool, not inline,
+/// so that decrypting, running and encrypting batches spreads over the cores. With inline resumption
+/// redis-benchmark --tls at pipeline 16 (50 clients) made 0.2-0.4x the requests per second of the
+/// hand-written stream loops this replaced; scheduled on the pool, about the same (0.72x-1.42x in
+/// one noisy run, CPU per request within 10%), as hand-written loops over the same pipes were.</para>
 /// </remarks>
 internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
 {
@@ -47,9 +47,7 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.ThreadPool,
         minimumSegmentSize: Segment, useSynchronizationContext: false);
 
-    // TLS: the connection's read loop resumes on the thread pool, not inline on the thread that
-    // completed the read: decrypting, running and encrypting a batch is heavy enough that spreading TLS
-    // clients over the pool's threads pays (measured: see the remarks above).
+    // TLS: the connection's read loop resumes on the thread pool (see the remarks above).
     private static readonly PipeOptions TlsInputOptions = new(
         pauseWriterThreshold: 1 << 20, resumeWriterThreshold: 1 << 19,
         readerScheduler: PipeScheduler.ThreadPool, writerScheduler: PipeScheduler.ThreadPool,
@@ -62,11 +60,10 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
 
     private readonly Socket _socket;
     private readonly SocketConnection? _connection; // plain sockets
-    private readonly Pipe? _tlsInput; // TLS: the pipes our own loops fill from and drain into _ssl
+    private readonly IMeasuredDuplexPipe? _tlsPipe; // TLS: the library's stream pipes over _ssl
     private readonly SslStream? _ssl;
     private readonly PipeReader _pipeInput;
     private readonly PipeWriter _pipeOutput;
-    private long _tlsSent, _tlsReceived;
     private readonly ServerStats _stats;
     private readonly CountingReader _input;
     private readonly CountingWriter _output;
@@ -88,24 +85,21 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
                 SocketConnectionOptions.InlineReads | SocketConnectionOptions.InlineWrites);
             _pipeInput = _connection.Input;
             _pipeOutput = _connection.Output;
-            // The end of each of its loops, without reading or writing. Obsolete (a PipeReader or
-            // PipeWriter other than Pipe's may not call them), but these are Pipe's: half-closed and
-            // killed clients, blocked ones among them, and the last replies before a close are tested
-            // under this transport.
-#pragma warning disable CS0618
-            _pipeInput.OnWriterCompleted(static (_, state) => ((PipelinesTransport)state!).InputEnded(), this);
-            _pipeOutput.OnReaderCompleted(static (_, state) => ((PipelinesTransport)state!)._sendEnded.TrySetResult(), this);
-#pragma warning restore CS0618
         }
         else
         {
-            _tlsInput = new Pipe(TlsInputOptions);
-            var tlsOutput = new Pipe(OutputOptions);
-            _pipeInput = _tlsInput.Reader;
-            _pipeOutput = tlsOutput.Writer;
-            _ = ReceiveFromStreamAsync(ssl, _tlsInput.Writer);
-            _ = SendToStreamAsync(ssl, tlsOutput.Reader);
+            _tlsPipe = (IMeasuredDuplexPipe)StreamConnection.GetDuplex(ssl, OutputOptions, TlsInputOptions);
+            _pipeInput = _tlsPipe.Input;
+            _pipeOutput = _tlsPipe.Output;
         }
+        // The end of each loop, without reading or writing. Obsolete (a PipeReader or PipeWriter other
+        // than Pipe's may not call them), but both the socket and the stream pipes are Pipe's:
+        // half-closed and killed clients, blocked ones among them, and the last replies before a close
+        // are tested under this transport, TLS included.
+#pragma warning disable CS0618
+        _pipeInput.OnWriterCompleted(static (_, state) => ((PipelinesTransport)state!).InputEnded(), this);
+        _pipeOutput.OnReaderCompleted(static (_, state) => ((PipelinesTransport)state!)._sendEnded.TrySetResult(), this);
+#pragma warning restore CS0618
         _input = new CountingReader(this, _pipeInput);
         _output = new CountingWriter(this, _pipeOutput);
     }
@@ -126,10 +120,12 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
     public CancellationToken Closed => _closedSource.Token;
 
     /// <summary>Bytes the send loop has handed to the socket (or the TLS stream).</summary>
-    private long SentBytes => _connection?.BytesSent ?? Interlocked.Read(ref _tlsSent);
+    /// <remarks>The stream pipes' two counters are named the other way round (2.2.16):
+    /// TotalBytesReceived is what they wrote to the stream.</remarks>
+    private long SentBytes => _connection?.BytesSent ?? _tlsPipe!.TotalBytesReceived;
 
-    /// <summary>Bytes the receive loop has taken from the socket (or the TLS stream).</summary>
-    private long ReceivedBytes => _connection?.BytesRead ?? Interlocked.Read(ref _tlsReceived);
+    /// <summary>Bytes the receive loop has taken from the socket (or the TLS stream); see <see cref="SentBytes"/>.</summary>
+    private long ReceivedBytes => _connection?.BytesRead ?? _tlsPipe!.TotalBytesSent;
 
     /// <summary>The buffers as CLIENT LIST reports them; any thread.</summary>
     public ClientBufferUsage Measure()
@@ -140,7 +136,7 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         long query = 0;
         try
         {
-            query = _connection?.GetCounters().BytesWaitingToBeRead ?? SocketConnection.Counters.GetPipeLength(_tlsInput!);
+            query = _connection?.GetCounters().BytesWaitingToBeRead ?? 0; // the stream pipes do not say
         }
         catch (ObjectDisposedException)
         {
@@ -180,51 +176,6 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         _connection?.Dispose();
         _socket.Dispose();
         _closedSource.Dispose();
-    }
-
-    /// <summary>TLS: decrypted bytes into the input pipe, at least 8 KB of room per read.</summary>
-    private async Task ReceiveFromStreamAsync(SslStream ssl, PipeWriter writer)
-    {
-        try
-        {
-            while (true)
-            {
-                int n = await ssl.ReadAsync(writer.GetMemory(8192));
-                if (n == 0) break;
-                writer.Advance(n);
-                Interlocked.Add(ref _tlsReceived, n);
-                var flush = await writer.FlushAsync();
-                if (flush.IsCompleted || flush.IsCanceled) break;
-            }
-        }
-        catch (Exception ex) when (ex is IOException or SocketException or ObjectDisposedException or InvalidOperationException)
-        {
-            // The socket failed or was closed (a bad TLS record is an IOException too).
-        }
-        InputEnded();
-        await writer.CompleteAsync();
-    }
-
-    /// <summary>TLS: every flushed reply through the stream, a record per pipe segment.</summary>
-    private async Task SendToStreamAsync(SslStream ssl, PipeReader reader)
-    {
-        try
-        {
-            while (true)
-            {
-                var result = await reader.ReadAsync();
-                var buffer = result.Buffer;
-                foreach (var segment in buffer) await ssl.WriteAsync(segment);
-                Interlocked.Add(ref _tlsSent, buffer.Length);
-                reader.AdvanceTo(buffer.End);
-                if (result.IsCompleted || result.IsCanceled) break;
-            }
-        }
-        catch (Exception ex) when (ex is IOException or SocketException or ObjectDisposedException or InvalidOperationException)
-        {
-        }
-        await reader.CompleteAsync();
-        _sendEnded.TrySetResult();
     }
 
     private void InputEnded()
