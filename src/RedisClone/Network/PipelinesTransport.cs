@@ -174,8 +174,7 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         CountInput();
         if (_ssl != null) await _ssl.DisposeAsync();
         _connection?.Dispose();
-        _socket.Dispose();
-        _closedSource.Dispose();
+        _socket.Dispose(); // _closedSource stays: the session may still look at its token while it ends
     }
 
     private void InputEnded()
