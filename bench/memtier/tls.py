@@ -7,8 +7,8 @@ redis-benchmark --tls --cacert runs SET and GET (-r 100000, -d 32) from --client
 pipeline 1 and 16, --requests requests per run, alternating which server goes first (--rounds),
 and the same on the plain ports for comparison. Prints the median requests per second of each
 and the ratio RedisClone/redis-server, and for each server TLS/plain. Every run is bounded by its
-request count. (RedisClone serves TLS through .NET's SslStream over its Pipe-based socket path,
-not its epoll loops: see the README's TLS section.)
+request count. (RedisClone serves TLS through .NET's SslStream and Pipelines.Sockets.Unofficial's
+stream pipes, not its epoll loops: see the README's TLS section.)
 """
 import argparse, os, statistics, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

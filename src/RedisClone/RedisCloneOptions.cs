@@ -46,7 +46,4 @@ public sealed class RedisCloneOptions
     /// so it must be thread-safe and quick; <c>--loglevel</c> chooses how much it gets.
     /// </summary>
     public Action<string>? Log { get; set; }
-
-    /// <summary>Serve sockets with .NET's socket engine where the epoll event loops would run (tests of that path).</summary>
-    internal bool DotNetSockets { get; set; }
 }

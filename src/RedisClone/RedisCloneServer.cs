@@ -150,7 +150,6 @@ public sealed class RedisCloneServer : IAsyncDisposable
             var serverOptions = ServerOptions.Parse(args.ToArray());
             serverOptions.LogToConsole = false;
             serverOptions.LogLines = lines ?? options.Log;
-            serverOptions.DotNetSockets = options.DotNetSockets;
             server = new RedisServer(serverOptions);
             server.Start();
             server.Log.Notice($"Running mode={ServerInfo.Mode}, port={server.Port}, shards={server.Shards.Count}, " +

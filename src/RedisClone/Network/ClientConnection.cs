@@ -91,21 +91,18 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
     }
 
-    /// <summary>Elsewhere: .NET's asynchronous socket operations between two pipes.</summary>
+    /// <summary>Elsewhere, or with <c>--transport sockets</c>: Pipelines.Sockets.Unofficial's socket pipes.</summary>
     private static Task ServeOnSocketAsync(RedisServer server, Socket socket)
-        => ServeOnTransportAsync(server, socket, new SocketTransport(socket, server.Stats), socket.RemoteEndPoint, socket.LocalEndPoint, null);
+        => ServeOnPipelinesAsync(server, PipelinesTransport.ForSocket(socket, server.Stats), socket.RemoteEndPoint, socket.LocalEndPoint);
 
-    /// <summary>Serves a client through .NET's socket engine until it ends; then the socket (and the TLS stream) go.</summary>
-    private static async Task ServeOnTransportAsync(RedisServer server, Socket socket, SocketTransport transport, EndPoint? remote,
-        EndPoint? local, System.Net.Security.SslStream? ssl)
+    /// <summary>Serves a client through <see cref="PipelinesTransport"/> until it ends; then the socket (and the TLS stream) go.</summary>
+    private static async Task ServeOnPipelinesAsync(RedisServer server, PipelinesTransport transport, EndPoint? remote, EndPoint? local)
     {
         var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed);
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {
-            var io = transport.RunAsync();
             await connection.ProcessLoopAsync();
-            await io;
         }
         catch (Exception)
         {
@@ -113,8 +110,9 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
         finally
         {
-            if (ssl != null) await ssl.DisposeAsync();
-            socket.Dispose();
+            // A killed client's replies are dropped; any other's are sent before the socket goes.
+            if (connection.Session.Killed) transport.Close();
+            await transport.DisposeAsync();
             await connection.EndSessionAsync();
         }
     }
@@ -125,8 +123,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     /// <summary>
     /// A client of the TLS port: the handshake with the context current at accept (a CONFIG SET of
     /// the certificates applies to connections made after it), then the same reading, parsing and
-    /// replying as any client, through .NET's socket engine with an SslStream between the socket and
-    /// the pipes. A failed handshake closes the socket, logged at verbose level as Redis logs it.
+    /// replying as any client, through Pipelines.Sockets.Unofficial's stream pipes over an SslStream. A failed handshake closes the socket, logged at verbose level as Redis logs it.
     /// </summary>
     public static async Task ServeTlsAsync(RedisServer server, Socket socket, TlsContext context, TlsClientAuth auth)
     {
@@ -147,7 +144,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
             socket.Dispose();
             return;
         }
-        await ServeOnTransportAsync(server, socket, new SocketTransport(socket, server.Stats, ssl), remote, local, ssl);
+        await ServeOnPipelinesAsync(server, PipelinesTransport.ForTls(socket, ssl, server.Stats), remote, local);
     }
 
     /// <summary>Drops what the client held on the server: watches, subscriptions, its CLIENT LIST entry.</summary>

@@ -131,7 +131,7 @@ internal sealed class RedisServer : IAsyncDisposable
     public ServerLog Log { get; }
     public ShardSet Shards { get; }
 
-    /// <summary>The epoll loops that serve client sockets (Linux); null where .NET's socket engine does.</summary>
+    /// <summary>The epoll loops that serve client sockets (Linux, --transport epoll); null where Pipelines.Sockets.Unofficial does.</summary>
     public Network.Epoll.EventLoopGroup? EventLoops { get; private set; }
     public CommandTable Commands { get; } = CommandTable.Instance;
 
@@ -299,7 +299,7 @@ internal sealed class RedisServer : IAsyncDisposable
     public void Start()
     {
         Shards.Start();
-        if (Network.Epoll.EventLoop.IsSupported && !Options.DotNetSockets)
+        if (Options.Transport == ServerOptions.TransportKind.Epoll)
         {
             EventLoops = new Network.Epoll.EventLoopGroup(Options.IoThreads);
             EventLoops.Start();

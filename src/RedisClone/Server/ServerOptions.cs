@@ -22,8 +22,14 @@ internal sealed class ServerOptions
     /// </summary>
     public int IoThreads { get; set; } = Math.Clamp(Environment.ProcessorCount / 2, 1, 64);
 
-    /// <summary>Serve sockets with .NET's asynchronous socket engine even where the epoll loops run (tests of that path).</summary>
-    internal bool DotNetSockets { get; set; }
+    /// <summary>
+    /// transport: what serves the plain port's client sockets (our own directive). <c>epoll</c>, the
+    /// default on Linux and only there: the <see cref="IoThreads"/> event loops of Network/Epoll;
+    /// <c>sockets</c>: Pipelines.Sockets.Unofficial over .NET's asynchronous sockets (the default
+    /// elsewhere). The TLS port always uses the latter.
+    /// </summary>
+    public TransportKind Transport { get; set; } = Network.Epoll.EventLoop.IsSupported ? TransportKind.Epoll : TransportKind.Sockets;
+
     /// <summary>The configuration file's absolute path (the first argument), or null.</summary>
     public string? ConfigFile { get; set; }
 
@@ -48,8 +54,11 @@ internal sealed class ServerOptions
     /// <summary><c>user</c> directives, for the ACL users.</summary>
     public List<ConfigDirective> Users { get; } = new();
 
+    /// <summary>Values of the <c>transport</c> directive.</summary>
+    public enum TransportKind { Epoll, Sockets }
+
     /// <summary>This server's own start-up directives (not Redis parameters; CONFIG REWRITE keeps their lines).</summary>
-    public static readonly string[] OwnDirectives = ["shards", "metrics-port", "metrics-bind"];
+    public static readonly string[] OwnDirectives = ["shards", "metrics-port", "metrics-bind", "transport"];
 
     /// <summary>Directives Redis 7.2 still accepts and ignores.</summary>
     private static readonly string[] Deprecated = ["list-max-ziplist-entries", "list-max-ziplist-value", "lua-replicate-commands"];
@@ -176,6 +185,21 @@ internal sealed class ServerOptions
                     return "argument must be an IP address";
                 MetricsBind = values[0];
                 return null;
+            case "transport":
+                if (values.Length != 1) return "wrong number of arguments";
+                switch (values[0].ToLowerInvariant())
+                {
+                    case "sockets":
+                        Transport = TransportKind.Sockets;
+                        return null;
+                    case "epoll" when Network.Epoll.EventLoop.IsSupported:
+                        Transport = TransportKind.Epoll;
+                        return null;
+                    case "epoll":
+                        return "the epoll transport needs Linux; use 'transport sockets' here";
+                    default:
+                        return "argument must be 'epoll' or 'sockets'";
+                }
             case "user" when values.Length >= 1:
                 Users.Add(d);
                 return null;

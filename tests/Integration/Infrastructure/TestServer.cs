@@ -40,19 +40,26 @@ public sealed class TestServer : IAsyncDisposable
         => Start(new RedisCloneOptions { ConfigFile = configFile, Arguments = extraArgs });
 
     /// <summary>
-    /// A private server whose sockets use .NET's asynchronous socket engine, the transport used where
-    /// the epoll event loops are not available (anything but Linux).
+    /// A private server on <c>--transport sockets</c> (Pipelines.Sockets.Unofficial), the transport used
+    /// where the epoll event loops are not available (anything but Linux) and for TLS.
     /// </summary>
-    public static TestServer StartWithSocketEngine(int shards = 4)
-        => Start(new RedisCloneOptions { Arguments = ["--shards", shards.ToString()], DotNetSockets = true });
+    public static TestServer StartWithSocketEngine(int shards = 4, params string[] args)
+        => Start(shards, ["--transport", "sockets", .. args]);
 
     /// <summary>
     /// Started as the public embedding API starts a server (RedisCloneServer): unless the test says
     /// otherwise, a free port on 127.0.0.1, no save points and a directory of its own, so a test
     /// server neither writes dump.rdb where the tests run nor loads one another server left there.
-    /// The server's own exceptions come through (tests assert on them).
+    /// REDISCLONE_TEST_TRANSPORT=sockets runs every such server on the other transport. The server's
+    /// own exceptions come through (tests assert on them).
     /// </summary>
-    private static TestServer Start(RedisCloneOptions options) => new(RedisCloneServer.Start(options));
+    private static TestServer Start(RedisCloneOptions options)
+    {
+        if (Environment.GetEnvironmentVariable("REDISCLONE_TEST_TRANSPORT") is { Length: > 0 } transport
+            && !options.Arguments.Contains("--transport"))
+            options.Arguments = [.. options.Arguments, "--transport", transport];
+        return new(RedisCloneServer.Start(options));
+    }
 
     /// <summary>A key prefix no other test uses, so tests can share <see cref="Shared"/>.</summary>
     public static string KeyPrefix(string test) => $"{test}:{Interlocked.Increment(ref _prefixCounter)}:";

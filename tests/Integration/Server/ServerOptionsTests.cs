@@ -19,10 +19,29 @@ public class ServerOptionsTests
     [InlineData("--port", "notanumber")]
     [InlineData("--shards", "0")]
     [InlineData("--shards", "65")]
+    [InlineData("--transport", "iouring")]
     public void Parse_BadOptions_Throw(string name, string value)
     {
         var ex = Assert.Throws<RedisClone.Server.Config.ConfigFileException>(() => ServerOptions.Parse([name, value]));
         Assert.Equal(2, ex.Line); // the options follow the (absent) file's text, as in redis-server
         Assert.Equal($"{name.TrimStart('-')} \"{value}\"", ex.Text);
+    }
+
+    [Fact]
+    public void Parse_Transport_DefaultEpollOnLinuxSocketsElsewhere()
+    {
+        var expected = OperatingSystem.IsLinux() ? ServerOptions.TransportKind.Epoll : ServerOptions.TransportKind.Sockets;
+        Assert.Equal(expected, ServerOptions.Parse([]).Transport);
+        Assert.Equal(ServerOptions.TransportKind.Sockets, ServerOptions.Parse(["--transport", "sockets"]).Transport);
+        Assert.Equal(ServerOptions.TransportKind.Sockets, ServerOptions.Parse(["--transport", "SOCKETS"]).Transport);
+        if (OperatingSystem.IsLinux())
+        {
+            Assert.Equal(ServerOptions.TransportKind.Epoll, ServerOptions.Parse(["--transport", "sockets", "--transport", "epoll"]).Transport);
+        }
+        else
+        {
+            var ex = Assert.Throws<RedisClone.Server.Config.ConfigFileException>(() => ServerOptions.Parse(["--transport", "epoll"]));
+            Assert.Contains("needs Linux", ex.Message);
+        }
     }
 }

@@ -155,6 +155,16 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
             return Encoding.ASCII.GetString(buffer, 0, n);
         }
 
+        public void Send(byte[] bytes) => _ssl.Write(bytes);
+
+        /// <summary>Reads exactly <paramref name="count"/> bytes.</summary>
+        public byte[] Read(int count)
+        {
+            var buffer = new byte[count];
+            _ssl.ReadExactly(buffer);
+            return buffer;
+        }
+
         /// <summary>True when the server has ended the connection (end of stream or a reset within 5 s).</summary>
         public bool IsClosed()
         {
@@ -299,6 +309,53 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
         Assert.True(idle.IsClosed());
         using var fresh = new TlsClient(tlsPort, _files.Ca);
         Assert.Equal("+PONG\r\n", fresh.Call("PING"));
+    }
+
+    [Fact]
+    public async Task Tls_PipelinedBigRepliesThenQuit_AllArriveThenClose()
+    {
+        int tlsPort = ReferenceRedis.FreePort();
+        await using var server = Start(tlsPort);
+        var value = new string('t', 300_000);
+        using var c = new TlsClient(tlsPort, _files.Ca);
+        c.Send(RespClient.Encode("SET", "tls:big", value));
+        Assert.Equal("+OK\r\n", Encoding.ASCII.GetString(c.Read(5)));
+        var batch = new MemoryStream();
+        for (int i = 0; i < 20; i++) batch.Write(RespClient.Encode("GET", "tls:big")); // 6 MB of replies
+        batch.Write(RespClient.Encode("QUIT"));
+        c.Send(batch.ToArray());
+        string expected = $"${value.Length}\r\n{value}\r\n";
+        for (int i = 0; i < 20; i++) Assert.Equal(expected, Encoding.ASCII.GetString(c.Read(expected.Length)));
+        Assert.Equal("+OK\r\n", Encoding.ASCII.GetString(c.Read(5)));
+        Assert.True(c.IsClosed());
+    }
+
+    [Fact]
+    public async Task Tls_ClientNotReadingItsReplies_OmemShownThenKilled()
+    {
+        int tlsPort = ReferenceRedis.FreePort();
+        await using var server = Start(tlsPort);
+        using var admin = server.Connect();
+        Assert.Equal("+OK\r\n", admin.Call("SET", "tls:v", new string('v', 64 * 1024)));
+        using var c = new TlsClient(tlsPort, _files.Ca);
+        string id = c.Call("CLIENT ID").Trim().TrimStart(':');
+        var batch = new MemoryStream();
+        for (int i = 0; i < 300; i++) batch.Write(RespClient.Encode("GET", "tls:v")); // 20 MB, never read
+        var sender = Task.Run(() =>
+        {
+            try { c.Send(batch.ToArray()); }
+            catch (Exception) { /* closed by the kill */ }
+        });
+        long omem = 0;
+        await Eventually.WaitFor(() =>
+        {
+            string line = admin.Call("CLIENT", "LIST", "ID", id);
+            omem = long.Parse(line.Split(' ').First(f => f.StartsWith("omem=", StringComparison.Ordinal))[5..]);
+            return omem > 0;
+        }, () => $"omem={omem} for a TLS client that does not read 20 MB of replies");
+        Assert.Equal(":1\r\n", admin.Call("CLIENT", "KILL", "ID", id));
+        await Eventually.WaitFor(() => !admin.Call("CLIENT", "LIST").Contains($"id={id} "), () => "the killed client is still listed");
+        await sender.WaitAsync(TimeSpan.FromSeconds(10));
     }
 
     [Fact]

@@ -7,16 +7,19 @@ namespace RedisClone.Tests.Wire;
 
 /// <summary>
 /// The whole path over a real socket (event loop, receive, parse, shard gates, commands, send)
-/// allocates nothing per command in steady state. Counted process-wide, so it runs in the
+/// allocates nothing per command in steady state, on either transport (the epoll loops, and
+/// Pipelines.Sockets.Unofficial's socket pipes). Counted process-wide, so it runs in the
 /// non-parallel collection; the client side is raw bytes into a reused buffer.
 /// </summary>
 [Collection(ProtocolIsolationCollection.Name)]
 public sealed class EventLoopAllocationTests
 {
-    [Fact]
-    public async Task PipelinedSetGetIncr_OverSocket_AllocateNothingPerCommand()
+    [Theory]
+    [InlineData("epoll")]
+    [InlineData("sockets")]
+    public async Task PipelinedSetGetIncr_OverSocket_AllocateNothingPerCommand(string transport)
     {
-        await using var server = TestServer.Start(shards: 2);
+        await using var server = TestServer.Start(2, "--transport", transport);
         using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         socket.Connect(System.Net.IPAddress.Loopback, server.Port);
 

@@ -11,9 +11,10 @@ namespace RedisClone.Network.Epoll;
 /// and one send, with no thread hop and no async socket machinery in between.
 /// </summary>
 /// <remarks>
-/// Why not Kestrel's receive and send loops over two pipes (Network/SocketTransport.cs, still used
-/// where epoll is not available): measured under memtier at pipeline 1, they cost three async
-/// resumptions and a recv that answers EAGAIN per request on top of this loop's one recv and one send.
+/// Why not receive and send loops over two pipes, Kestrel's way (Network/PipelinesTransport.cs, used
+/// where epoll is not available, for TLS, and with --transport sockets): measured under memtier at
+/// pipeline 1, they cost async resumptions and a recv that answers EAGAIN per request on top of this
+/// loop's one recv and one send (bench/memtier/transport.py compares the two).
 /// Sockets are registered edge-triggered for input and output once; a socket's slot, epoll
 /// registration and file descriptor are created and destroyed only on this thread, so an event
 /// never reaches a closed descriptor or one the kernel has handed to a newer client. Other threads
