@@ -94,7 +94,8 @@ public sealed class StackExchangePair : IDisposable
         if (type.IsPrimitive || o is decimal) return Convert.ToString(o, CultureInfo.InvariantCulture)!;
         var parts = type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
             .Where(p => p.GetIndexParameters().Length == 0)
-            .Select(p => p.Name + "=" + RenderProperty(p, o, depth));
+            .Select(p => p.Name + "=" + RenderProperty(p, o, depth))
+            .Concat(type.GetFields(BindingFlags.Public | BindingFlags.Instance).Select(f => f.Name + "=" + Render(f.GetValue(o), depth + 1))); // tuples
         return (type.Name.StartsWith("<>") ? "" : type.Name) + "{" + string.Join(", ", parts) + "}";
     }
 
