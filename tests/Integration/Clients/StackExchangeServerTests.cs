@@ -177,7 +177,8 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
             var sub = s.Mux.GetSubscriber();
             var got = new System.Collections.Concurrent.ConcurrentQueue<string>();
             var channel = RedisChannel.Literal(ch);
-            await sub.SubscribeAsync(channel, (c, m) => got.Enqueue($"{c}:{m}"));
+            // A queue hands messages over one at a time, in order (a plain handler may run them concurrently).
+            (await sub.SubscribeAsync(channel)).OnMessage(m => got.Enqueue($"{m.Channel}:{m.Message}"));
             long none = await s.Db.PublishAsync(RedisChannel.Literal(ch + "-other"), "x");
             long one = await s.Db.PublishAsync(channel, "first");
             await s.Db.PublishAsync(channel, "second");
@@ -190,5 +191,21 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
             return new { none, one, Messages = got.ToArray(), channels, subscribers, afterUnsubscribe, countAfter };
         });
         await pair.SameOn(s => s.Server.SubscriptionPatternCountAsync());
+    }
+
+    [RedisFact]
+    public async Task PubSub_Resp3PublishToItself_DeliveredInOrderAsRedis()
+    {
+        string ch = _p + "self";
+        await pair.SameOn(async s =>
+        {
+            await using var mux = await ConnectionMultiplexer.ConnectAsync(StackExchangeConnections.Options(s.Port, RedisProtocol.Resp3));
+            var got = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            (await mux.GetSubscriber().SubscribeAsync(RedisChannel.Literal(ch))).OnMessage(m => got.Enqueue((string)m.Message!));
+            var published = Enumerable.Range(0, 50).Select(i => mux.GetDatabase().PublishAsync(RedisChannel.Literal(ch), "m" + i)).ToArray();
+            long[] counts = await Task.WhenAll(published);
+            await Eventually.WaitFor(() => got.Count == 50, () => $"50 messages on {s}, got {got.Count}");
+            return new { Counts = counts.Distinct().ToArray(), Messages = got.ToArray() };
+        });
     }
 }
