@@ -77,7 +77,7 @@ public sealed class StackExchangePair : IDisposable
         {
             case null: return "null";
             case RedisValue v: return v.IsNull ? "nil" : "'" + v + "'";
-            case RedisKey k: return (string?)k is null ? "nil" : "'" + k + "'";
+            case RedisKey k: return (string?)k is { } key ? "'" + key + "'" : "nil";
             case RedisResult r:
                 if (r.IsNull) return "nil";
                 return r.Resp2Type == ResultType.Array ? Render((RedisResult[])r!, depth + 1) : "'" + r + "'";

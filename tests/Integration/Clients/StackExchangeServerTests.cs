@@ -33,7 +33,7 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
         await pair.SameOn(async s => (await s.Server.InfoAsync("replication")).SelectMany(g => g)
             .Where(kv => kv.Key is "role" or "connected_slaves").ToArray());
         Assert.StartsWith("7.2.", (await pair.Ours.Server.InfoAsync("server")).SelectMany(g => g).First(kv => kv.Key == "redis_version").Value);
-        await pair.SameOn(async s => (await s.Server.InfoRawAsync("nosuchsection")).Length);
+        await pair.SameOn(async s => (await s.Server.InfoRawAsync("nosuchsection"))?.Length);
     }
 
     // Fields redis-server 7.0 prints that 7.2 no longer does (7.2.6 src/server.c genRedisInfoString).
@@ -102,7 +102,7 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
         await pair.SameOn(async s =>
         {
             var clients = await s.Server.ClientListAsync();
-            var me = clients.FirstOrDefault(c => c.Name == s.Mux.ClientName && c.Raw.Contains(" cmd=client|list"));
+            var me = clients.FirstOrDefault(c => c.Name == s.Mux.ClientName && c.Raw!.Contains(" cmd=client|list"));
             return new
             {
                 Found = me != null,
@@ -110,13 +110,13 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
                 me?.ClientType,
                 me?.Flags,
                 me?.Protocol,
-                Fields = me?.Raw.Split(' ').Select(f => f.Split('=')[0]).Except(["ssub", "lib-name", "lib-ver"]).ToArray(), // 7.2 adds these
+                Fields = me?.Raw!.Split(' ').Select(f => f.Split('=')[0]).Except(["ssub", "lib-name", "lib-ver"]).ToArray(), // 7.2 adds these
             };
         });
         // Redis 7.2's CLIENT LIST line, field for field (7.2.6 src/networking.c catClientInfoString).
-        var mine = (await pair.Ours.Server.ClientListAsync()).First(c => c.Raw.Contains(" cmd=client|list"));
+        var mine = (await pair.Ours.Server.ClientListAsync()).First(c => c.Raw!.Contains(" cmd=client|list"));
         Assert.Equal("id addr laddr fd name age idle flags db sub psub ssub multi qbuf qbuf-free argv-mem multi-mem rbs rbp obl oll omem tot-mem events cmd user redir resp lib-name lib-ver",
-            string.Join(' ', mine.Raw.Split(' ').Select(f => f.Split('=')[0])));
+            string.Join(' ', mine.Raw!.Split(' ').Select(f => f.Split('=')[0])));
     }
 
     [RedisFact]
