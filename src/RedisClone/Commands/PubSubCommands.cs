@@ -30,16 +30,24 @@ internal static class PubSubCommands
 
     /// <summary>PUBLISH channel message — the number of clients that received it.</summary>
     /// <remarks>Replicas receive it too (not the AOF), so their subscribers hear it, as Redis does without cluster mode.</remarks>
-    public static void Publish(ref CommandContext ctx)
-    {
-        ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard: false));
-        ctx.Propagation?.Force(Storage.PropagationTarget.Replicas);
-    }
+    public static void Publish(ref CommandContext ctx) => Publish(ref ctx, shard: false);
 
     /// <summary>SPUBLISH shardchannel message.</summary>
-    public static void SPublish(ref CommandContext ctx)
+    public static void SPublish(ref CommandContext ctx) => Publish(ref ctx, shard: true);
+
+    /// <summary>
+    /// A RESP3 client subscribed to the channel it publishes to gets its own message right after
+    /// the PUBLISH reply, before the next command's, as Redis 7.2 postpones a push to the executing
+    /// client until its reply is written (7.0 wrote it before the reply). Inside EXEC or a script the
+    /// message is queued as any other, and so arrives after the transaction's or script's reply.
+    /// </summary>
+    private static void Publish(ref CommandContext ctx, bool shard)
     {
-        ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard: true));
+        var self = ctx.Client.InExec || ctx.Client.IsScriptClient ? null : ctx.Client.Subscriber;
+        List<byte[]>? toSelf = null;
+        ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard, self, ref toSelf));
+        if (toSelf != null)
+            foreach (var message in toSelf) ctx.Reply.Raw(message);
         ctx.Propagation?.Force(Storage.PropagationTarget.Replicas);
     }
 

@@ -34,15 +34,17 @@ internal static class CommandRunner
         IBufferWriter<byte> sink, long nowMs, int shard = -1, bool monitor = true)
     {
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
-        long slower = server.Config.SlowlogLogSlowerThan;
         // Every command is timed for SLOWLOG, as Redis times every call (a script's commands too,
-        // under the script client's "?:0"; not the AOF's replay, checked below).
-        bool slowlog = slower >= 0 && (def.Flags & CommandFlags.SkipSlowlog) == 0;
+        // under the script client's "?:0"; not the AOF's replay, checked below). The threshold is
+        // the one in force once the command ran, as Redis reads it: the CONFIG SET that lowers it is
+        // judged by its new value. Admin commands (CONFIG) are timed even while SLOWLOG is off.
+        bool slowlog = (def.Flags & CommandFlags.SkipSlowlog) == 0;
+        bool slowlogOn = server.Config.SlowlogLogSlowerThan >= 0 || (def.Flags & CommandFlags.Admin) != 0;
         // latency-tracking times every command for its histogram, and the latency monitor needs
         // every duration once it is on (latency-monitor-threshold above 0).
         bool latencyTracking = server.Config.LatencyTracking;
         long threshold = server.Config.LatencyMonitorThreshold;
-        bool measure = timed || slowlog || latencyTracking || threshold > 0;
+        bool measure = timed || (slowlog && slowlogOn) || latencyTracking || threshold > 0;
         long start = measure ? Stopwatch.GetTimestamp() : 0;
         // Scripts (EVAL, FCALL and their variants, the commands flagged skip-monitor) show in MONITOR
         // before the commands they run, as Redis's handlers feed themselves first; the feed after the
@@ -85,7 +87,8 @@ internal static class CommandRunner
         if (measure && !server.Rdb.Loading)
         {
             long micros = (end - start) * 1_000_000 / Stopwatch.Frequency;
-            if (slowlog && micros >= slower) LogSlow(server, session, buffer, i, micros);
+            long slower = server.Config.SlowlogLogSlowerThan;
+            if (slowlog && slower >= 0 && micros >= slower) LogSlow(server, session, buffer, i, micros);
             // As Redis: whole microseconds, recorded as nanoseconds (a command under 1 µs counts as 1 ns).
             if (latencyTracking) server.Latencies.Record(def.Id, micros * 1000);
             if (threshold > 0 && micros / 1000 >= threshold)

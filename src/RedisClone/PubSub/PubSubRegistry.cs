@@ -79,8 +79,21 @@ internal sealed class PubSubRegistry
         }
     }
 
-    /// <summary>PUBLISH / SPUBLISH: queues the message to every receiver; returns how many there were.</summary>
+    /// <summary>Publishes on behalf of the server (keyspace notifications): every receiver's message is queued.</summary>
     public int Publish(ReadOnlySpan<byte> channel, ReadOnlySpan<byte> message, bool shard)
+    {
+        List<byte[]>? none = null;
+        return Publish(channel, message, shard, null, ref none);
+    }
+
+    /// <summary>
+    /// PUBLISH / SPUBLISH: queues the message to every receiver; returns how many there were. The
+    /// messages for <paramref name="self"/> (the publishing connection, when it is subscribed too)
+    /// are not queued but handed back in <paramref name="toSelf"/>, for the caller to write right
+    /// after its reply, where Redis 7.2 puts them.
+    /// </summary>
+    public int Publish(ReadOnlySpan<byte> channel, ReadOnlySpan<byte> message, bool shard,
+        ISubscriber? self, ref List<byte[]>? toSelf)
     {
         int receivers = 0;
         byte[]? resp2 = null, resp3 = null;
@@ -91,9 +104,11 @@ internal sealed class PubSubRegistry
             {
                 foreach (var s in list)
                 {
-                    s.Push(s.Protocol == 3
+                    var encoded = s.Protocol == 3
                         ? resp3 ??= Encode(_scratch, 3, shard ? "smessage"u8 : "message"u8, default, channel, message)
-                        : resp2 ??= Encode(_scratch, 2, shard ? "smessage"u8 : "message"u8, default, channel, message));
+                        : resp2 ??= Encode(_scratch, 2, shard ? "smessage"u8 : "message"u8, default, channel, message);
+                    if (s == self) (toSelf ??= []).Add(encoded);
+                    else s.Push(encoded);
                     receivers++;
                 }
             }
@@ -102,7 +117,9 @@ internal sealed class PubSubRegistry
                 foreach (var (pattern, s) in _patterns)
                 {
                     if (!GlobMatcher.IsMatch(pattern, channel)) continue;
-                    s.Push(Encode(_scratch, s.Protocol, "pmessage"u8, pattern, channel, message));
+                    var encoded = Encode(_scratch, s.Protocol, "pmessage"u8, pattern, channel, message);
+                    if (s == self) (toSelf ??= []).Add(encoded);
+                    else s.Push(encoded);
                     receivers++;
                 }
             }

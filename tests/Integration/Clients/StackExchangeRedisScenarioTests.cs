@@ -10,14 +10,8 @@ namespace RedisClone.Tests.Clients;
 /// </summary>
 public sealed class StackExchangeRedisScenarioTests
 {
-    private static ConfigurationOptions Options(int port, RedisProtocol protocol = RedisProtocol.Resp2) => new()
-    {
-        EndPoints = { { "127.0.0.1", port } },
-        ConnectTimeout = 10_000,
-        SyncTimeout = 10_000,
-        AbortOnConnectFail = false,
-        Protocol = protocol,
-    };
+    private static ConfigurationOptions Options(int port, RedisProtocol protocol = RedisProtocol.Resp2)
+        => StackExchangeConnections.Options(port, protocol);
 
     [Fact]
     public async Task Connect_Log_HasNoWarningOrFailure()

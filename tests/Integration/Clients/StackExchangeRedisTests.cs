@@ -11,14 +11,7 @@ namespace RedisClone.Tests.Clients;
 public sealed class StackExchangeRedisTests
 {
     private static ConnectionMultiplexer Connect(TestServer server, bool allowAdmin = false)
-        => ConnectionMultiplexer.Connect(new ConfigurationOptions
-        {
-            EndPoints = { { "127.0.0.1", server.Port } },
-            AllowAdmin = allowAdmin,
-            ConnectTimeout = 10_000,
-            SyncTimeout = 10_000,
-            AbortOnConnectFail = true,
-        });
+        => StackExchangeConnections.Connect(server.Port, allowAdmin);
 
     [Fact]
     public async Task Connect_Handshake_SeesAStandaloneRedis7()

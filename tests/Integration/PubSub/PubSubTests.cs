@@ -76,6 +76,31 @@ public class PubSubTests
     }
 
     [Fact]
+    public void Resp3_PublishToItself_MessagesRightAfterItsReply()
+    {
+        // Redis 7.2 holds a push to the client executing the command until its reply is written
+        // (7.2.6 src/networking.c _addReplyToBufferOrList; 7.0 wrote it before the reply): each
+        // PUBLISH's reply, then its own messages (channel first, then pattern), then the next reply.
+        // Inside EXEC they follow the whole transaction's reply.
+        using var c = Server.Connect();
+        string ch = TestServer.KeyPrefix("self");
+        c.Call("HELLO", "3");
+        c.Call("SUBSCRIBE", ch);
+        c.Call("PSUBSCRIBE", ch + "*");
+        c.SendRaw(RespClient.Encode("PUBLISH", ch, "first").Concat(RespClient.Encode("PUBLISH", ch, "second"))
+            .Concat(RespClient.Encode("PING")).ToArray());
+        string Message(string text) => $">3\r\n$7\r\nmessage\r\n${ch.Length}\r\n{ch}\r\n${text.Length}\r\n{text}\r\n";
+        string PMessage(string text) => $">4\r\n$8\r\npmessage\r\n${ch.Length + 1}\r\n{ch}*\r\n${ch.Length}\r\n{ch}\r\n${text.Length}\r\n{text}\r\n";
+        string[] expected = [":2\r\n", Message("first"), PMessage("first"), ":2\r\n", Message("second"), PMessage("second"), "+PONG\r\n"];
+        Assert.Equal(expected, expected.Select(_ => c.ReadReply()).ToArray());
+        c.Call("MULTI");
+        c.Call("PUBLISH", ch, "in-exec");
+        Assert.Equal("*1\r\n:2\r\n", c.Call("EXEC"));
+        Assert.Equal(Message("in-exec"), c.ReadReply());
+        Assert.Equal(PMessage("in-exec"), c.ReadReply());
+    }
+
+    [Fact]
     public void PubSubIntrospection_CountsChannelsPatternsAndShardChannels()
     {
         var server = TestServer.Start(shards: 2);

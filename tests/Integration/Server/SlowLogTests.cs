@@ -77,6 +77,29 @@ public class SlowLogTests
             Assert.True(theirs[i] == ours[i], $"reply {i} differs:\n  redis:      {Differential.Show(theirs[i])}\n  redisclone: {Differential.Show(ours[i])}");
     }
 
+    [RedisFact]
+    public async Task Slowlog_ConfigSetOfTheThreshold_JudgedByTheValueItSets()
+    {
+        // Redis compares a command's duration with the threshold in force after it ran: the CONFIG
+        // SET that lowers it to 0 is logged (even from -1, off), the one that raises it is not.
+        string[][] script =
+        [
+            ["CONFIG", "SET", "slowlog-log-slower-than", "-1"],
+            ["SLOWLOG", "RESET"],
+            ["CONFIG", "SET", "slowlog-log-slower-than", "0"],
+            ["CONFIG", "SET", "slowlog-log-slower-than", "100000000"],
+            ["CONFIG", "SET", "slowlog-log-slower-than", "0"],
+            ["CONFIG", "SET", "slowlog-log-slower-than", "-1"],
+            ["SLOWLOG", "GET", "-1"],
+        ];
+        using var reference = ReferenceRedis.StartOrNull()!;
+        await using var server = TestServer.Start(2);
+        using var theirs = reference.Connect();
+        using var ours = server.Connect();
+        foreach (var cmd in script)
+            Assert.Equal(Differential.Show(Mask(theirs.Call(cmd))), Differential.Show(Mask(ours.Call(cmd))));
+    }
+
     [Fact]
     public async Task Slowlog_DurationsAndTimes_AreReal()
     {
