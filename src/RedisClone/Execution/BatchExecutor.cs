@@ -65,8 +65,41 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// one by one. False when the connection must end now without reading on (the client went away
     /// while blocked, or its output was closed): nothing it sent later may run.
     /// </summary>
+    public ValueTask<bool> ExecuteAsync(CommandBuffer commands, long nowMs)
+    {
+        // Running from here to the end, less the waits inside (see ClientSession.Executing): a full
+        // fence, so either this batch sees a stop's hold at its first command or the stop sees it run.
+        Interlocked.Exchange(ref Session.Executing, 1);
+        ValueTask<bool> run;
+        try
+        {
+            run = ExecuteBatchAsync(commands, nowMs);
+        }
+        catch
+        {
+            Volatile.Write(ref Session.Executing, 0);
+            throw;
+        }
+        if (!run.IsCompletedSuccessfully) return EndWhenDoneAsync(run);
+        Volatile.Write(ref Session.Executing, 0);
+        return run;
+    }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public async ValueTask<bool> ExecuteAsync(CommandBuffer commands, long nowMs)
+    private async ValueTask<bool> EndWhenDoneAsync(ValueTask<bool> run)
+    {
+        try
+        {
+            return await run;
+        }
+        finally
+        {
+            Volatile.Write(ref Session.Executing, 0);
+        }
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<bool> ExecuteBatchAsync(CommandBuffer commands, long nowMs)
     {
         _commands = commands;
         _nowMs = nowMs;
@@ -180,12 +213,14 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     // SCRIPT KILL, FUNCTION KILL/STATS, SHUTDOWN: Redis reads them only once a running
                     // script is busy (or over), so a script that ends in time is not killed.
                     await _server.ScriptWatchdog.WaitBusyOrIdleAsync();
-                    RunDirect(i);
+                    // SHUTDOWN waits for other clients' commands and saves: never on an event loop.
+                    if (_defs[i]!.Handler == ServerCommands.Shutdown) await Task.Run(() => RunDirect(i));
+                    else RunDirect(i);
                     break;
             }
             PassPauseTurn();
             if (Session.CloseAfterReply || Session.Killed) return true;
-            if (output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
+            if (output.UnflushedBytes > FlushThreshold && !await FlushBetweenCommandsAsync()) return false;
         }
         if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
         if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
@@ -369,6 +404,24 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         long seq = Session.AofSequence;
         if (aof == null || seq <= aof.Durable || aof.Policy != Persistence.AofWriter.FsyncPolicy.Always) return default;
         return new ValueTask(aof.WaitDurableAsync(seq));
+    }
+
+    /// <summary>
+    /// <see cref="FlushMidBatchAsync"/> between two commands, where nothing of the batch is pending:
+    /// not counted as running, so a client that does not read its replies cannot hold up a stop
+    /// (its next command is checked against the stop's hold first).
+    /// </summary>
+    private async ValueTask<bool> FlushBetweenCommandsAsync()
+    {
+        Volatile.Write(ref Session.Executing, 0);
+        try
+        {
+            return await FlushMidBatchAsync();
+        }
+        finally
+        {
+            Interlocked.Exchange(ref Session.Executing, 1);
+        }
     }
 
     /// <summary>Flushes the replies so far; false when the output is closed or over its limits.</summary>
@@ -636,6 +689,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     private async ValueTask<bool> WaitWhilePausedAsync()
     {
         PassPauseTurn(); // held again right after being let go: the others go on
+        Volatile.Write(ref Session.Executing, 0); // nothing of the batch is pending: a stop need not wait for it
         await WaitForAofAsync();
         var flushed = await _output.FlushAsync();
         if (flushed.IsCompleted || flushed.IsCanceled) return false;
@@ -654,7 +708,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         finally
         {
             Session.Paused = false;
+            Interlocked.Exchange(ref Session.Executing, 1);
         }
+        if (Session.Draining) return false; // let go because the server stops: the connection ends
         _pauseTurn = true;
         _nowMs = Now();
         return true;

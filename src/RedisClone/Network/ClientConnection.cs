@@ -31,16 +31,20 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     private readonly CommandBuffer _commands = new();
     private readonly BatchExecutor _executor;
     private readonly IClientBuffers? _transportBuffers;
+    private readonly Action? _finishSending;
 
     /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
+    /// <param name="finishSending">Ends the sending side once everything is sent (TCP FIN), reading on: see <see cref="DrainAsync"/>.</param>
     public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close,
-        CancellationToken closed = default)
+        CancellationToken closed = default, Action? finishSending = null)
     {
         _server = server;
         _inputReader = transport.Input;
         _outputWriter = transport.Output;
+        _finishSending = finishSending;
         Session = new ClientSession(server.NextClientId(), remote, local, close);
         Session.Subscriber = this;
+        Session.WakeReader = _inputReader.CancelPendingRead;
         server.Acl.SetDefaultAuth(Session);
         _transportBuffers = transport as IClientBuffers;
         Session.Buffers = this;
@@ -72,7 +76,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     {
         var transport = new Epoll.EpollTransport(socket, loop, server.Stats);
         var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
-            transport.Closed);
+            transport.Closed, transport.ShutdownSend);
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {
@@ -187,6 +191,11 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 }
                 // A canceled read is a wake-up for queued pub/sub messages (see Push); it may carry data too.
                 if (Session.Killed) break;
+                if (Session.Draining)
+                {
+                    input.AdvanceTo(result.Buffer.Start); // nothing of it runs now (see DrainAsync)
+                    break;
+                }
 
                 var buffer = result.Buffer;
                 // Redis's lastinteraction (CLIENT LIST idle=, the timeout parameter): any read counts,
@@ -240,6 +249,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
             {
                 await _executor.WaitForAofAsync();
                 await output.FlushAsync();
+                if (Session.Draining && !Session.Killed) await DrainAsync(input);
             }
             catch (Exception) { }
             await output.CompleteAsync();
@@ -260,6 +270,24 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
             var result = await input.ReadAsync();
             input.AdvanceTo(result.Buffer.End);
             if (result.IsCompleted || result.IsCanceled) return;
+        }
+    }
+
+    /// <summary>
+    /// The server stops: the replies are sent, so the sending side ends (FIN) and what the client
+    /// still sends is read and dropped until it closes, or until the server's stop gives up on it
+    /// (<see cref="ClientSession.Kill"/>). Closing a socket with unread input would reset the
+    /// connection, and a reset drops replies the client has not received yet.
+    /// </summary>
+    private async Task DrainAsync(PipeReader input)
+    {
+        if (_finishSending == null) return;
+        _finishSending();
+        while (!Session.Killed)
+        {
+            var result = await input.ReadAsync();
+            input.AdvanceTo(result.Buffer.End);
+            if (result.IsCompleted) return;
         }
     }
 
