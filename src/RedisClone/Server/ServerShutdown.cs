@@ -90,9 +90,15 @@ internal sealed class ServerShutdown
         log.Notice("User requested shutdown...");
 
         _server.Pause.HoldForShutdown();
-        // SHUTDOWN NOSAVE is how a busy script is stopped for good: Redis exits from inside it.
-        // Otherwise a running script ends first, as Redis acts on a signal only once it has.
-        if (nosave && caller != null) _server.ScriptWatchdog.KillForShutdown(TimeSpan.FromSeconds(1));
+        // SHUTDOWN NOSAVE is how a busy script is stopped for good: Redis exits from inside it, so
+        // the script's client (whoever is mid-command) gets no reply. Otherwise a running script
+        // ends first, as Redis acts on a signal only once it has.
+        if (nosave && caller != null && _server.ScriptWatchdog.BusyKind != Scripting.ScriptKind.None)
+        {
+            foreach (var session in _server.Clients.Values)
+                if (session != caller && Volatile.Read(ref session.Executing) != 0) session.Kill();
+            _server.ScriptWatchdog.KillForShutdown(TimeSpan.FromSeconds(1));
+        }
         WaitForRunningCommands(caller);
 
         if (_server.Rdb.InProgress)

@@ -1375,8 +1375,8 @@ internal sealed partial class ConfigRegistry
                 ParseOutputBufferLimits, Multi),
             S("oom-score-adj-values", "0 200 800", ParseOomScoreAdjValues, Multi),
             S("notify-keyspace-events", "", ParseNotifyKeyspaceEvents),
-            S("shutdown-on-sigint", "default", ParseShutdownOnSignal, Multi),
             S("shutdown-on-sigterm", "default", ParseShutdownOnSignal, Multi),
+            S("shutdown-on-sigint", "default", ParseShutdownOnSignal, Multi),
             new Param
             {
                 // The listeners are not rebound at run time: immutable here (Redis allows it).
