@@ -283,13 +283,23 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     {
         if (_finishSending == null) return;
         _finishSending();
+        // A client that keeps its connection and sends nothing (an idle pooled one) is not waited
+        // for: once nothing has come for a while, nothing is unread and closing sends no reset.
+        using var quiet = new Timer(static state => ((PipeReader)state!).CancelPendingRead(), input, Timeout.Infinite, Timeout.Infinite);
+        long lastData = Environment.TickCount64;
         while (!Session.Killed)
         {
+            quiet.Change(DrainQuietMs, Timeout.Infinite);
             var result = await input.ReadAsync();
+            if (!result.Buffer.IsEmpty) lastData = Environment.TickCount64;
             input.AdvanceTo(result.Buffer.End);
             if (result.IsCompleted) return;
+            if (result.IsCanceled && Environment.TickCount64 - lastData >= DrainQuietMs) return;
         }
     }
+
+    /// <summary>How long a draining connection may receive nothing before it closes (see <see cref="DrainAsync"/>).</summary>
+    private const int DrainQuietMs = 100;
 
     /// <summary>
     /// client-query-buffer-limit, checked on every read as Redis does: what the client holds in
