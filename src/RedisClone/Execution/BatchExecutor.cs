@@ -65,42 +65,15 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// one by one. False when the connection must end now without reading on (the client went away
     /// while blocked, or its output was closed): nothing it sent later may run.
     /// </summary>
-    public ValueTask<bool> ExecuteAsync(CommandBuffer commands, long nowMs)
+    /// <remarks>
+    /// From here until the connection ends the batch (<see cref="EndBatch"/>) the client counts as
+    /// running commands, less the waits inside (see ClientSession.Executing). A full fence: either
+    /// this batch sees a stop's hold at its first command or the stop sees it running.
+    /// </remarks>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    public async ValueTask<bool> ExecuteAsync(CommandBuffer commands, long nowMs)
     {
-        // Running from here to the end, less the waits inside (see ClientSession.Executing): a full
-        // fence, so either this batch sees a stop's hold at its first command or the stop sees it run.
         Interlocked.Exchange(ref Session.Executing, 1);
-        ValueTask<bool> run;
-        try
-        {
-            run = ExecuteBatchAsync(commands, nowMs);
-        }
-        catch
-        {
-            Volatile.Write(ref Session.Executing, 0);
-            throw;
-        }
-        if (!run.IsCompletedSuccessfully) return EndWhenDoneAsync(run);
-        Volatile.Write(ref Session.Executing, 0);
-        return run;
-    }
-
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<bool> EndWhenDoneAsync(ValueTask<bool> run)
-    {
-        try
-        {
-            return await run;
-        }
-        finally
-        {
-            Volatile.Write(ref Session.Executing, 0);
-        }
-    }
-
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<bool> ExecuteBatchAsync(CommandBuffer commands, long nowMs)
-    {
         _commands = commands;
         _nowMs = nowMs;
         int n = commands.Count;
@@ -214,7 +187,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     // script is busy (or over), so a script that ends in time is not killed.
                     await _server.ScriptWatchdog.WaitBusyOrIdleAsync();
                     // SHUTDOWN waits for other clients' commands and saves: never on an event loop.
-                    if (_defs[i]!.Handler == ServerCommands.Shutdown) await Task.Run(() => RunDirect(i));
+                    if (_defs[i]!.Handler == ServerCommands.Shutdown) await RunOffLoopAsync(i);
                     else RunDirect(i);
                     break;
             }
@@ -226,6 +199,15 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
         return !OverOutputLimits();
     }
+
+    /// <summary>
+    /// Runs command <paramref name="command"/> on a thread pool thread (a lambda here, not in the
+    /// batch loop, where capturing the loop's index would allocate for every batch).
+    /// </summary>
+    private Task RunOffLoopAsync(int command) => Task.Run(() => RunDirect(command));
+
+    /// <summary>The batch <see cref="ExecuteAsync"/> ran is over (its replies written, perhaps not yet sent).</summary>
+    public void EndBatch() => Volatile.Write(ref Session.Executing, 0);
 
     /// <summary>What command <paramref name="i"/> may add to used memory at most, roughly: its arguments and a key's overhead.</summary>
     private static long PendingBytes(CommandBuffer commands, int i)

@@ -212,6 +212,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 if (_commands.Count > 0)
                 {
                     bool goOn = await _executor.ExecuteAsync(_commands, nowMs);
+                    _executor.EndBatch();
                     _commands.Clear();
                     // A reply written counts too (Redis updates it on every write): a client that
                     // was blocked for longer than timeout is not closed as soon as it is served.

@@ -184,6 +184,7 @@ internal sealed class AofState
             return true;
         });
         while (RewriteInProgress) Thread.Sleep(5);
+        _stoppingForShutdown = false;
     }
 
     /// <summary>CONFIG SET appendonly no: stops appending (what was appended is written and fsynced first); the files stay.</summary>

@@ -172,6 +172,7 @@ internal sealed class RdbSaves
             return true;
         });
         WaitForBackground();
+        _stoppingForShutdown = false; // the stop may yet fail: later aborts are FLUSHALL's again
     }
 
     /// <summary>Waits for a background save to end (SHUTDOWN, DEBUG RELOAD); call without holding gates.</summary>
@@ -186,7 +187,8 @@ internal sealed class RdbSaves
     /// </summary>
     public void Cron()
     {
-        if (InProgress || _server.AofFiles?.RewriteInProgress == true || _server.StoppingToken.IsCancellationRequested) return;
+        if (InProgress || _server.AofFiles?.RewriteInProgress == true || _server.StoppingToken.IsCancellationRequested
+            || _server.Pause.Stopping) return;
         long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         bool start = Scheduled;
         if (!start)

@@ -533,7 +533,7 @@ internal sealed class RedisServer : IAsyncDisposable
     private void AofCron()
     {
         var aof = AofFiles;
-        if (aof == null || aof.RewriteInProgress || Rdb.InProgress || StoppingToken.IsCancellationRequested) return;
+        if (aof == null || aof.RewriteInProgress || Rdb.InProgress || StoppingToken.IsCancellationRequested || Pause.Stopping) return;
         bool due = aof.RewriteScheduled || aof.RewriteDue(Config.AutoAofRewritePercentage, Config.AutoAofRewriteMinSize);
         if (!due) return;
         WithAllGates(() => aof.TryStartRewrite());

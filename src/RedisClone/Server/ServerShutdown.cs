@@ -29,6 +29,7 @@ internal sealed class ServerShutdown
     private readonly Lock _lock = new();
     private bool _running;        // a stop is under way (one at a time)
     private bool _signalled;      // Redis's shutdown_asap: a signal asked for a stop not yet over or failed
+    private TaskCompletionSource<bool>? _outcome; // the stop under way: whether the server is stopping
 
     public ServerShutdown(RedisServer server) => _server = server;
 
@@ -78,10 +79,24 @@ internal sealed class ServerShutdown
     /// </summary>
     public bool Run(ShutdownFlags flags, ClientSession? caller = null)
     {
+        TaskCompletionSource<bool>? other;
         lock (_lock)
         {
-            if (_running) return false;
-            _running = true;
+            other = _running ? _outcome : null;
+            if (other == null)
+            {
+                _running = true;
+                _outcome = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+            }
+        }
+        if (other != null)
+        {
+            // A SHUTDOWN that got past the hold as another stop started: it ends as that stop does,
+            // which must not wait for this client meanwhile.
+            if (caller != null) Volatile.Write(ref caller.Executing, 0);
+            bool stopping = other.Task.GetAwaiter().GetResult();
+            if (caller != null) Interlocked.Exchange(ref caller.Executing, 1);
+            return stopping;
         }
         var log = _server.Log;
         if (_server.Rdb.Loading) flags = (flags & ~ShutdownFlags.Save) | ShutdownFlags.NoSave;
@@ -137,6 +152,7 @@ internal sealed class ServerShutdown
         _server.StopListening();
         log.Warning("Redis is now ready to exit, bye bye...");
         _ = Task.Run(() => _server.StopAsync(DrainTimeout));
+        _outcome!.TrySetResult(true);
         return true;
     }
 
@@ -146,11 +162,14 @@ internal sealed class ServerShutdown
         _server.Log.Warning(reason);
         _server.Log.Warning("Errors trying to shut down the server. Check the logs for more information.");
         _server.Pause.EndShutdownHold(closing: false);
+        TaskCompletionSource<bool> outcome;
         lock (_lock)
         {
             _running = false;
             _signalled = false; // as Redis's cancelShutdown: a signal during the failed stop is forgotten
+            outcome = _outcome!;
         }
+        outcome.TrySetResult(false);
         return false;
     }
 

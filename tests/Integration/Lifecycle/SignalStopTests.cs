@@ -310,6 +310,23 @@ public sealed partial class SignalStopTests : IDisposable
         Assert.False(File.Exists(Path.Combine(_dir, "dump.rdb")));
     }
 
+    /// <summary>Two clients sending SHUTDOWN at once: one stop, both connections closed without a reply, exit 0.</summary>
+    [Fact]
+    public void Shutdown_FromTwoClientsAtOnce_OneCleanStop()
+    {
+        using var server = Start("--save '3600 1'");
+        Fill(server, 100);
+        using var a = server.Connect();
+        using var b = server.Connect();
+        a.Send("SHUTDOWN");
+        b.Send("SHUTDOWN");
+        Assert.True(a.IsClosedByServer());
+        Assert.True(b.IsClosedByServer());
+        Assert.Equal(0, server.WaitForExit());
+        Assert.Single(Messages(server.Output), m => m == "# Redis is now ready to exit, bye bye...");
+        Assert.Single(Messages(server.Output), m => m == "* DB saved on disk");
+    }
+
     /// <summary>Redis kills a background save at the stop ("There is a child saving an .rdb. Killing it!") and saves in the foreground.</summary>
     [Fact]
     public void Sigterm_DuringBgsave_KillsItThenSaves()
