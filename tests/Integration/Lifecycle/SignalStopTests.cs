@@ -327,6 +327,39 @@ public sealed partial class SignalStopTests : IDisposable
         Assert.Single(Messages(server.Output), m => m == "* DB saved on disk");
     }
 
+    /// <summary>
+    /// A signal while the data loads at start-up: Redis's loading line, no save (half the data is
+    /// in), the pid file removed, exit 0, and the file on disk untouched.
+    /// </summary>
+    [Fact]
+    public void Sigterm_WhileLoading_ExitsZeroWithoutSaving()
+    {
+        using (var filler = Start("--save '' --enable-debug-command yes"))
+        using (var c = filler.Connect(120_000))
+        {
+            Assert.Equal("+OK\r\n", c.Call("DEBUG", "POPULATE", "2000000", "k", "10"));
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+        }
+        string dump = Path.Combine(_dir, "dump.rdb");
+        var before = File.GetLastWriteTimeUtc(dump);
+        long size = new FileInfo(dump).Length;
+        string pidFile = Path.Combine(_dir, "loading.pid");
+        using var server = ExternalServer.StartListening(OpenFiles, $"--dir '{_dir}' --save '3600 1' --pidfile '{pidFile}'");
+        using (var c = server.Connect())
+            Assert.StartsWith("-LOADING", c.Call("PING"));
+        server.Signal(SIGTERM);
+        Assert.Equal(0, server.WaitForExit());
+        AssertInOrder(server.Output,
+            "# Received shutdown signal during loading, scheduling shutdown.",
+            "* User requested shutdown...",
+            "* Removing the pid file.",
+            "# Redis is now ready to exit, bye bye...");
+        Assert.DoesNotContain("Saving the final RDB snapshot", server.Output);
+        Assert.False(File.Exists(pidFile));
+        Assert.Equal(before, File.GetLastWriteTimeUtc(dump));
+        Assert.Equal(size, new FileInfo(dump).Length);
+    }
+
     /// <summary>Redis kills a background save at the stop ("There is a child saving an .rdb. Killing it!") and saves in the foreground.</summary>
     [Fact]
     public void Sigterm_DuringBgsave_KillsItThenSaves()
