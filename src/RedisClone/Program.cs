@@ -51,6 +51,13 @@ internal static class Program
         server.Log.Warning(options.ConfigFile == null
             ? "Warning: no config file specified, using the default config. In order to specify a config file use RedisClone /path/to/redis.conf"
             : $"Configuration loaded from {options.ConfigFile}");
+        // SIGTERM (docker stop, systemd, kill) and SIGINT (Ctrl+C) stop the server as Redis's do
+        // (Server/ServerShutdown), during the start's loading too; the runtime's own handling is
+        // cancelled, so the process ends when Main returns: 0 after a graceful stop.
+        using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(
+            System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; server.Shutdown.OnSignal(sigint: false); });
+        using var sigint = System.Runtime.InteropServices.PosixSignalRegistration.Create(
+            System.Runtime.InteropServices.PosixSignal.SIGINT, ctx => { ctx.Cancel = true; server.Shutdown.OnSignal(sigint: true); });
         try
         {
             server.Start();
@@ -84,10 +91,6 @@ internal static class Program
             return dataset + tables;
         });
 
-        using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(
-            System.Runtime.InteropServices.PosixSignal.SIGTERM, ctx => { ctx.Cancel = true; OnSignal(server, "SIGTERM"); });
-        Console.CancelKeyPress += (_, e) => { e.Cancel = true; OnSignal(server, "SIGINT"); };
-
         server.Log.Notice($"Running mode={ServerInfo.Mode}, port={server.Port}, shards={server.Shards.Count}, " +
                           $"io-threads={options.IoThreads}, databases={options.Databases}, maxclients={options.MaxClients}.");
         server.Log.Notice("Ready to accept connections tcp");
@@ -113,33 +116,5 @@ internal static class Program
             Console.Error.WriteLine($">>> '{ex.Text}'");
         }
         Console.Error.WriteLine(ex.Message);
-    }
-
-    private static int _signals;
-
-    /// <summary>
-    /// SIGTERM or SIGINT: save when save points are configured, then stop. A save that fails keeps
-    /// the server running (as Redis: stopping would lose the data); a second signal stops it anyway.
-    /// </summary>
-    private static void OnSignal(RedisServer server, string name)
-    {
-        if (Interlocked.Increment(ref _signals) > 1)
-        {
-            server.Log.Warning($"You insist... exiting now.");
-            _ = server.StopAsync();
-            return;
-        }
-        server.Log.Warning($"Received {name} scheduling shutdown...");
-        _ = Task.Run(async () =>
-        {
-            server.Log.Warning("User requested shutdown...");
-            if (server.Config.SavePoints.Length > 0 && server.SaveForShutdown() != null)
-            {
-                server.Log.Warning($"{name} received but errors trying to shut down the server, check the logs for more information");
-                return;
-            }
-            server.Log.Warning("Redis is now ready to exit, bye bye...");
-            await server.StopAsync();
-        });
     }
 }

@@ -222,6 +222,29 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     void Storage.IKeyWatcher.Invalidate() => Volatile.Write(ref _watchDirty, true);
 
     /// <summary>Closes the connection (CLIENT KILL, SHUTDOWN); safe from any thread.</summary>
+    /// <summary>
+    /// 1 while the connection runs commands (from the start of a batch to its end, less its waits for
+    /// a pause, a blocking key, or a client that does not read): the server's stop waits for none to
+    /// be running before it saves. Set with a full fence (see <see cref="RedisClone.Server.ClientPause.HoldForShutdown"/>).
+    /// </summary>
+    public int Executing;
+
+    /// <summary>The server is stopping: the connection writes what it has, closes its sending side and waits for the client to close.</summary>
+    public bool Draining { get; private set; }
+
+    /// <summary>Wakes the connection's read loop (set by the connection).</summary>
+    public Action? WakeReader { get; set; }
+
+    /// <summary>Set by SHUTDOWN when it is to stop the server: the executor runs the stop off the event loop.</summary>
+    public RedisClone.Server.ShutdownFlags? ShutdownRequested { get; set; }
+
+    /// <summary>Asks the connection to end gracefully (the server stops): no more commands, replies so far delivered.</summary>
+    public void Drain()
+    {
+        Draining = true;
+        WakeReader?.Invoke();
+    }
+
     public void Kill()
     {
         Killed = true;

@@ -210,22 +210,27 @@ internal static class ServerCommands
     // ---------------------------------------------------------------- SHUTDOWN, CLUSTER
 
     /// <summary>
-    /// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] — stops the server; the caller gets no reply, its
-    /// connection closes with all the others. The RDB file is written first with SAVE, or when save
-    /// points are configured unless NOSAVE; a failed save keeps the server running with Redis's
-    /// error, unless FORCE. ABORT finds no shutdown in progress, since a shutdown here does not wait
-    /// for replicas.
+    /// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] — stops the server (see Server/ServerShutdown): the
+    /// caller gets no reply and its connection closes with the others once their replies are out.
+    /// The RDB file is written with SAVE, or with save points unless NOSAVE; a failed save (or AOF
+    /// being turned on, its first rewrite unfinished) keeps the server running with Redis's error,
+    /// unless FORCE. NOW skips waiting for replicas, which this server does not have; ABORT cancels
+    /// such a wait, so here there is never a shutdown in progress to abort.
     /// </summary>
-    /// <remarks>The save takes every shard's gate from the connection's thread: it is the last thing it does.</remarks>
+    /// <remarks>
+    /// The executor runs it on a thread pool thread (see BatchExecutor's AwaitScript): the stop
+    /// waits for other clients' commands and takes every shard's gate.
+    /// </remarks>
     public static void Shutdown(ref CommandContext ctx)
     {
-        bool save = false, noSave = false, other = false, abort = false, force = false;
+        var flags = ShutdownFlags.None;
+        bool abort = false;
         for (int i = 1; i < ctx.ArgCount; i++)
         {
-            if (ctx.ArgIs(i, "NOSAVE")) noSave = true;
-            else if (ctx.ArgIs(i, "SAVE")) save = true;
-            else if (ctx.ArgIs(i, "FORCE")) other = force = true;
-            else if (ctx.ArgIs(i, "NOW")) other = true;
+            if (ctx.ArgIs(i, "NOSAVE")) flags |= ShutdownFlags.NoSave;
+            else if (ctx.ArgIs(i, "SAVE")) flags |= ShutdownFlags.Save;
+            else if (ctx.ArgIs(i, "NOW")) flags |= ShutdownFlags.Now;
+            else if (ctx.ArgIs(i, "FORCE")) flags |= ShutdownFlags.Force;
             else if (ctx.ArgIs(i, "ABORT")) abort = true;
             else
             {
@@ -233,7 +238,8 @@ internal static class ServerCommands
                 return;
             }
         }
-        if ((abort && (save || noSave || other)) || (save && noSave))
+        if ((abort && flags != ShutdownFlags.None) ||
+            ((flags & ShutdownFlags.Save) != 0 && (flags & ShutdownFlags.NoSave) != 0))
         {
             ctx.Syntax();
             return;
@@ -243,27 +249,20 @@ internal static class ServerCommands
             ctx.Error(RespErrors.NoShutdownInProgress);
             return;
         }
+        // Redis refuses a stop that may wait for replicas to a client that cannot block (inside
+        // MULTI or a script); the command's flags keep it out of both before it gets here.
         // While a script is busy only SHUTDOWN NOSAVE may stop the server (it kills the script).
-        if (!noSave && Scripting.ScriptCommands.BusyError(ctx.Server.ScriptWatchdog.BusyKind) is { } busy)
+        if ((flags & ShutdownFlags.NoSave) == 0 && Scripting.ScriptCommands.BusyError(ctx.Server.ScriptWatchdog.BusyKind) is { } busy)
         {
             ctx.Error(busy);
             return;
         }
-        var server = ctx.Server;
-        server.Log.Warning("User requested shutdown...");
-        if (save || (!noSave && server.Config.SavePoints.Length > 0))
+        if (!ctx.Server.Shutdown.Run(flags, ctx.Client))
         {
-            if (server.SaveForShutdown() != null && !force)
-            {
-                server.Log.Warning("Errors trying to shut down the server. Check the logs for more information.");
-                ctx.Error(RespErrors.ShutdownErrors);
-                return;
-            }
+            ctx.Error(RespErrors.ShutdownErrors);
+            return;
         }
-        server.Log.Warning("Redis is now ready to exit, bye bye...");
         ctx.Client.CloseAfterReply = true;
-        // StopAsync closes every connection, this one included: it must not run on this thread.
-        _ = Task.Run(server.StopAsync);
     }
 
     /// <summary>CLUSTER subcommand ... — every subcommand: cluster support is disabled (standalone mode).</summary>

@@ -25,9 +25,23 @@ internal sealed partial class BatchExecutor
     /// </summary>
     private async ValueTask<bool> WaitWhileBlockedAsync(int i, ulong mask)
     {
+        try
+        {
+            return await WaitWhileBlockedCoreAsync(i, mask);
+        }
+        finally
+        {
+            Interlocked.Exchange(ref Session.Executing, 1);
+        }
+    }
+
+    private async ValueTask<bool> WaitWhileBlockedCoreAsync(int i, ulong mask)
+    {
         long deadlineMs = 0;
         while (Session.Blocked is { } blocked)
         {
+            // Waiting is not running: a stop need not wait for this client (see ClientSession.Executing).
+            Volatile.Write(ref Session.Executing, 0);
             if (deadlineMs == 0 && blocked.TimeoutMs > 0) deadlineMs = _nowMs + blocked.TimeoutMs;
             await WaitForAofAsync();
             var flushed = await _output.FlushAsync();
@@ -49,6 +63,7 @@ internal sealed partial class BatchExecutor
                 else continue;
             }
             int state = await blocked.Done;
+            Interlocked.Exchange(ref Session.Executing, 1);
             _nowMs = Now();
             if (blocked.Kind is BlockedOn.Replicas or BlockedOn.AofSync)
             {
@@ -59,7 +74,9 @@ internal sealed partial class BatchExecutor
                 continue;
             }
 
-            if (state == BlockedClient.Ready && !_closed.IsCancellationRequested)
+            // Once the server stops (its hold is on), a woken client is not served: its final save
+            // may already be written, and the element stays for it, as the client is never answered.
+            if (state == BlockedClient.Ready && !_closed.IsCancellationRequested && !_server.Pause.Stopping)
             {
                 // Served (the command ran again: replied, or blocked anew if it found nothing after
                 // all) or, when no key holds what it waits for, back to waiting in its place.

@@ -65,9 +65,15 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// one by one. False when the connection must end now without reading on (the client went away
     /// while blocked, or its output was closed): nothing it sent later may run.
     /// </summary>
+    /// <remarks>
+    /// From here until the connection ends the batch (<see cref="EndBatch"/>) the client counts as
+    /// running commands, less the waits inside (see ClientSession.Executing). A full fence: either
+    /// this batch sees a stop's hold at its first command or the stop sees it running.
+    /// </remarks>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<bool> ExecuteAsync(CommandBuffer commands, long nowMs)
     {
+        Interlocked.Exchange(ref Session.Executing, 1);
         _commands = commands;
         _nowMs = nowMs;
         int n = commands.Count;
@@ -180,17 +186,28 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     // SCRIPT KILL, FUNCTION KILL/STATS, SHUTDOWN: Redis reads them only once a running
                     // script is busy (or over), so a script that ends in time is not killed.
                     await _server.ScriptWatchdog.WaitBusyOrIdleAsync();
-                    RunDirect(i);
+                    // SHUTDOWN waits for other clients' commands and saves: never on an event loop.
+                    if (_defs[i]!.Handler == ServerCommands.Shutdown) await RunOffLoopAsync(i);
+                    else RunDirect(i);
                     break;
             }
             PassPauseTurn();
             if (Session.CloseAfterReply || Session.Killed) return true;
-            if (output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
+            if (output.UnflushedBytes > FlushThreshold && !await FlushBetweenCommandsAsync()) return false;
         }
         if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
         if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
         return !OverOutputLimits();
     }
+
+    /// <summary>
+    /// Runs command <paramref name="command"/> on a thread pool thread (a lambda here, not in the
+    /// batch loop, where capturing the loop's index would allocate for every batch).
+    /// </summary>
+    private Task RunOffLoopAsync(int command) => Task.Run(() => RunDirect(command));
+
+    /// <summary>The batch <see cref="ExecuteAsync"/> ran is over (its replies written, perhaps not yet sent).</summary>
+    public void EndBatch() => Volatile.Write(ref Session.Executing, 0);
 
     /// <summary>What command <paramref name="i"/> may add to used memory at most, roughly: its arguments and a key's overhead.</summary>
     private static long PendingBytes(CommandBuffer commands, int i)
@@ -369,6 +386,24 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         long seq = Session.AofSequence;
         if (aof == null || seq <= aof.Durable || aof.Policy != Persistence.AofWriter.FsyncPolicy.Always) return default;
         return new ValueTask(aof.WaitDurableAsync(seq));
+    }
+
+    /// <summary>
+    /// <see cref="FlushMidBatchAsync"/> between two commands, where nothing of the batch is pending:
+    /// not counted as running, so a client that does not read its replies cannot hold up a stop
+    /// (its next command is checked against the stop's hold first).
+    /// </summary>
+    private async ValueTask<bool> FlushBetweenCommandsAsync()
+    {
+        Volatile.Write(ref Session.Executing, 0);
+        try
+        {
+            return await FlushMidBatchAsync();
+        }
+        finally
+        {
+            Interlocked.Exchange(ref Session.Executing, 1);
+        }
     }
 
     /// <summary>Flushes the replies so far; false when the output is closed or over its limits.</summary>
@@ -636,6 +671,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     private async ValueTask<bool> WaitWhilePausedAsync()
     {
         PassPauseTurn(); // held again right after being let go: the others go on
+        Volatile.Write(ref Session.Executing, 0); // nothing of the batch is pending: a stop need not wait for it
         await WaitForAofAsync();
         var flushed = await _output.FlushAsync();
         if (flushed.IsCompleted || flushed.IsCanceled) return false;
@@ -654,7 +690,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         finally
         {
             Session.Paused = false;
+            Interlocked.Exchange(ref Session.Executing, 1);
         }
+        if (Session.Draining) return false; // let go because the server stops: the connection ends
         _pauseTurn = true;
         _nowMs = Now();
         return true;

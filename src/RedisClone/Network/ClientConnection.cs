@@ -31,16 +31,20 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     private readonly CommandBuffer _commands = new();
     private readonly BatchExecutor _executor;
     private readonly IClientBuffers? _transportBuffers;
+    private readonly Action? _finishSending;
 
     /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
+    /// <param name="finishSending">Ends the sending side once everything is sent (TCP FIN), reading on: see <see cref="DrainAsync"/>.</param>
     public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close,
-        CancellationToken closed = default)
+        CancellationToken closed = default, Action? finishSending = null)
     {
         _server = server;
         _inputReader = transport.Input;
         _outputWriter = transport.Output;
+        _finishSending = finishSending;
         Session = new ClientSession(server.NextClientId(), remote, local, close);
         Session.Subscriber = this;
+        Session.WakeReader = _inputReader.CancelPendingRead;
         server.Acl.SetDefaultAuth(Session);
         _transportBuffers = transport as IClientBuffers;
         Session.Buffers = this;
@@ -72,7 +76,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     {
         var transport = new Epoll.EpollTransport(socket, loop, server.Stats);
         var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
-            transport.Closed);
+            transport.Closed, transport.ShutdownSend);
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {
@@ -184,6 +188,11 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 }
                 // A canceled read is a wake-up for queued pub/sub messages (see Push); it may carry data too.
                 if (Session.Killed) break;
+                if (Session.Draining)
+                {
+                    input.AdvanceTo(result.Buffer.Start); // nothing of it runs now (see DrainAsync)
+                    break;
+                }
 
                 var buffer = result.Buffer;
                 // Redis's lastinteraction (CLIENT LIST idle=, the timeout parameter): any read counts,
@@ -200,6 +209,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 if (_commands.Count > 0)
                 {
                     bool goOn = await _executor.ExecuteAsync(_commands, nowMs);
+                    _executor.EndBatch();
                     _commands.Clear();
                     // A reply written counts too (Redis updates it on every write): a client that
                     // was blocked for longer than timeout is not closed as soon as it is served.
@@ -237,6 +247,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
             {
                 await _executor.WaitForAofAsync();
                 await output.FlushAsync();
+                if (Session.Draining && !Session.Killed) await DrainAsync(input);
             }
             catch (Exception) { }
             await output.CompleteAsync();
@@ -259,6 +270,34 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
             if (result.IsCompleted || result.IsCanceled) return;
         }
     }
+
+    /// <summary>
+    /// The server stops: the replies are sent, so the sending side ends (FIN) and what the client
+    /// still sends is read and dropped until it closes, or until the server's stop gives up on it
+    /// (<see cref="ClientSession.Kill"/>). Closing a socket with unread input would reset the
+    /// connection, and a reset drops replies the client has not received yet.
+    /// </summary>
+    private async Task DrainAsync(PipeReader input)
+    {
+        if (_finishSending == null) return;
+        _finishSending();
+        // A client that keeps its connection and sends nothing (an idle pooled one) is not waited
+        // for: once nothing has come for a while, nothing is unread and closing sends no reset.
+        using var quiet = new Timer(static state => ((PipeReader)state!).CancelPendingRead(), input, Timeout.Infinite, Timeout.Infinite);
+        long lastData = Environment.TickCount64;
+        while (!Session.Killed)
+        {
+            quiet.Change(DrainQuietMs, Timeout.Infinite);
+            var result = await input.ReadAsync();
+            if (!result.Buffer.IsEmpty) lastData = Environment.TickCount64;
+            input.AdvanceTo(result.Buffer.End);
+            if (result.IsCompleted) return;
+            if (result.IsCanceled && Environment.TickCount64 - lastData >= DrainQuietMs) return;
+        }
+    }
+
+    /// <summary>How long a draining connection may receive nothing before it closes (see <see cref="DrainAsync"/>).</summary>
+    private const int DrainQuietMs = 100;
 
     /// <summary>
     /// client-query-buffer-limit, checked on every read as Redis does: what the client holds in

@@ -102,6 +102,8 @@ internal sealed class AofState
             // and it supersedes every incremental file there is.
             string temp = Path.Combine(Directory, $"temp-rewriteaof-bg-{Environment.ProcessId}.aof");
             var snapshot = new RdbSnapshot(_server, background: true, temp);
+            _rewrite = snapshot;
+            InitialRewrite = enable;
             RewriteInProgress = true;
             _rewriteStarted = Stopwatch.GetTimestamp();
             _server.Log.Notice("Background append only file rewriting started");
@@ -122,7 +124,7 @@ internal sealed class AofState
                                        or ObjectDisposedException or InvalidOperationException)
         {
             ok = false;
-            _server.Log.Warning($"Background AOF rewrite failed: {ex.Message}");
+            if (!_stoppingForShutdown) _server.Log.Warning($"Background AOF rewrite failed: {ex.Message}");
             try { File.Delete(temp); } catch (IOException) { }
         }
         lock (_lock)
@@ -154,7 +156,35 @@ internal sealed class AofState
             LastRewriteOk = ok;
             LastRewriteSeconds = (Stopwatch.GetTimestamp() - _rewriteStarted) / Stopwatch.Frequency;
             RewriteInProgress = false;
+            InitialRewrite = false;
+            _rewrite = null;
         }
+    }
+
+    private RdbSnapshot? _rewrite;
+    private volatile bool _stoppingForShutdown;
+
+    /// <summary>
+    /// The rewrite under way makes the AOF's first base file (CONFIG SET appendonly yes): until it
+    /// ends the files do not hold the dataset (Redis's AOF_WAIT_REWRITE).
+    /// </summary>
+    public bool InitialRewrite { get; private set; }
+
+    /// <summary>
+    /// The server stops: the rewrite under way is dropped (its temporary file deleted), as Redis
+    /// kills its rewriting child; the files as they are hold the dataset. Call without holding
+    /// gates; returns once it has ended.
+    /// </summary>
+    public void AbortRewriteForShutdown()
+    {
+        _stoppingForShutdown = true;
+        _server.WithAllGates(() =>
+        {
+            lock (_lock) _rewrite?.Abort();
+            return true;
+        });
+        while (RewriteInProgress) Thread.Sleep(5);
+        _stoppingForShutdown = false;
     }
 
     /// <summary>CONFIG SET appendonly no: stops appending (what was appended is written and fsynced first); the files stay.</summary>

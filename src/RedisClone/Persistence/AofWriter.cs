@@ -279,6 +279,36 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
         if (ready != null) foreach (var done in ready) done.TrySetResult();
     }
 
+    /// <summary>
+    /// The server stops: what was appended and not yet written goes to the file, which is fsynced
+    /// now, on the caller's thread (Redis's flushAppendOnlyFile(force) and fsync at shutdown).
+    /// Null, or the error of the write or the fsync.
+    /// </summary>
+    public string? FlushAndSync()
+    {
+        long seq;
+        lock (_fileLock)
+        {
+            try
+            {
+                lock (_lock)
+                {
+                    _file.Write(_pending.WrittenSpan);
+                    CurrentSize += _pending.WrittenCount;
+                    _pending.ResetWrittenCount();
+                    seq = _appended;
+                }
+                _file.Flush(flushToDisk: true);
+            }
+            catch (IOException ex)
+            {
+                return ex.Message;
+            }
+        }
+        Publish(seq);
+        return null;
+    }
+
     /// <summary>Writes and fsyncs what is pending, then closes the file.</summary>
     public void Dispose()
     {

@@ -144,6 +144,22 @@ internal sealed class RdbOutput : IDisposable
         _done = true;
     }
 
+    /// <summary>
+    /// Deletes this process's temporary RDB files in <paramref name="directory"/> (a save cut short by
+    /// a forced exit, as Redis removes its temp-pid.rdb). Best effort: the process is about to end.
+    /// </summary>
+    public static void RemoveTempFiles(string directory)
+    {
+        try
+        {
+            foreach (string file in Directory.EnumerateFiles(directory, $"temp-{Environment.ProcessId}-*.rdb"))
+            {
+                try { File.Delete(file); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
+            }
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
+    }
+
     public void Dispose()
     {
         _file.Dispose();

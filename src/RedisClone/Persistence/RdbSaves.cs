@@ -128,8 +128,8 @@ internal sealed class RdbSaves
         }
         catch (OperationCanceledException)
         {
-            // Stopped on purpose (FLUSHALL): not a failure, as Redis does not count a child it killed.
-            _server.Log.Notice("Background saving stopped: the dataset was flushed");
+            // Stopped on purpose (FLUSHALL, a shutdown): not a failure, as Redis does not count a child it killed.
+            if (!_stoppingForShutdown) _server.Log.Notice("Background saving stopped: the dataset was flushed");
             LastBackgroundSeconds = (Stopwatch.GetTimestamp() - _runningSince) / Stopwatch.Frequency;
             Volatile.Write(ref _running, null);
             return;
@@ -156,6 +156,25 @@ internal sealed class RdbSaves
     /// <summary>Stops the background save in progress, if any; the caller holds every gate.</summary>
     public void AbortBackground() => Volatile.Read(ref _running)?.Abort();
 
+    private volatile bool _stoppingForShutdown;
+
+    /// <summary>
+    /// The server stops: the background save in progress is dropped (its temporary file deleted),
+    /// as Redis kills its saving child, and the foreground save that follows writes the file.
+    /// Call without holding gates; returns once it has ended.
+    /// </summary>
+    public void AbortBackgroundForShutdown()
+    {
+        _stoppingForShutdown = true;
+        _server.WithAllGates(() =>
+        {
+            AbortBackground();
+            return true;
+        });
+        WaitForBackground();
+        _stoppingForShutdown = false; // the stop may yet fail: later aborts are FLUSHALL's again
+    }
+
     /// <summary>Waits for a background save to end (SHUTDOWN, DEBUG RELOAD); call without holding gates.</summary>
     public void WaitForBackground()
     {
@@ -168,7 +187,8 @@ internal sealed class RdbSaves
     /// </summary>
     public void Cron()
     {
-        if (InProgress || _server.AofFiles?.RewriteInProgress == true || _server.StoppingToken.IsCancellationRequested) return;
+        if (InProgress || _server.AofFiles?.RewriteInProgress == true || _server.StoppingToken.IsCancellationRequested
+            || _server.Pause.Stopping) return;
         long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         bool start = Scheduled;
         if (!start)

@@ -157,6 +157,9 @@ internal sealed class RdbSnapshot
         foreach (var code in _functions) output.WriteFunction(code, _compress);
         var buffer = new ArrayBufferWriter<byte>(BytesPerTurn + 4096);
         var shards = _server.Shards;
+        // rdb-key-save-delay (Redis's hidden knob for tests): a pause per key, slept in whole
+        // milliseconds once enough has accumulated, outside the shard's gate for a background save.
+        long delayMicros = _server.Config.RdbKeySaveDelay, owedMicros = 0;
         try
         {
             for (int s = 0; s < shards.Count; s++)
@@ -194,6 +197,15 @@ internal sealed class RdbSnapshot
                             output.EnsureDb(d);
                             output.Write(buffer.WrittenSpan);
                             KeysWritten += count;
+                            if (delayMicros > 0)
+                            {
+                                owedMicros += delayMicros * count;
+                                if (owedMicros >= 1000)
+                                {
+                                    Thread.Sleep(TimeSpan.FromMilliseconds(owedMicros / 1000));
+                                    owedMicros %= 1000;
+                                }
+                            }
                         }
                         if (Background)
                         {

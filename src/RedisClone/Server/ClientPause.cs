@@ -25,12 +25,16 @@ internal sealed class ClientPause
     private readonly LinkedList<TaskCompletionSource> _waiters = new();
     private Mode _mode;
     private long _endMs;
+    private volatile bool _stopping;
     private volatile bool _active;
     private int _releasing;
     private bool _turnOut;
     private Timer? _timer;
 
     public ClientPause(RedisServer server) => _server = server;
+
+    /// <summary>The server's stop holds every client (<see cref="HoldForShutdown"/>).</summary>
+    public bool Stopping => _stopping;
 
     /// <summary>A pause is set (it may have just run out: <see cref="Holds"/> checks the time).</summary>
     public bool Active => _active;
@@ -59,6 +63,42 @@ internal sealed class ClientPause
         }
     }
 
+    /// <summary>
+    /// The server is stopping: every client's next command waits (the commands already running
+    /// finish), so the final save holds exactly what clients were answered. Nothing is let go
+    /// until <see cref="EndShutdownHold"/>; a CLIENT PAUSE meanwhile only moves its own end time.
+    /// </summary>
+    public void HoldForShutdown()
+    {
+        lock (_lock)
+        {
+            _stopping = true;
+            Update(_mode);
+        }
+        Interlocked.MemoryBarrier(); // the hold is visible before the caller looks at which clients still run
+    }
+
+    /// <summary>
+    /// The stop failed (a save error): clients go on as before it, in the order they were held.
+    /// With <paramref name="closing"/> the server is going away instead: every held client is let
+    /// go at once to find its connection closing.
+    /// </summary>
+    public void EndShutdownHold(bool closing)
+    {
+        lock (_lock)
+        {
+            if (closing)
+            {
+                foreach (var waiter in _waiters) waiter.TrySetResult();
+                _waiters.Clear();
+                return;
+            }
+            _stopping = false;
+            var previous = Mode.All; // held like ALL: the queue goes as a pause that ends
+            Update(previous);
+        }
+    }
+
     /// <summary>Brings the state up to date with the clock; releases the queue when the pause got less strict. Under the lock.</summary>
     private void Update(Mode previous)
     {
@@ -68,7 +108,14 @@ internal sealed class ClientPause
             _mode = Mode.None;
             _endMs = 0;
         }
-        _active = _mode != Mode.None;
+        _active = _mode != Mode.None || _stopping;
+        if (_stopping)
+        {
+            for (int i = 0; i < _server.Shards.Count; i++) _server.Shards[i].Store.ExpiryPaused = true;
+            _timer?.Dispose();
+            _timer = null;
+            return;
+        }
         for (int i = 0; i < _server.Shards.Count; i++) _server.Shards[i].Store.ExpiryPaused = _active;
         _timer?.Dispose();
         _timer = null;
@@ -95,11 +142,12 @@ internal sealed class ClientPause
     /// </summary>
     public bool Holds(CommandDef def, ClientSession client, Protocol.CommandBuffer commands, int i)
     {
+        if (_stopping) return true;
         Mode mode;
         lock (_lock)
         {
             if (_mode != Mode.None && _endMs <= DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()) Update(_mode);
-            mode = _mode;
+            mode = _stopping ? Mode.All : _mode;
         }
         if (mode == Mode.All) return true;
         if (mode == Mode.None) return false;
@@ -141,7 +189,7 @@ internal sealed class ClientPause
         lock (_lock)
         {
             _waiters.AddLast(waiter);
-            if (!_active)
+            if (!_active && !_stopping)
             {
                 // The pause ended between the check and here: it goes with the round under way.
                 _releasing++;

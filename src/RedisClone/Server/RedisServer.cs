@@ -69,7 +69,14 @@ internal sealed class RedisServer : IAsyncDisposable
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         Rdb = new Persistence.RdbSaves(this);
         ClientEviction = new ClientEviction(this);
+        Shutdown = new ServerShutdown(this);
     }
+
+    /// <summary>SHUTDOWN and the stop signals: the steps of a graceful stop.</summary>
+    public ServerShutdown Shutdown { get; }
+
+    /// <summary>True once <see cref="Start"/> has loaded the data and serves clients.</summary>
+    public bool Started { get; private set; }
 
     /// <summary>maxmemory-clients: the clients' memory added up, the largest closed past the limit.</summary>
     public ClientEviction ClientEviction { get; }
@@ -397,6 +404,7 @@ internal sealed class RedisServer : IAsyncDisposable
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
+        Started = true;
     }
 
     private Thread? _cron;
@@ -528,7 +536,7 @@ internal sealed class RedisServer : IAsyncDisposable
     private void AofCron()
     {
         var aof = AofFiles;
-        if (aof == null || aof.RewriteInProgress || Rdb.InProgress || StoppingToken.IsCancellationRequested) return;
+        if (aof == null || aof.RewriteInProgress || Rdb.InProgress || StoppingToken.IsCancellationRequested || Pause.Stopping) return;
         bool due = aof.RewriteScheduled || aof.RewriteDue(Config.AutoAofRewritePercentage, Config.AutoAofRewriteMinSize);
         if (!due) return;
         WithAllGates(() => aof.TryStartRewrite());
@@ -645,16 +653,6 @@ internal sealed class RedisServer : IAsyncDisposable
         else PropagationListener = Aof;
     }
 
-    /// <summary>
-    /// Saves before stopping (SIGTERM, SIGINT, SHUTDOWN): waits out a background save, then writes
-    /// the file with every gate held. Null when saved, else the error.
-    /// </summary>
-    public string? SaveForShutdown()
-    {
-        Log.Notice("Saving the final RDB snapshot before exiting.");
-        Rdb.WaitForBackground();
-        return WithAllGates(Rdb.SaveForeground);
-    }
 
     private int _reservedDescriptors;
 
@@ -670,20 +668,54 @@ internal sealed class RedisServer : IAsyncDisposable
         return fitted == maxClients ? null : RespErrors.MaxClientsOverFileLimit(fitted);
     }
 
-    /// <summary>Stops accepting, closes every client, stops the shards.</summary>
-    public async Task StopAsync()
+    /// <summary>The pid file goes (the stop's step, with Redis's line; once).</summary>
+    public void RemovePidFile()
+    {
+        string? path = Interlocked.Exchange(ref _pidFile, null);
+        if (path == null) return;
+        Log.Notice("Removing the pid file.");
+        try { File.Delete(path); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
+    }
+
+    /// <summary>Closes the listening sockets (plain, TLS, metrics): no new client from now on.</summary>
+    public void StopListening()
+    {
+        foreach (var l in _listeners) l.Stop();
+        lock (_tlsListenersLock)
+            foreach (var l in _tlsListeners) l.Stop();
+        _metrics?.Dispose();
+    }
+
+    /// <summary>Stops at once: closes every client, stops the shards (disposal, a failed start).</summary>
+    public Task StopAsync() => StopAsync(TimeSpan.Zero);
+
+    /// <summary>
+    /// Stops accepting, closes every client, stops the shards. With a <paramref name="drain"/> time
+    /// (a graceful stop, after <see cref="ServerShutdown"/> has saved): connections first deliver
+    /// what they have and close their sending side, and the clients have that long to close theirs;
+    /// a blocked client is closed at once, as nothing more will be written to it.
+    /// </summary>
+    public async Task StopAsync(TimeSpan drain)
     {
         if (_stopping.IsCancellationRequested) return;
         _stopping.Cancel();
         if (_pidFile != null)
         {
-            Log.Notice("Removing the pid file.");
             try { File.Delete(_pidFile); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
         }
-        foreach (var l in _listeners) l.Stop();
-        lock (_tlsListenersLock)
-            foreach (var l in _tlsListeners) l.Stop();
-        _metrics?.Dispose();
+        StopListening();
+        if (drain > TimeSpan.Zero)
+        {
+            Pause.HoldForShutdown();
+            foreach (var c in Clients.Values)
+            {
+                if (c.Blocked != null) c.Kill();
+                else c.Drain();
+            }
+            Pause.EndShutdownHold(closing: true);
+            var drained = Task.Delay(drain);
+            while (!Clients.IsEmpty && !drained.IsCompleted) await Task.Delay(5);
+        }
         foreach (var c in Clients.Values) c.Kill();
         // A script still running (SHUTDOWN NOSAVE while it was busy) is killed, written or not, as
         // Redis exits from inside it; its client then goes like the others.

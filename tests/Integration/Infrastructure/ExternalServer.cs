@@ -122,13 +122,33 @@ public sealed partial class ExternalServer : IDisposable
 
     public bool HasExited => _process.HasExited;
 
-    /// <summary>The exit code once the process has ended within <paramref name="timeoutMs"/>, else null.</summary>
-    public int? WaitForExit(int timeoutMs)
+    /// <summary>Sends <paramref name="signal"/> (2 SIGINT, 15 SIGTERM...) to the server process.</summary>
+    public void Signal(int signal)
     {
-        if (!_process.WaitForExit(timeoutMs)) return null;
+        if (kill(Pid, signal) != 0) throw new InvalidOperationException($"kill({Pid}, {signal}) failed: errno {System.Runtime.InteropServices.Marshal.GetLastPInvokeError()}");
+    }
+
+    /// <summary>The exit status once the process has ended within <paramref name="timeoutMs"/>; throws when it has not.</summary>
+    public int WaitForExit(int timeoutMs = 30_000)
+    {
+        if (!_process.WaitForExit(timeoutMs)) throw new TimeoutException($"the server did not exit in {timeoutMs} ms:\n{Output}");
         _process.WaitForExit(); // the output read to its end
         return _process.ExitCode;
     }
+
+    /// <summary>Waits until the output has a line containing <paramref name="text"/>.</summary>
+    public void WaitForOutput(string text, int timeoutMs = 30_000)
+    {
+        var sw = Stopwatch.StartNew();
+        while (!Output.Contains(text, StringComparison.Ordinal))
+        {
+            if (sw.ElapsedMilliseconds > timeoutMs) throw new TimeoutException($"no \"{text}\" in the output after {timeoutMs} ms:\n{Output}");
+            Thread.Sleep(5);
+        }
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
+    private static extern int kill(int pid, int sig);
 
     public void Dispose()
     {

@@ -78,6 +78,13 @@ internal sealed class EpollTransport : IDuplexPipe, IClientBuffers
         _input.CancelPendingRead();
     }
 
+    /// <summary>Ends the sending side (FIN after what the kernel holds); receiving goes on. Any thread.</summary>
+    public void ShutdownSend()
+    {
+        if (Volatile.Read(ref _closed) == 1) return;
+        try { _socket.Shutdown(SocketShutdown.Send); } catch (Exception) { }
+    }
+
     /// <summary>The connection is done with the transport: close it and let the loop release the socket.</summary>
     public void Release()
     {

@@ -43,6 +43,8 @@ internal sealed partial class ConfigRegistry
         MultiArg = 4,
         /// <summary>A tls-* parameter Redis applies by reconfiguring TLS (applyTlsCfg, applyTLSPort): CONFIG SET reloads the context.</summary>
         Tls = 8,
+        /// <summary>A debugging parameter Redis hides: CONFIG GET finds it by its exact name only, never by a pattern.</summary>
+        Hidden = 16,
     }
 
     /// <summary>A parameter's value type, as Redis's config.c types them (special = own parser).</summary>
@@ -153,6 +155,9 @@ internal sealed partial class ConfigRegistry
     private static readonly int ProtectedModeIndex = IndexOf("protected-mode");
     private static readonly int MaxMemorySamplesIndex = IndexOf("maxmemory-samples");
     private static readonly int MaxMemoryTenacityIndex = IndexOf("maxmemory-eviction-tenacity");
+    private static readonly int ShutdownOnSigintIndex = IndexOf("shutdown-on-sigint");
+    private static readonly int ShutdownOnSigtermIndex = IndexOf("shutdown-on-sigterm");
+    private static readonly int RdbKeySaveDelayIndex = IndexOf("rdb-key-save-delay");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -578,6 +583,7 @@ internal sealed partial class ConfigRegistry
                 }
                 foreach (var p in Params)
                 {
+                    if ((p.Flags & ParamFlags.Hidden) != 0) continue;
                     foreach (string? name in (ReadOnlySpan<string?>)[p.Name, p.Alias])
                     {
                         if (name == null || seen.Contains(name)) continue;
@@ -813,7 +819,50 @@ internal sealed partial class ConfigRegistry
         return number.ToString();
     }
 
+    /// <summary>shutdown-on-sigint: how Ctrl+C stops the server (no flag: save when save points are set).</summary>
+    public ShutdownFlags ShutdownOnSigint => (ShutdownFlags)Volatile.Read(ref _numbers[ShutdownOnSigintIndex]);
+
+    /// <summary>shutdown-on-sigterm: how SIGTERM (docker stop, systemd, kill) stops the server.</summary>
+    public ShutdownFlags ShutdownOnSigterm => (ShutdownFlags)Volatile.Read(ref _numbers[ShutdownOnSigtermIndex]);
+
+    /// <summary>rdb-key-save-delay (hidden, for tests): microseconds the RDB writer waits after each key.</summary>
+    public long RdbKeySaveDelay => Volatile.Read(ref _numbers[RdbKeySaveDelayIndex]);
+
     // ------------------------------------------------------------------ special parameters
+
+    private static readonly (string Name, ShutdownFlags Flag)[] ShutdownChoices =
+        [("default", ShutdownFlags.None), ("save", ShutdownFlags.Save), ("nosave", ShutdownFlags.NoSave), ("now", ShutdownFlags.Now), ("force", ShutdownFlags.Force)];
+
+    /// <summary>
+    /// shutdown-on-sigint / shutdown-on-sigterm: one or more of default, save, nosave, now, force
+    /// (flags, or-ed; default adds none). Printed as Redis prints multi-flag enums: the one name that
+    /// is the whole value, else each flag's name in the table's order.
+    /// </summary>
+    private static string? ParseShutdownOnSignal(ConfigRegistry registry, string[] args, out string canonical, out long number)
+    {
+        canonical = "";
+        number = 0;
+        if (args.Length == 0) return ShutdownChoicesError();
+        var flags = ShutdownFlags.None;
+        foreach (string arg in args)
+        {
+            int i = Array.FindIndex(ShutdownChoices, c => c.Name.Equals(arg, StringComparison.OrdinalIgnoreCase));
+            if (i < 0) return ShutdownChoicesError();
+            flags |= ShutdownChoices[i].Flag;
+        }
+        if ((flags & ShutdownFlags.Save) != 0 && (flags & ShutdownFlags.NoSave) != 0)
+            return "shutdown options SAVE and NOSAVE can't be used simultaneously";
+        number = (long)flags;
+        int whole = Array.FindIndex(ShutdownChoices, c => c.Flag == flags);
+        canonical = whole >= 0
+            ? ShutdownChoices[whole].Name
+            : string.Join(' ', ShutdownChoices.Where(c => c.Flag != 0 && (flags & c.Flag) != 0).Select(c => c.Name));
+        return null;
+    }
+
+    private static string ShutdownChoicesError()
+        => "argument(s) must be one of the following: " + string.Join(", ", ShutdownChoices.Select(c => c.Name));
+
 
     /// <summary>save "seconds changes [seconds changes ...]": seconds ≥ 1, changes ≥ 0; "" clears.</summary>
     private static string? ParseSave(ConfigRegistry registry, string[] args, out string canonical, out long number)
@@ -1270,6 +1319,7 @@ internal sealed partial class ConfigRegistry
             N("min-replicas-to-write", 0, IntMax, "0", alias: "min-slaves-to-write"),
             N("min-replicas-max-lag", 0, IntMax, "10", alias: "min-slaves-max-lag"),
             N("shutdown-timeout", 0, IntMax, "10"),
+            N("rdb-key-save-delay", IntMin, IntMax, "0", ParamFlags.Hidden),
             N("repl-diskless-sync-max-replicas", 0, IntMax, "0"),
             new Param
             {
@@ -1325,6 +1375,8 @@ internal sealed partial class ConfigRegistry
                 ParseOutputBufferLimits, Multi),
             S("oom-score-adj-values", "0 200 800", ParseOomScoreAdjValues, Multi),
             S("notify-keyspace-events", "", ParseNotifyKeyspaceEvents),
+            S("shutdown-on-sigterm", "default", ParseShutdownOnSignal, Multi),
+            S("shutdown-on-sigint", "default", ParseShutdownOnSignal, Multi),
             new Param
             {
                 // The listeners are not rebound at run time: immutable here (Redis allows it).
