@@ -174,9 +174,11 @@ public sealed class RedisCloneServer : IAsyncDisposable
     /// </summary>
     public async ValueTask DisposeAsync()
     {
-        if (SaveOnDispose && !Server.StoppingToken.IsCancellationRequested && Server.Config.SavePoints.Length > 0)
-            await Task.Run(Server.SaveForShutdown).ConfigureAwait(false); // a failure is logged; the stop goes on
-        await Server.StopAsync().ConfigureAwait(false);
+        // With save points, the stop SHUTDOWN makes (hold the clients, save, drain the connections);
+        // a save that fails is logged and the server is stopped all the same.
+        bool stopping = SaveOnDispose && !Server.StoppingToken.IsCancellationRequested && Server.Config.SavePoints.Length > 0
+            && await Task.Run(() => Server.Shutdown.Run(ShutdownFlags.None)).ConfigureAwait(false);
+        if (!stopping) await Server.StopAsync().ConfigureAwait(false);
         await Server.Stopped.ConfigureAwait(false); // a SHUTDOWN's stop may still be under way
         if (_ownDirectory != null) TryDelete(_ownDirectory);
     }

@@ -36,8 +36,10 @@ internal sealed class ServerShutdown
     /// <summary>
     /// SIGTERM or SIGINT, as Redis's sigShutdownHandler and the serverCron that acts on it: the
     /// stop runs on a thread of its own with the flags of shutdown-on-sigterm / shutdown-on-sigint.
-    /// A SIGINT while a signalled stop is under way exits at once, with status 1 and without the
-    /// RDB file being written ("You insist..."); a second SIGTERM is only logged.
+    /// A second signal while a signalled stop is under way exits at once, with status 1 and without
+    /// the RDB file being written ("You insist..."). Redis does that for a SIGINT only and merely logs
+    /// a second SIGTERM; here a second SIGTERM forces the exit too, so that an orchestrator or a user
+    /// who signals again is not kept waiting by a slow save.
     /// </summary>
     public void OnSignal(bool sigint)
     {
@@ -45,7 +47,7 @@ internal sealed class ServerShutdown
         bool start;
         lock (_lock)
         {
-            if (_signalled && sigint)
+            if (_signalled)
             {
                 _server.Log.Warning("You insist... exiting now.");
                 Persistence.RdbOutput.RemoveTempFiles(Path.GetDirectoryName(Path.GetFullPath(_server.Config.RdbPath)) ?? ".");

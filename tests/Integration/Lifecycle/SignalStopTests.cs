@@ -165,23 +165,28 @@ public sealed partial class SignalStopTests : IDisposable
         Assert.False(File.Exists(Path.Combine(_dir, "dump.rdb")));
     }
 
-    /// <summary>Redis: a second SIGTERM is logged and changes nothing; the save finishes and the exit is clean.</summary>
+    /// <summary>
+    /// A second SIGTERM during a slow final save forces the exit as a second SIGINT does (Redis only
+    /// logs it; the issue asks that a second signal force the exit): status 1, no temporary file left,
+    /// dump.rdb not replaced.
+    /// </summary>
     [Fact]
-    public void SecondSigterm_DuringSave_IsLoggedAndTheStopGoesOn()
+    public void SecondSigterm_DuringSlowSave_ExitsOneAndLeavesNoTempFile()
     {
-        using (var server = Start("--save '3600 1' --rdb-key-save-delay 1000"))
-        {
-            Fill(server, 1000); // about a second of saving
-            server.Signal(SIGTERM);
-            server.WaitForOutput("Saving the final RDB snapshot before exiting.");
-            server.Signal(SIGTERM);
-            Assert.Equal(0, server.WaitForExit());
-            var messages = Messages(server.Output);
-            Assert.Equal(2, messages.Count(m => m == "# Received SIGTERM scheduling shutdown..."));
-            AssertInOrder(server.Output, "* DB saved on disk", "# Redis is now ready to exit, bye bye...");
-        }
-        using var again = Start("--save ''");
-        Assert.Equal(1000, DbSize(again));
+        using var server = Start("--save '3600 1' --rdb-key-save-delay 2000");
+        Fill(server, 5000); // 10 s of saving
+        server.Signal(SIGTERM);
+        server.WaitForOutput("Saving the final RDB snapshot before exiting.");
+        Thread.Sleep(200); // the temporary file exists
+        server.Signal(SIGTERM);
+        Assert.Equal(1, server.WaitForExit(5000));
+        AssertInOrder(server.Output,
+            "# Received SIGTERM scheduling shutdown...",
+            "* Saving the final RDB snapshot before exiting.",
+            "# You insist... exiting now.");
+        Assert.DoesNotContain("DB saved on disk", server.Output);
+        Assert.Empty(Directory.GetFiles(_dir, "temp-*.rdb"));
+        Assert.False(File.Exists(Path.Combine(_dir, "dump.rdb")));
     }
 
     /// <summary>
