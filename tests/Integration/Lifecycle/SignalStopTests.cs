@@ -141,12 +141,15 @@ public sealed partial class SignalStopTests : IDisposable
     }
 
     /// <summary>
-    /// Redis: a SIGINT while a signalled stop is under way exits at once with status 1 and removes the
-    /// temporary RDB file; the file being written never replaces dump.rdb. (rdb-key-save-delay makes
-    /// the final save slow, as Redis's own tests do.)
+    /// A second signal while a signalled stop is under way exits at once with status 1 and removes
+    /// the temporary RDB file; the file being written never replaces dump.rdb. Redis does this for a
+    /// second SIGINT and only logs a second SIGTERM; the issue asks that any second signal force the
+    /// exit. (rdb-key-save-delay makes the final save slow, as Redis's own tests do.)
     /// </summary>
-    [Fact]
-    public void SecondSigint_DuringSlowSave_ExitsOneAndLeavesNoTempFile()
+    [Theory]
+    [InlineData(SIGINT)]
+    [InlineData(SIGTERM)]
+    public void SecondSignal_DuringSlowSave_ExitsOneAndLeavesNoTempFile(int second)
     {
         using var server = Start("--save '3600 1' --rdb-key-save-delay 2000");
         Fill(server, 5000); // 10 s of saving
@@ -154,31 +157,7 @@ public sealed partial class SignalStopTests : IDisposable
         server.WaitForOutput("Saving the final RDB snapshot before exiting.");
         Thread.Sleep(200); // the temporary file exists
         Assert.NotEmpty(Directory.GetFiles(_dir, "temp-*.rdb"));
-        server.Signal(SIGINT);
-        Assert.Equal(1, server.WaitForExit(5000));
-        AssertInOrder(server.Output,
-            "# Received SIGTERM scheduling shutdown...",
-            "* Saving the final RDB snapshot before exiting.",
-            "# You insist... exiting now.");
-        Assert.DoesNotContain("DB saved on disk", server.Output);
-        Assert.Empty(Directory.GetFiles(_dir, "temp-*.rdb"));
-        Assert.False(File.Exists(Path.Combine(_dir, "dump.rdb")));
-    }
-
-    /// <summary>
-    /// A second SIGTERM during a slow final save forces the exit as a second SIGINT does (Redis only
-    /// logs it; the issue asks that a second signal force the exit): status 1, no temporary file left,
-    /// dump.rdb not replaced.
-    /// </summary>
-    [Fact]
-    public void SecondSigterm_DuringSlowSave_ExitsOneAndLeavesNoTempFile()
-    {
-        using var server = Start("--save '3600 1' --rdb-key-save-delay 2000");
-        Fill(server, 5000); // 10 s of saving
-        server.Signal(SIGTERM);
-        server.WaitForOutput("Saving the final RDB snapshot before exiting.");
-        Thread.Sleep(200); // the temporary file exists
-        server.Signal(SIGTERM);
+        server.Signal(second);
         Assert.Equal(1, server.WaitForExit(5000));
         AssertInOrder(server.Output,
             "# Received SIGTERM scheduling shutdown...",
