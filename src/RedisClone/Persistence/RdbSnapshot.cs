@@ -93,6 +93,8 @@ internal sealed class RdbSnapshot
         }
     }
 
+    private readonly long _keySaveDelayMicros; // rdb-key-save-delay when the snapshot was taken
+
     /// <summary>
     /// Captures the instant: call with every shard's gate held. A background snapshot installs its
     /// hooks here; <see cref="Run"/> then writes the file.
@@ -106,6 +108,9 @@ internal sealed class RdbSnapshot
         _checksum = config.RdbChecksum;
         _writeIdle = config.MaxMemoryPolicy.EndsWith("-lru", StringComparison.OrdinalIgnoreCase);
         _writeFreq = server.KeyAccess.Lfu; // Redis writes each key's LFU counter under an LFU policy
+        // Read at the instant, as Redis's child has the parent's settings of the fork: a CONFIG SET
+        // after BGSAVE's reply does not change the save under way.
+        _keySaveDelayMicros = config.RdbKeySaveDelay;
         _functions = server.Functions.All.Select(l => l.Code).ToArray();
         var (dataset, tables) = InfoBuilder.DataMemory(server);
         _usedMemory = dataset + tables;
@@ -159,7 +164,7 @@ internal sealed class RdbSnapshot
         var shards = _server.Shards;
         // rdb-key-save-delay (Redis's hidden knob for tests): a pause per key, slept in whole
         // milliseconds once enough has accumulated, outside the shard's gate for a background save.
-        long delayMicros = _server.Config.RdbKeySaveDelay, owedMicros = 0;
+        long delayMicros = _keySaveDelayMicros, owedMicros = 0;
         try
         {
             for (int s = 0; s < shards.Count; s++)

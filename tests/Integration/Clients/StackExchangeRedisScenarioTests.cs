@@ -61,7 +61,11 @@ public sealed class StackExchangeRedisScenarioTests
         await using var mux = await ConnectionMultiplexer.ConnectAsync(Options(server.Port));
         var events = new System.Collections.Concurrent.ConcurrentQueue<string>();
         var sub = mux.GetSubscriber();
-        await sub.SubscribeAsync(RedisChannel.Literal("__keyspace@0__:watched"), (_, message) => events.Enqueue(message!));
+        // Through a ChannelMessageQueue: its handler sees messages one at a time, in the order they
+        // arrived. (A handler given to SubscribeAsync may run for several messages at once, so it can
+        // see "expire" before "set" although the server sent them in order.)
+        var queue = await sub.SubscribeAsync(RedisChannel.Literal("__keyspace@0__:watched"));
+        queue.OnMessage(message => events.Enqueue(message.Message!));
         var db = mux.GetDatabase();
         await db.StringSetAsync("watched", "v", TimeSpan.FromMilliseconds(100));
         await Eventually.WaitFor(() => events.Contains("expired"), () => $"events so far: {string.Join(",", events)}");
