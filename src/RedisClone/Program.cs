@@ -9,9 +9,10 @@ internal static class Program
 
     public static async Task<int> Main(string[] args)
     {
-        // Where .NET's socket engine serves clients (not Linux, whose own event loops do; see
-        // Network/Epoll) and for accepting: run socket completions on the runtime's epoll threads
-        // instead of hopping to the thread pool. Must be set before the first socket is created.
+        // Where .NET's socket engine serves clients (the sockets transport: off Linux, for TLS, and
+        // with --transport sockets; see Network/PipelinesTransport) and for accepting: run socket
+        // completions on the runtime's epoll threads instead of hopping to the thread pool. Must be
+        // set before the first socket is created.
         if (Environment.GetEnvironmentVariable(InlineCompletions) == null)
             Environment.SetEnvironmentVariable(InlineCompletions, "1");
 
