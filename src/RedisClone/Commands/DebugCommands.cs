@@ -546,10 +546,10 @@ internal static class DebugCommands
 
     // ---------------------------------------------------------------- server state
 
-    /// <summary>DEBUG LOG message — writes "DEBUG LOG: message" to standard output, as Redis writes it to its log.</summary>
+    /// <summary>DEBUG LOG message — writes "DEBUG LOG: message" to the server's log at warning level, as Redis does.</summary>
     private static void Log(ref CommandContext ctx)
     {
-        Console.Out.WriteLine($"DEBUG LOG: {RespErrors.Latin(ctx.Arg(2))}");
+        ctx.Server.Log.Warning($"DEBUG LOG: {RespErrors.Latin(ctx.Arg(2))}");
         ctx.Reply.Ok();
     }
 

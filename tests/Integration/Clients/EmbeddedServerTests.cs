@@ -84,6 +84,31 @@ public sealed class EmbeddedServerTests
     }
 
     [Fact]
+    public async Task DebugLog_GoesToTheServersLog_NotTheConsole()
+    {
+        var lines = new List<string>();
+        var console = Console.Out;
+        var captured = new StringWriter();
+        Console.SetOut(captured);
+        try
+        {
+            await using var redis = await RedisCloneServer.StartAsync(new RedisCloneOptions
+            {
+                Arguments = { "--enable-debug-command", "yes" },
+                Log = line => { lock (lines) lines.Add(line); },
+            });
+            await using var mux = await ConnectAsync(redis, ",allowAdmin=true");
+            Assert.Equal("OK", (string?)await mux.GetDatabase().ExecuteAsync("DEBUG", "LOG", "marker-1234"));
+        }
+        finally
+        {
+            Console.SetOut(console);
+        }
+        lock (lines) Assert.Contains(lines, l => l.EndsWith("# DEBUG LOG: marker-1234")); // Redis logs it at warning level
+        Assert.DoesNotContain("marker-1234", captured.ToString());
+    }
+
+    [Fact]
     public async Task StartAsync_NoLogRequested_WritesNothingToTheConsole()
     {
         var console = Console.Out;
