@@ -92,10 +92,7 @@ internal static class Program
             return dataset + tables;
         });
 
-        server.Log.Notice($"Running mode={ServerInfo.Mode}, port={server.Port}, shards={server.Shards.Count}, " +
-                          $"io-threads={options.IoThreads}, databases={options.Databases}, maxclients={options.MaxClients}.");
-        server.Log.Notice("Ready to accept connections tcp");
-        if (server.TlsPort != 0) server.Log.Notice("Ready to accept connections tls");
+        server.LogReady($"maxclients={options.MaxClients}");
         await server.Stopped;
         return 0;
     }

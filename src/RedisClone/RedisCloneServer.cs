@@ -152,9 +152,7 @@ public sealed class RedisCloneServer : IAsyncDisposable
             serverOptions.LogLines = lines ?? options.Log;
             server = new RedisServer(serverOptions);
             server.Start();
-            server.Log.Notice($"Running mode={ServerInfo.Mode}, port={server.Port}, shards={server.Shards.Count}, " +
-                              $"io-threads={serverOptions.IoThreads}, databases={serverOptions.Databases}, embedded in pid={Environment.ProcessId}.");
-            server.Log.Notice("Ready to accept connections tcp");
+            server.LogReady($"embedded in pid={Environment.ProcessId}");
             return new RedisCloneServer(server, ownDirectory);
         }
         catch

@@ -221,7 +221,6 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     void Storage.IKeyWatcher.Invalidate() => Volatile.Write(ref _watchDirty, true);
 
-    /// <summary>Closes the connection (CLIENT KILL, SHUTDOWN); safe from any thread.</summary>
     /// <summary>
     /// 1 while the connection runs commands (from the start of a batch to its end, less its waits for
     /// a pause, a blocking key, or a client that does not read): the server's stop waits for none to
@@ -245,6 +244,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
         WakeReader?.Invoke();
     }
 
+    /// <summary>Closes the connection (CLIENT KILL, SHUTDOWN); safe from any thread.</summary>
     public void Kill()
     {
         Killed = true;

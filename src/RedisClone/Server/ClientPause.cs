@@ -94,8 +94,7 @@ internal sealed class ClientPause
                 return;
             }
             _stopping = false;
-            var previous = Mode.All; // held like ALL: the queue goes as a pause that ends
-            Update(previous);
+            Update(Mode.All); // held like ALL: the queue goes as a pause that ends
         }
     }
 

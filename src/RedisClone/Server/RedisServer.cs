@@ -303,6 +303,18 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>Clients in MONITOR mode (fed by the executor).</summary>
     public PubSub.MonitorFeed Monitors { get; } = new();
 
+    /// <summary>
+    /// The lines that say the server is up, in Redis's words (tests and scripts wait for the tcp one);
+    /// <paramref name="where"/> ends the first line (the client limit, or the host process when embedded).
+    /// </summary>
+    public void LogReady(string where)
+    {
+        Log.Notice($"Running mode={ServerInfo.Mode}, port={Port}, shards={Shards.Count}, " +
+                   $"io-threads={Options.IoThreads}, databases={Options.Databases}, {where}.");
+        Log.Notice("Ready to accept connections tcp");
+        if (TlsPort != 0) Log.Notice("Ready to accept connections tls");
+    }
+
     public void Start()
     {
         Shards.Start();
