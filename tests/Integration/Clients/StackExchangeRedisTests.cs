@@ -84,6 +84,33 @@ public sealed class StackExchangeRedisTests
         Assert.Equal(1, (long)await db.StringGetAsync(p + "count"));
     }
 
+    /// <summary>
+    /// The client waits on a pool thread for a condition's reply, read by another pool thread: with
+    /// the pool's workers all asleep it stalled until its 10 s timeout, which the test process's
+    /// minimum thread count (<see cref="TestProcess"/>) prevents.
+    /// </summary>
+    [Fact]
+    public async Task Transaction_WithCondition_WhileThePoolIsBusy_CompletesBeforeTheTimeout()
+    {
+        await using var mux = Connect(TestServer.Shared);
+        var db = mux.GetDatabase();
+        string p = TestServer.KeyPrefix("ser");
+        await db.StringSetAsync(p + "lock", "held");
+        var sleepers = Enumerable.Range(0, 40).Select(_ => Task.Run(() => Thread.Sleep(1500))).ToArray();
+        try
+        {
+            var tx = db.CreateTransaction();
+            tx.AddCondition(Condition.KeyNotExists(p + "lock"));
+            _ = tx.StringIncrementAsync(p + "count");
+            Assert.False(await tx.ExecuteAsync());
+        }
+        finally
+        {
+            await Task.WhenAll(sleepers);
+        }
+        Assert.False(await db.KeyExistsAsync(p + "count"));
+    }
+
     [Fact]
     public async Task Batch_ManyPipelinedCommands_AllAnsweredInOrder()
     {
