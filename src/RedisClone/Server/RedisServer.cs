@@ -366,7 +366,13 @@ internal sealed class RedisServer : IAsyncDisposable
         Options.MaxClients = maxClients;
         // Clients are served while the data loads, as by Redis: commands other than the ok-loading
         // ones (INFO, PING, CONFIG...) answer -LOADING. Every gate is held meanwhile, so nothing
-        // else (the active expiry cycle included) touches the keyspace being filled.
+        // else (the active expiry cycle included) touches the keyspace being filled. The gates are
+        // taken before the first client is accepted and the flag is cleared before they are let
+        // go: an ok-loading command that needs them (DEBUG RELOAD, DEBUG POPULATE) waits for the
+        // load instead of running ahead of it (a RELOAD saved the still empty keyspace over the
+        // file; a RELOAD NOSAVE or a POPULATE filled it first and the load failed on a duplicate
+        // key), and no command after it can still be refused with -LOADING. Redis serves no client
+        // before its load starts, and clears the flag before its event loop serves anyone.
         if (Options.MetricsPort != 0)
         {
             try
@@ -383,18 +389,21 @@ internal sealed class RedisServer : IAsyncDisposable
             _metrics.Start();
         }
         Rdb.Loading = true;
-        foreach (var l in _listeners) l.Start();
-        foreach (var l in _tlsListeners) l.Start();
         try
         {
             WithAllGates(() =>
             {
+                foreach (var l in _listeners) l.Start();
+                foreach (var l in _tlsListeners) l.Start();
                 LoadAtStartup();
+                Rdb.Loading = false;
                 return true;
             });
         }
         catch
         {
+            // Still loading for whoever is connected until the stop has closed them: the keyspace
+            // holds part of the file.
             StopAsync().GetAwaiter().GetResult();
             throw;
         }
