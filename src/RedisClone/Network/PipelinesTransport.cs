@@ -13,7 +13,8 @@ namespace RedisClone.Network;
 /// .NET's asynchronous sockets between two pipes; for TLS clients (on every platform) its
 /// <see cref="StreamConnection"/> does the same over an <see cref="SslStream"/>. This class adds
 /// what the server needs on top: the byte counters of INFO, CLIENT LIST's buffer sizes, wake-ups
-/// that never run the connection on a foreign thread, and a close that waits for the last replies.
+/// that never run the connection on a foreign thread, a close that waits for the last replies, and
+/// the end of the sending side a graceful stop needs (<see cref="FinishSendingAsync"/>).
 /// </summary>
 /// <remarks>
 /// <para>Threads: every scheduler is inline, so a receive that completes runs the connection's read
@@ -142,6 +143,25 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         {
         }
         return new ClientBufferUsage(query, 0, query, 0, 0, 0, 0, 0, blocks, pending, pending > 0);
+    }
+
+    /// <summary>
+    /// The server stops and the replies are flushed: ends the output, waits until the send loop has
+    /// sent all of it, then ends the sending side (TLS: close_notify, then TCP FIN), as the epoll
+    /// transport's FIN after its last send; the connection then reads on (see ClientConnection's
+    /// drain). A client that never reads its replies holds this until it is killed, which ends the send.
+    /// </summary>
+    public async ValueTask FinishSendingAsync()
+    {
+        _output.Complete(); // the send loop sends what the pipe holds, then ends
+        try { await _sendEnded.Task; } catch (Exception) { }
+        if (Volatile.Read(ref _closed) == 1) return;
+        if (_ssl != null)
+        {
+            // The read side stays open: SslStream allows a shutdown beside a pending read.
+            try { await _ssl.ShutdownAsync(); } catch (Exception) { }
+        }
+        try { _socket.Shutdown(SocketShutdown.Send); } catch (Exception) { }
     }
 
     /// <summary>Closes the socket; both loops then end. Safe from any thread, more than once.</summary>
