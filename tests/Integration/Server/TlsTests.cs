@@ -193,6 +193,36 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
         await sender.WaitAsync(TimeSpan.FromSeconds(10));
     }
 
+    /// <summary>
+    /// CLIENT LIST's qbuf for a TLS client: the decrypted bytes of a command not yet complete (an
+    /// inline one without its line end: all of it, as redis-server shows for a plain client), then
+    /// nothing once it ran; qbuf-free and client_recent_max_input_buffer count the input buffer.
+    /// </summary>
+    [Fact]
+    public async Task Tls_PartialCommand_QbufShowsItsBytes()
+    {
+        int tlsPort = ReferenceRedis.FreePort();
+        await using var server = Start(tlsPort);
+        using var admin = server.Connect();
+        using var c = new TlsClient(tlsPort, _files.Ca);
+        string id = c.Call("CLIENT ID").Trim().TrimStart(':');
+        string request = "SET tls:qbuf " + new string('v', 20_000);
+        c.Send(Encoding.ASCII.GetBytes(request));
+        Dictionary<string, string> Fields() => admin.Call("CLIENT", "LIST", "ID", id).Split("\r\n")[1].Trim()
+            .Split(' ').Select(p => p.Split('=', 2)).ToDictionary(kv => kv[0], kv => kv[1]);
+        Dictionary<string, string>? f = null;
+        await Eventually.WaitFor(() => (f = Fields())["qbuf"] == request.Length.ToString(),
+            () => $"qbuf={f?["qbuf"]} for a TLS client that sent {request.Length} bytes of an inline command");
+        Assert.True(long.Parse(f!["qbuf-free"]) > 0, $"qbuf-free={f["qbuf-free"]}");
+        string info = admin.Call("INFO", "clients");
+        long maxInput = long.Parse(info.Split("\r\n").First(l => l.StartsWith("client_recent_max_input_buffer:"))[31..]);
+        Assert.True(maxInput >= request.Length, $"client_recent_max_input_buffer:{maxInput}");
+
+        c.Send("\r\n"u8.ToArray());
+        Assert.Equal("+OK\r\n", Encoding.ASCII.GetString(c.Read(5)));
+        Assert.Equal("0", Fields()["qbuf"]);
+    }
+
     [Fact]
     public async Task Tls_AuthClientsOptional_NoCertificateOrOneFromTheCa()
     {
