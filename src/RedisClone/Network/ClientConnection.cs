@@ -31,12 +31,13 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     private readonly CommandBuffer _commands = new();
     private readonly BatchExecutor _executor;
     private readonly IClientBuffers? _transportBuffers;
-    private readonly Action? _finishSending;
+    private readonly Func<ValueTask>? _finishSending;
 
     /// <summary>A connection over any duplex pipe (a socket's, or an in-memory one in benchmarks).</summary>
-    /// <param name="finishSending">Ends the sending side once everything is sent (TCP FIN), reading on: see <see cref="DrainAsync"/>.</param>
+    /// <param name="finishSending">Called once the replies are flushed: ends the sending side when everything is
+    /// sent (TCP FIN; for TLS close_notify first), reading on; see <see cref="DrainAsync"/>.</param>
     public ClientConnection(RedisServer server, IDuplexPipe transport, EndPoint? remote, EndPoint? local, Action close,
-        CancellationToken closed = default, Action? finishSending = null)
+        CancellationToken closed = default, Func<ValueTask>? finishSending = null)
     {
         _server = server;
         _inputReader = transport.Input;
@@ -76,7 +77,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     {
         var transport = new Epoll.EpollTransport(socket, loop, server.Stats);
         var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
-            transport.Closed, transport.ShutdownSend);
+            transport.Closed, transport.FinishSendingAsync);
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {
@@ -102,7 +103,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     /// <summary>Serves a client through <see cref="PipelinesTransport"/> until it ends; then the socket (and the TLS stream) go.</summary>
     private static async Task ServeOnPipelinesAsync(RedisServer server, PipelinesTransport transport, EndPoint? remote, EndPoint? local)
     {
-        var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed);
+        var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed,
+            transport.FinishSendingAsync);
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {
@@ -272,15 +274,17 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     }
 
     /// <summary>
-    /// The server stops: the replies are sent, so the sending side ends (FIN) and what the client
-    /// still sends is read and dropped until it closes, or until the server's stop gives up on it
-    /// (<see cref="ClientSession.Kill"/>). Closing a socket with unread input would reset the
-    /// connection, and a reset drops replies the client has not received yet.
+    /// The server stops: the replies are sent, so the sending side ends (FIN; over TLS close_notify
+    /// first) and what the client still sends is read and dropped until it closes, or until the
+    /// server's stop gives up on it (<see cref="ClientSession.Kill"/>). Closing a socket with unread
+    /// input would reset the connection, and a reset drops replies the client has not received yet.
+    /// Every transport that serves sockets passes its way to end the sending side; an in-memory
+    /// connection has none and simply ends.
     /// </summary>
     private async Task DrainAsync(PipeReader input)
     {
         if (_finishSending == null) return;
-        _finishSending();
+        await _finishSending();
         // A client that keeps its connection and sends nothing (an idle pooled one) is not waited
         // for: once nothing has come for a while, nothing is unread and closing sends no reset.
         using var quiet = new Timer(static state => ((PipeReader)state!).CancelPendingRead(), input, Timeout.Infinite, Timeout.Infinite);

@@ -1,6 +1,8 @@
+using System.Buffers;
 using System.IO.Pipelines;
 using System.Net.Security;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using Pipelines.Sockets.Unofficial;
 using RedisClone.Commands;
 using RedisClone.Server;
@@ -13,7 +15,8 @@ namespace RedisClone.Network;
 /// .NET's asynchronous sockets between two pipes; for TLS clients (on every platform) its
 /// <see cref="StreamConnection"/> does the same over an <see cref="SslStream"/>. This class adds
 /// what the server needs on top: the byte counters of INFO, CLIENT LIST's buffer sizes, wake-ups
-/// that never run the connection on a foreign thread, and a close that waits for the last replies.
+/// that never run the connection on a foreign thread, a close that waits for the last replies, and
+/// the end of the sending side a graceful stop needs (<see cref="FinishSendingAsync"/>).
 /// </summary>
 /// <remarks>
 /// <para>Threads: every scheduler is inline, so a receive that completes runs the connection's read
@@ -27,8 +30,10 @@ namespace RedisClone.Network;
 /// <para>Backpressure as with the epoll loops: the read loop stops reading while the replies back
 /// up (its flush waits while 64 KB are queued for the socket), the input pipe then pauses the receive
 /// loop at 1 MB, and TCP pushes back on the client.</para>
-/// <para>CLIENT LIST: qbuf is what the input pipe holds (0 over TLS: the stream pipes do not say),
-/// omem the replies written and not yet sent, shown as 16 KB reply blocks.</para>
+/// <para>CLIENT LIST: qbuf is what the input pipe holds, the bytes the receive loop put in (its
+/// counter) less those the connection consumed (counted here, as the epoll transport's input buffer
+/// counts them); qbuf-free and the input's size are those of the pipe's 16 KB segments; omem is the
+/// replies written and not yet sent, shown as 16 KB reply blocks.</para>
 /// <para>TLS differs in one thing: the connection's read loop resumes on the thread pool, not inline,
 /// so that decrypting, running and encrypting batches spreads over the cores. With inline resumption
 /// redis-benchmark --tls at pipeline 16 (50 clients) made 0.2-0.4x the requests per second of the
@@ -133,15 +138,38 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         // Replies written and not yet flushed count too: the output limits are checked before a flush.
         long pending = Math.Max(0, Volatile.Read(ref _output.Flushed) + _output.UnflushedBytes - SentBytes);
         long blocks = (pending + Segment - 1) / Segment;
-        long query = 0;
-        try
+        // Received, less consumed: the receive loop counts before it flushes into the pipe, so the
+        // difference is never below what the pipe holds (a read racing this may make it a moment old).
+        long query = Math.Max(0, ReceivedBytes - Volatile.Read(ref _input.Consumed));
+        long allocated = InputAllocation(query);
+        return new ClientBufferUsage(query, allocated - query, allocated, 0, 0, 0, 0, 0, blocks, pending, pending > 0);
+    }
+
+    /// <summary>
+    /// The input pipe's size for <paramref name="unconsumed"/> bytes: the 16 KB segments they fill and the
+    /// one the receive loop writes into (it always holds one, leased for the next receive). The pipe
+    /// does not show its segments; its writer fills each before taking the next, so this is the shape
+    /// it has when the unconsumed bytes start a segment, as they do whenever the reader had caught up.
+    /// </summary>
+    private static long InputAllocation(long unconsumed) => (unconsumed / Segment + 1) * Segment;
+
+    /// <summary>
+    /// The server stops and the replies are flushed: ends the output, waits until the send loop has
+    /// sent all of it, then ends the sending side (TLS: close_notify, then TCP FIN), as the epoll
+    /// transport's FIN after its last send; the connection then reads on (see ClientConnection's
+    /// drain). A client that never reads its replies holds this until it is killed, which ends the send.
+    /// </summary>
+    public async ValueTask FinishSendingAsync()
+    {
+        _output.Complete(); // the send loop sends what the pipe holds, then ends
+        try { await _sendEnded.Task; } catch (Exception) { }
+        if (Volatile.Read(ref _closed) == 1) return;
+        if (_ssl != null)
         {
-            query = _connection?.GetCounters().BytesWaitingToBeRead ?? 0; // the stream pipes do not say
+            // The read side stays open: SslStream allows a shutdown beside a pending read.
+            try { await _ssl.ShutdownAsync(); } catch (Exception) { }
         }
-        catch (ObjectDisposedException)
-        {
-        }
-        return new ClientBufferUsage(query, 0, query, 0, 0, 0, 0, 0, blocks, pending, pending > 0);
+        try { _socket.Shutdown(SocketShutdown.Send); } catch (Exception) { }
     }
 
     /// <summary>Closes the socket; both loops then end. Safe from any thread, more than once.</summary>
@@ -195,17 +223,58 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         _stats.ReadsProcessed.Add(1);
     }
 
-    /// <summary>The input pipe's reader: counts what was read as it is consumed; wake-ups from other threads go through the pool.</summary>
+    /// <summary>
+    /// The input pipe's reader: counts what was read as it is consumed (INFO's input counters, and the
+    /// consumed bytes CLIENT LIST's qbuf is measured from); wake-ups from other threads go through the pool.
+    /// </summary>
     private sealed class CountingReader(PipelinesTransport transport, PipeReader inner) : PipeReader
     {
-        public override bool TryRead(out ReadResult result) => inner.TryRead(out result);
+        /// <summary>Bytes consumed so far; written by the connection's loop, read by any thread.</summary>
+        public long Consumed;
 
-        public override ValueTask<ReadResult> ReadAsync(CancellationToken cancellationToken = default) => inner.ReadAsync(cancellationToken);
+        // The buffer the last read handed out, which AdvanceTo's positions point into (the connection's loop only).
+        private ReadOnlySequence<byte> _read;
+
+        public override bool TryRead(out ReadResult result)
+        {
+            if (!inner.TryRead(out result)) return false;
+            Seen(result.Buffer);
+            return true;
+        }
+
+        public override ValueTask<ReadResult> ReadAsync(CancellationToken cancellationToken = default)
+        {
+            var read = inner.ReadAsync(cancellationToken);
+            if (!read.IsCompletedSuccessfully) return SeenAsync(read);
+            var result = read.Result;
+            Seen(result.Buffer);
+            return new ValueTask<ReadResult>(result);
+        }
+
+        /// <summary>A read that waited for data; pooled, so waiting allocates nothing.</summary>
+        [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+        private async ValueTask<ReadResult> SeenAsync(ValueTask<ReadResult> read)
+        {
+            var result = await read.ConfigureAwait(false);
+            Seen(result.Buffer);
+            return result;
+        }
+
+        private void Seen(in ReadOnlySequence<byte> buffer)
+        {
+            _read = buffer;
+            // INFO's client_recent_max_input_buffer, as the epoll input buffer reports its growth: only
+            // past one segment, the size every connection has.
+            if (buffer.Length >= Segment) transport._stats.RecentMaxInput.Observe(InputAllocation(buffer.Length));
+        }
 
         public override void AdvanceTo(SequencePosition consumed) => AdvanceTo(consumed, consumed);
 
         public override void AdvanceTo(SequencePosition consumed, SequencePosition examined)
         {
+            long n = _read.Slice(_read.Start, consumed).Length;
+            _read = default;
+            Volatile.Write(ref Consumed, Consumed + n);
             transport.CountInput();
             inner.AdvanceTo(consumed, examined);
         }

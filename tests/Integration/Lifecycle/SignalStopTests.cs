@@ -203,61 +203,99 @@ public sealed partial class SignalStopTests : IDisposable
 
     /// <summary>
     /// A client pipelining INCRs when the stop comes gets a whole reply for each command that ran,
-    /// then the end of the stream (no reset): the saved counter is exactly the number of replies.
+    /// then the end of the stream (no reset): the saved counter is exactly the number of replies. On
+    /// each transport: the epoll loops, Pipelines.Sockets.Unofficial (<c>--transport sockets</c>), and
+    /// TLS (always on the latter), whose end of stream is close_notify before the FIN. The client
+    /// goes on sending, and stops reading from the signal until the server is about to close its
+    /// connections, so that then commands are unread on the server's side and replies are still on
+    /// their way: a close at that point resets the connection and drops those replies.
     /// </summary>
-    [Fact]
-    public async Task Sigterm_WhilePipelining_EveryRepliedCommandIsSavedAndDelivered()
+    [Theory]
+    [InlineData("epoll")]
+    [InlineData("sockets")]
+    [InlineData("tls")]
+    public async Task Sigterm_WhilePipelining_EveryRepliedCommandIsSavedAndDelivered(string transport)
     {
-        const int Commands = 300_000;
-        long replies;
-        using (var server = Start("--save '3600 1'"))
+        long replies = 0;
+        using var tlsFiles = transport == "tls" ? new TlsFiles() : null;
+        int tlsPort = tlsFiles == null ? 0 : ReferenceRedis.FreePort();
+        // TLS: port 0 with a tls-port is the TLS port alone, as in Redis.
+        string serverArgs = tlsFiles == null ? $"--transport {transport}" : string.Join(' ', tlsFiles.ServerArgs(tlsPort, "no").Select(a => $"'{a}'"));
+        using (var server = Start($"--save '3600 1' {serverArgs}"))
         {
-            using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-            socket.Connect(new IPEndPoint(IPAddress.Loopback, server.Port));
+            using var tls = tlsFiles == null ? null : new TlsClient(tlsPort, tlsFiles.Ca);
+            using var stream = tls?.Stream ?? PlainStream(server.Port);
             byte[] one = Encoding.ASCII.GetBytes("*2\r\n$4\r\nINCR\r\n$7\r\ncounter\r\n");
-            var all = new byte[one.Length * Commands];
-            for (int i = 0; i < Commands; i++) one.CopyTo(all, i * one.Length);
+            var chunk = new byte[one.Length * 1000];
+            for (int i = 0; i < 1000; i++) one.CopyTo(chunk, i * one.Length);
+            long sent = 0;
+            bool signalled = false;
+            using var stopSending = new CancellationTokenSource(TimeSpan.FromSeconds(30));
             var sender = Task.Run(() =>
             {
-                try { socket.Send(all); } catch (SocketException) { } // the server may stop reading first
+                try
+                {
+                    while (!stopSending.IsCancellationRequested)
+                    {
+                        stream.Write(chunk);
+                        Interlocked.Add(ref sent, 1000);
+                        if (Volatile.Read(ref signalled)) Thread.Sleep(10); // enough to keep commands coming
+                    }
+                }
+                catch (Exception ex) when (ex is IOException or ObjectDisposedException) { } // the server is gone, or we closed
             });
+
             var buffer = new byte[1 << 16];
-            var text = new StringBuilder();
-            bool signalled = false;
-            replies = 0;
+            int held = 0; // bytes of a reply not yet complete, at the start of buffer
             long lastValue = 0;
             while (true)
             {
                 int n;
-                try { n = socket.Receive(buffer); }
-                catch (SocketException ex) { throw new Xunit.Sdk.XunitException($"the connection was reset after {replies} replies: {ex.SocketErrorCode}"); }
+                try { n = stream.Read(buffer, held, buffer.Length - held); }
+                catch (IOException ex) { throw new Xunit.Sdk.XunitException($"the connection was reset after {replies} replies: {ex.Message}"); }
                 if (n == 0) break;
-                text.Append(Encoding.ASCII.GetString(buffer, 0, n));
-                int end;
-                while ((end = text.ToString().IndexOf("\r\n", StringComparison.Ordinal)) >= 0)
+                int end = held + n, start = 0;
+                for (int lf; (lf = Array.IndexOf(buffer, (byte)'\n', start, end - start)) >= 0; start = lf + 1)
                 {
-                    string line = text.ToString(0, end);
-                    text.Remove(0, end + 2);
-                    Assert.StartsWith(":", line);
-                    long value = long.Parse(line[1..]);
-                    Assert.Equal(lastValue + 1, value);
+                    long value = 0;
+                    for (int i = start + 1; i < lf - 1; i++) value = value * 10 + (buffer[i] - '0');
+                    if (buffer[start] != ':' || buffer[lf - 1] != '\r' || value != lastValue + 1)
+                        throw new Xunit.Sdk.XunitException($"reply {replies + 1}: {Encoding.ASCII.GetString(buffer, start, lf + 1 - start)}");
                     lastValue = value;
                     replies++;
                 }
+                held = end - start;
+                Array.Copy(buffer, start, buffer, 0, held);
                 if (!signalled && replies > 1000)
                 {
                     server.Signal(SIGTERM);
-                    signalled = true;
+                    Volatile.Write(ref signalled, true);
+                    // Not reading until the server is about to close its connections: the replies
+                    // back up, so they are still on their way when it does.
+                    var waited = System.Diagnostics.Stopwatch.StartNew();
+                    while (!server.Output.Contains("Redis is now ready to exit, bye bye...") && waited.ElapsedMilliseconds < 20_000) Thread.Sleep(5);
+                    Thread.Sleep(50);
                 }
             }
-            Assert.Equal("", text.ToString()); // no reply cut in the middle
-            Assert.Equal(0, server.WaitForExit());
+            Assert.True(signalled, $"the connection ended after {replies} replies, before the signal");
+            Assert.Equal(0, held); // no reply cut in the middle
+            stopSending.Cancel();
+            stream.Dispose(); // as a client does at the end of the stream (a write still under way then fails)
+            tls?.Dispose();
             await sender.WaitAsync(TimeSpan.FromSeconds(10));
+            Assert.Equal(0, server.WaitForExit());
+            Assert.InRange(replies, 1001, Interlocked.Read(ref sent));
         }
-        Assert.InRange(replies, 1001, Commands);
         using var again = Start("--save ''");
         using var c = again.Connect();
         Assert.Equal($"${replies.ToString().Length}\r\n{replies}\r\n", c.Call("GET", "counter"));
+    }
+
+    private static NetworkStream PlainStream(int port)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.Connect(new IPEndPoint(IPAddress.Loopback, port));
+        return new NetworkStream(socket, ownsSocket: true);
     }
 
     /// <summary>SHUTDOWN as a command: no reply, the connection closes, the stop's lines, exit 0; SAVE saves without save points.</summary>

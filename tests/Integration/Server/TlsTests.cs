@@ -12,93 +12,6 @@ using StackExchange.Redis;
 namespace RedisClone.Tests.Server;
 
 /// <summary>
-/// Certificates made for one test class: a CA, a server certificate for 127.0.0.1 and localhost, a
-/// second server certificate (to see a reload), a client certificate signed by the CA and one signed
-/// by a CA the server does not know. PEM files in a directory of their own; ECDSA P-256 keys.
-/// </summary>
-public sealed class TlsFiles : IDisposable
-{
-    public const string KeyPassword = "s3cret pass";
-
-    public TlsFiles()
-    {
-        Dir = Directory.CreateTempSubdirectory("redisclone-tls-").FullName;
-        using var caKey = ECDsa.Create(ECCurve.NamedCurves.nistP256);
-        Ca = MakeCa("RedisClone Test CA", caKey);
-        Write("ca.crt", Ca.ExportCertificatePem());
-        (ServerCert, _) = Issue("server", "localhost", Ca, caKey, server: true);
-        (SecondServerCert, _) = Issue("server2", "second.localhost", Ca, caKey, server: true);
-        Issue("client", "client", Ca, caKey, server: false);
-        using var otherKey = ECDsa.Create(ECCurve.NamedCurves.nistP256);
-        using var other = MakeCa("Unknown CA", otherKey);
-        Issue("stranger", "stranger", other, otherKey, server: false);
-        Directory.CreateDirectory(Path("cadir"));
-        File.Copy(Path("ca.crt"), Path("cadir/anything.pem"));
-        File.WriteAllText(Path("cadir/readme.txt"), "not a certificate");
-    }
-
-    public string Dir { get; }
-    public X509Certificate2 Ca { get; }
-    public X509Certificate2 ServerCert { get; }
-    public X509Certificate2 SecondServerCert { get; }
-
-    public string Path(string name) => System.IO.Path.Combine(Dir, name);
-
-    /// <summary>The server options for TLS on <paramref name="tlsPort"/> with this directory's files.</summary>
-    public string[] ServerArgs(int tlsPort, string authClients = "yes") =>
-    [
-        "--tls-port", tlsPort.ToString(), "--tls-cert-file", Path("server.crt"), "--tls-key-file", Path("server.key"),
-        "--tls-ca-cert-file", Path("ca.crt"), "--tls-auth-clients", authClients,
-    ];
-
-    /// <summary>A certificate with its key, as a client presents it.</summary>
-    public X509Certificate2 ClientCertificate(string name = "client")
-        => X509Certificate2.CreateFromPemFile(Path(name + ".crt"), Path(name + ".key"));
-
-    private static X509Certificate2 MakeCa(string name, ECDsa key)
-    {
-        var request = new CertificateRequest($"CN={name}", key, HashAlgorithmName.SHA256);
-        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(true, false, 0, true));
-        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.KeyCertSign | X509KeyUsageFlags.CrlSign, true));
-        request.CertificateExtensions.Add(new X509SubjectKeyIdentifierExtension(request.PublicKey, false));
-        return request.CreateSelfSigned(DateTimeOffset.UtcNow.AddDays(-1), DateTimeOffset.UtcNow.AddDays(30));
-    }
-
-    private (X509Certificate2 Cert, ECDsa Key) Issue(string file, string cn, X509Certificate2 ca, ECDsa caKey, bool server)
-    {
-        var key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
-        var request = new CertificateRequest($"CN={cn}", key, HashAlgorithmName.SHA256);
-        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(false, false, 0, false));
-        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.DigitalSignature, true));
-        request.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension(
-            [new Oid(server ? "1.3.6.1.5.5.7.3.1" : "1.3.6.1.5.5.7.3.2")], false));
-        if (server)
-        {
-            var names = new SubjectAlternativeNameBuilder();
-            names.AddIpAddress(IPAddress.Loopback);
-            names.AddDnsName("localhost");
-            request.CertificateExtensions.Add(names.Build());
-        }
-        var serial = RandomNumberGenerator.GetBytes(12);
-        serial[0] &= 0x7f;
-        var cert = request.Create(ca.SubjectName, X509SignatureGenerator.CreateForECDsa(caKey),
-            DateTimeOffset.UtcNow.AddDays(-1), DateTimeOffset.UtcNow.AddDays(29), serial);
-        Write(file + ".crt", cert.ExportCertificatePem());
-        Write(file + ".key", key.ExportPkcs8PrivateKeyPem());
-        Write(file + ".enc.key", key.ExportEncryptedPkcs8PrivateKeyPem(KeyPassword,
-            new PbeParameters(PbeEncryptionAlgorithm.Aes256Cbc, HashAlgorithmName.SHA256, 10_000)));
-        return (cert, key);
-    }
-
-    private void Write(string name, string pem) => File.WriteAllText(Path(name), pem);
-
-    public void Dispose()
-    {
-        try { Directory.Delete(Dir, recursive: true); } catch (IOException) { }
-    }
-}
-
-/// <summary>
 /// TLS (issue 17): tls-port beside the plain port or alone, certificates from PEM files, client
 /// certificates checked against the CA (tls-auth-clients yes/optional/no), tls-protocols and cipher
 /// suites, start-up failures with Redis's log lines, and CONFIG SET reloading the context for new
@@ -110,84 +23,6 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
     private readonly TlsFiles _files;
 
     public TlsTests(TlsFiles files) => _files = files;
-
-    /// <summary>A RESP client over TLS; the server's certificate must chain to the test CA.</summary>
-    private sealed class TlsClient : IDisposable
-    {
-        private readonly TcpClient _tcp;
-        private readonly SslStream _ssl;
-
-        public TlsClient(int port, X509Certificate2 ca, X509Certificate2? clientCertificate = null,
-            SslProtocols protocols = SslProtocols.None, TlsCipherSuite[]? suites = null)
-        {
-            _tcp = new TcpClient();
-            _tcp.Connect(IPAddress.Loopback, port);
-            _ssl = new SslStream(_tcp.GetStream());
-            _ssl.ReadTimeout = 5_000;
-            var options = new SslClientAuthenticationOptions
-            {
-                TargetHost = "localhost",
-                EnabledSslProtocols = protocols,
-                ClientCertificates = clientCertificate == null ? null : [clientCertificate],
-                CertificateChainPolicy = new X509ChainPolicy
-                {
-                    TrustMode = X509ChainTrustMode.CustomRootTrust,
-                    RevocationMode = X509RevocationMode.NoCheck,
-                    CustomTrustStore = { ca },
-                },
-                CipherSuitesPolicy = suites == null ? null : new CipherSuitesPolicy(suites),
-            };
-            _ssl.AuthenticateAsClient(options);
-        }
-
-        public X509Certificate2 ServerCertificate => new(_ssl.RemoteCertificate!);
-
-        public SslProtocols Protocol => _ssl.SslProtocol;
-
-        public TlsCipherSuite CipherSuite => _ssl.NegotiatedCipherSuite;
-
-        /// <summary>Sends one inline command and returns what one read brings back (short replies only).</summary>
-        public string Call(string inline)
-        {
-            _ssl.Write(Encoding.ASCII.GetBytes(inline + "\r\n"));
-            var buffer = new byte[4096];
-            int n = _ssl.Read(buffer);
-            return Encoding.ASCII.GetString(buffer, 0, n);
-        }
-
-        public void Send(byte[] bytes) => _ssl.Write(bytes);
-
-        /// <summary>Reads exactly <paramref name="count"/> bytes.</summary>
-        public byte[] Read(int count)
-        {
-            var buffer = new byte[count];
-            _ssl.ReadExactly(buffer);
-            return buffer;
-        }
-
-        /// <summary>True when the server has ended the connection (end of stream or a reset within 5 s).</summary>
-        public bool IsClosed()
-        {
-            try
-            {
-                return _ssl.Read(new byte[64]) == 0;
-            }
-            catch (IOException ex) when (ex.InnerException is SocketException { SocketErrorCode: SocketError.TimedOut })
-            {
-                return false;
-            }
-            catch (IOException)
-            {
-                return true;
-            }
-        }
-
-        public void Dispose()
-        {
-            _ssl.Dispose();
-            _tcp.Dispose();
-        }
-    }
 
     /// <summary>
     /// A server with both ports. The plain port is picked here: port 0 with a tls-port means TLS
@@ -356,6 +191,36 @@ public sealed class TlsTests : IClassFixture<TlsFiles>
         Assert.Equal(":1\r\n", admin.Call("CLIENT", "KILL", "ID", id));
         await Eventually.WaitFor(() => !admin.Call("CLIENT", "LIST").Contains($"id={id} "), () => "the killed client is still listed");
         await sender.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
+    /// <summary>
+    /// CLIENT LIST's qbuf for a TLS client: the decrypted bytes of a command not yet complete (an
+    /// inline one without its line end: all of it, as redis-server shows for a plain client), then
+    /// nothing once it ran; qbuf-free and client_recent_max_input_buffer count the input buffer.
+    /// </summary>
+    [Fact]
+    public async Task Tls_PartialCommand_QbufShowsItsBytes()
+    {
+        int tlsPort = ReferenceRedis.FreePort();
+        await using var server = Start(tlsPort);
+        using var admin = server.Connect();
+        using var c = new TlsClient(tlsPort, _files.Ca);
+        string id = c.Call("CLIENT ID").Trim().TrimStart(':');
+        string request = "SET tls:qbuf " + new string('v', 20_000);
+        c.Send(Encoding.ASCII.GetBytes(request));
+        Dictionary<string, string> Fields() => admin.Call("CLIENT", "LIST", "ID", id).Split("\r\n")[1].Trim()
+            .Split(' ').Select(p => p.Split('=', 2)).ToDictionary(kv => kv[0], kv => kv[1]);
+        Dictionary<string, string>? f = null;
+        await Eventually.WaitFor(() => (f = Fields())["qbuf"] == request.Length.ToString(),
+            () => $"qbuf={f?["qbuf"]} for a TLS client that sent {request.Length} bytes of an inline command");
+        Assert.True(long.Parse(f!["qbuf-free"]) > 0, $"qbuf-free={f["qbuf-free"]}");
+        string info = admin.Call("INFO", "clients");
+        long maxInput = long.Parse(info.Split("\r\n").First(l => l.StartsWith("client_recent_max_input_buffer:"))[31..]);
+        Assert.True(maxInput >= request.Length, $"client_recent_max_input_buffer:{maxInput}");
+
+        c.Send("\r\n"u8.ToArray());
+        Assert.Equal("+OK\r\n", Encoding.ASCII.GetString(c.Read(5)));
+        Assert.Equal("0", Fields()["qbuf"]);
     }
 
     [Fact]

@@ -207,6 +207,32 @@ public abstract class TransportScenarioTests : IAsyncLifetime
         Assert.Equal("+OK\r\n", half.ReadReply());
     }
 
+    /// <summary>
+    /// An inline command without its line end is not parsed at all: qbuf is every byte of it, as
+    /// redis-server 7.0 shows (qbuf=20006 for the same request), the input buffer's free room and
+    /// size show it too, and so does INFO's client_recent_max_input_buffer.
+    /// </summary>
+    [Fact]
+    public async Task ClientList_PartialInlineCommand_QbufCountsItsBytes()
+    {
+        using var observer = Server.Connect();
+        using var partial = Server.Connect();
+        long id = Id(partial);
+        string key = TestServer.KeyPrefix("qbufinline") + "k";
+        string request = $"SET {key} " + new string('v', 20_000);
+        partial.SendRaw(request);
+        Dictionary<string, string>? f = null;
+        await Eventually.WaitFor(() => (f = Listed(observer, id))!["qbuf"] == request.Length.ToString(),
+            () => $"qbuf={f?["qbuf"]} for a client that sent {request.Length} bytes of an inline command");
+        Assert.True(long.Parse(f!["qbuf-free"]) > 0, $"qbuf-free={f["qbuf-free"]}");
+        Assert.True(long.Parse(f["tot-mem"]) >= request.Length + long.Parse(f["qbuf-free"]), $"tot-mem={f["tot-mem"]}");
+        Assert.InRange(InfoField(observer, "clients", "client_recent_max_input_buffer"), request.Length, long.MaxValue);
+
+        partial.SendRaw("\r\n");
+        Assert.Equal("+OK\r\n", partial.ReadReply());
+        Assert.Equal("0", Listed(observer, id)!["qbuf"]);
+    }
+
     [Fact]
     public void Quit_ManyRepliesBefore_AllArriveThenClose()
     {

@@ -78,11 +78,15 @@ internal sealed class EpollTransport : IDuplexPipe, IClientBuffers
         _input.CancelPendingRead();
     }
 
-    /// <summary>Ends the sending side (FIN after what the kernel holds); receiving goes on. Any thread.</summary>
-    public void ShutdownSend()
+    /// <summary>
+    /// Ends the sending side (FIN after what the kernel holds); receiving goes on. Any thread. Completes
+    /// at once: a flush here has already handed every reply to the kernel (see <see cref="SocketOutput"/>).
+    /// </summary>
+    public ValueTask FinishSendingAsync()
     {
-        if (Volatile.Read(ref _closed) == 1) return;
+        if (Volatile.Read(ref _closed) == 1) return ValueTask.CompletedTask;
         try { _socket.Shutdown(SocketShutdown.Send); } catch (Exception) { }
+        return ValueTask.CompletedTask;
     }
 
     /// <summary>The connection is done with the transport: close it and let the loop release the socket.</summary>
