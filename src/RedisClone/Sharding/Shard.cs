@@ -98,6 +98,13 @@ internal sealed class Shard : IDisposable
         _thread.Start();
     }
 
+    /// <summary>
+    /// Work posted for the shard thread waits to run: a connection found the gate held and posted
+    /// its commands, so the shard thread wants the gate (a moment's view, for a holder deciding
+    /// whether to step aside).
+    /// </summary>
+    public bool HasPostedWork => !_inbox.IsEmpty;
+
     /// <summary>Queues work for the shard thread (FIFO).</summary>
     public void Post(ShardWork work)
     {
