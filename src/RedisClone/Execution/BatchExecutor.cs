@@ -326,6 +326,8 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         // Gates are held for a segment at a time (microseconds) and never across a wait, so a short
         // spin usually wins them; posting costs two thread wake-ups (the shard's and ours).
         if (shards.TryEnterAll(mask)) return true;
+        // Tells a background saver holding one of them to step aside between its turns.
+        for (ulong m = mask; m != 0; m &= m - 1) shards[BitOperations.TrailingZeroCount(m)].MarkSpunFor();
         for (int spin = 0; spin < GateSpins; spin++)
         {
             Thread.SpinWait(30);

@@ -98,6 +98,23 @@ internal sealed class Shard : IDisposable
         _thread.Start();
     }
 
+    private volatile bool _spunFor;
+
+    /// <summary>A connection found the gate held and spins for it (the contended path only).</summary>
+    public void MarkSpunFor() => _spunFor = true;
+
+    /// <summary>
+    /// Whether someone wants the gate, for a long-running holder (the background saver) deciding
+    /// whether to step aside between turns: work posted for the shard thread waits to run, or a
+    /// connection spun for the gate since the last call (which clears that mark). A moment's view.
+    /// </summary>
+    public bool TakeWanted()
+    {
+        bool spun = _spunFor;
+        if (spun) _spunFor = false;
+        return spun || !_inbox.IsEmpty;
+    }
+
     /// <summary>Queues work for the shard thread (FIFO).</summary>
     public void Post(ShardWork work)
     {

@@ -14,6 +14,18 @@ public static class Eventually
         Assert.True(held, $"timed out waiting: {what()}");
     }
 
+    /// <summary>
+    /// <see cref="WaitFor"/> for a test that is not async: polls on the calling thread (a test that
+    /// holds the thread anyway, with raw clients) instead of blocking on a task.
+    /// </summary>
+    public static void Wait(Func<bool> condition, Func<string> what, int seconds = 10)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(seconds);
+        bool held;
+        while (!(held = condition()) && DateTime.UtcNow < deadline) Thread.Sleep(20);
+        Assert.True(held, $"timed out waiting: {what()}");
+    }
+
     /// <summary>Waits until the server has no connected client.</summary>
     public static Task NoClients(TestServer server)
         => WaitFor(() => server.Server.Clients.IsEmpty, () => $"{server.Server.Clients.Count} connections still open on the server");

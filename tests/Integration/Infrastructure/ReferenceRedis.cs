@@ -38,41 +38,69 @@ public sealed class ReferenceRedis : IDisposable
     /// <summary>
     /// Starts a private redis-server, or returns null when it is not installed.
     /// <paramref name="extraArgs"/> are appended to its command line (e.g. "--enable-debug-command yes").
+    /// Returns once the server is ready: listening on its port and done loading what its directory holds.
     /// </summary>
+    /// <remarks>
+    /// Ready means redis-server's own "Ready to accept connections" line, not a connection that
+    /// succeeds: redis-server listens before it loads its data, and while it loads an AOF it serves
+    /// clients between commands, answering -LOADING to all but a few (a test that read a directory
+    /// right after the port opened saw an empty keyspace). The port comes from <see cref="FreePort"/>,
+    /// free when picked but not held: a server started meanwhile elsewhere (one on port 0, say) may
+    /// take it first. redis-server then exits, and it is started again on another port; a connection
+    /// test alone would have found the other server and handed it out as this one.
+    /// </remarks>
     public static ReferenceRedis? StartOrNull(string extraArgs = "")
     {
         var path = ServerPath;
         if (path == null) return null;
+        for (int attempt = 0; attempt < 5; attempt++)
+        {
+            var (instance, portTaken) = TryStart(path, extraArgs);
+            if (instance != null || !portTaken) return instance;
+        }
+        return null;
+    }
+
+    private static (ReferenceRedis? Instance, bool PortTaken) TryStart(string path, string extraArgs)
+    {
         int port = FreePort();
-        var psi = new ProcessStartInfo(path, $"--port {port} --bind 127.0.0.1 --save \"\" --appendonly no --daemonize no --loglevel warning {extraArgs}")
+        // loglevel notice: the ready line is a notice.
+        var psi = new ProcessStartInfo(path, $"--port {port} --bind 127.0.0.1 --save \"\" --appendonly no --daemonize no --loglevel notice --logfile \"\" {extraArgs}")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
         var process = Process.Start(psi)!;
-        process.OutputDataReceived += (_, _) => { };
-        process.ErrorDataReceived += (_, _) => { };
+        var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var output = new System.Text.StringBuilder();
+        void OnLine(string? line)
+        {
+            if (line == null) return;
+            lock (output)
+            {
+                if (output.Length < 64 * 1024) output.AppendLine(line);
+            }
+            if (line.Contains("Ready to accept connections", StringComparison.Ordinal)) ready.TrySetResult();
+        }
+        process.OutputDataReceived += (_, e) => OnLine(e.Data);
+        process.ErrorDataReceived += (_, e) => OnLine(e.Data);
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
-        var sw = Stopwatch.StartNew();
-        while (sw.ElapsedMilliseconds < 10_000)
+        // Generous: a loaded machine starts it slowly, and a test may give it a directory to load.
+        var exited = process.WaitForExitAsync();
+        Task.WaitAny([ready.Task, exited], TimeSpan.FromSeconds(60));
+        if (ready.Task.IsCompleted && !process.HasExited)
         {
-            try
-            {
-                using var s = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-                s.Connect(IPAddress.Loopback, port);
-                var instance = new ReferenceRedis(process, port);
-                AppDomain.CurrentDomain.ProcessExit += (_, _) => instance.Dispose();
-                return instance;
-            }
-            catch (SocketException)
-            {
-                Thread.Sleep(50);
-            }
+            var instance = new ReferenceRedis(process, port);
+            AppDomain.CurrentDomain.ProcessExit += (_, _) => instance.Dispose();
+            return (instance, false);
         }
-        process.Kill();
-        return null;
+        try { if (!process.HasExited) process.Kill(); } catch (InvalidOperationException) { }
+        process.WaitForExit(5000);
+        string text;
+        lock (output) text = output.ToString();
+        return (null, text.Contains("Address already in use", StringComparison.Ordinal));
     }
 
     public static int FreePort()

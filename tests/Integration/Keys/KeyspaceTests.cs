@@ -138,7 +138,7 @@ public class KeyspaceTests
     [Fact]
     public async Task ObjectFreqIdleTime_LfuPolicy_FreqAnswersIdleTimeErrors()
     {
-        await using var server = TestServer.Start(shards: 2, "--maxmemory-policy", "allkeys-lfu");
+        await using var server = TestServer.Start(shards: 2, "--maxmemory-policy", "allkeys-lfu", "--lfu-decay-time", "0");
         using var c = server.Connect();
         c.Call("SET", "k", "v");
         Assert.Equal(":5\r\n", c.Call("OBJECT", "FREQ", "k")); // a new key's LFU counter, as Redis's LFU_INIT_VAL

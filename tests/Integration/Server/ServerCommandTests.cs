@@ -62,12 +62,23 @@ public class ServerCommandTests
         using var b = server.Connect();
         b.Call("SET", "k", "v");
         var sw = Stopwatch.StartNew();
-        a.Send("DEBUG", "SLEEP", "0.3");
-        Thread.Sleep(50);
+        a.Send("DEBUG", "SLEEP", "1");
+        // Until the sleep holds the keyspace: every shard's gate taken (nothing else takes them in
+        // this server). A fixed 50 ms let the GET run first on a loaded machine.
+        var shards = server.Server.Shards;
+        await Eventually.WaitFor(() => Enumerable.Range(0, shards.Count).All(s => IsHeld(shards[s].Gate)), () => "DEBUG SLEEP never held the gates");
         Assert.Equal("$1\r\nv\r\n", b.Call("GET", "k"));
         long blocked = sw.ElapsedMilliseconds;
         Assert.Equal("+OK\r\n", a.ReadReply());
-        Assert.True(blocked >= 250, $"GET answered after {blocked} ms, during the sleep");
+        Assert.True(blocked >= 1000, $"GET answered after {blocked} ms, during the sleep");
+    }
+
+    /// <summary>True when another thread holds <paramref name="gate"/> (taken and given back at once otherwise).</summary>
+    private static bool IsHeld(Lock gate)
+    {
+        if (!gate.TryEnter()) return true;
+        gate.Exit();
+        return false;
     }
 
     [Fact]
