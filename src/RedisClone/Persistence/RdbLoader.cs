@@ -78,6 +78,7 @@ internal static class RdbLoader
         int db = 0;
         long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
         long idle = -1, freq = -1;
+        var scratch = new Scratch();
 
         while (true)
         {
@@ -89,7 +90,7 @@ internal static class RdbLoader
             try
             {
                 end = LoadItem(server, data, ref position, limits, merge, nowMs, ref db, ref expireAt, ref idle, ref freq,
-                    ref loaded, ref expired);
+                    ref loaded, ref expired, scratch);
             }
             catch (RdbLoadException ex) when (!ex.Final)
             {
@@ -120,9 +121,16 @@ internal static class RdbLoader
         return new Result(loaded, expired, version);
     }
 
+    /// <summary>Where a key and a string value are decoded when they are not plain bytes of the file (integers, LZF).</summary>
+    private sealed class Scratch
+    {
+        public byte[] Key = new byte[64], Value = new byte[256];
+    }
+
     /// <summary>One item at <paramref name="position"/>: an opcode and its data, or a key and its value; true at EOF.</summary>
     private static bool LoadItem(RedisServer server, ReadOnlySpan<byte> data, ref int position, RdbValueReader.Limits limits,
-        bool merge, long nowMs, ref int db, ref long expireAt, ref long idle, ref long freq, ref long loaded, ref long expired)
+        bool merge, long nowMs, ref int db, ref long expireAt, ref long idle, ref long freq, ref long loaded, ref long expired,
+        Scratch scratch)
     {
         var shards = server.Shards;
         int databases = server.Options.Databases;
@@ -185,10 +193,23 @@ internal static class RdbLoader
                 }
                 default:
                 {
-                    byte[] key = ReadString(data, ref position);
-                    object? value = RdbValueReader.Read(data, ref position, type, limits);
-                    if (value == null)
-                        throw new RdbLoadException($"Bad value for key '{Encoding.UTF8.GetString(key)}': {RdbValueReader.Reason ?? "malformed"}", at);
+                    // The key and a string value are read as spans of the window (or of the
+                    // scratch arrays when encoded): the database copies them into the one or two
+                    // arrays it keeps, so a string key costs no allocation beyond those.
+                    var key = ReadSpan(data, ref position, ref scratch.Key);
+                    ReadOnlySpan<byte> text = default;
+                    object? value = null;
+                    if (type == RdbType.String)
+                    {
+                        if (!RdbString.TryReadSpan(data, ref position, ref scratch.Value, out text))
+                            throw new RdbLoadException($"Bad value for key '{Encoding.UTF8.GetString(key)}': a malformed string", at);
+                    }
+                    else
+                    {
+                        value = RdbValueReader.Read(data, ref position, type, limits);
+                        if (value == null)
+                            throw new RdbLoadException($"Bad value for key '{Encoding.UTF8.GetString(key)}': {RdbValueReader.Reason ?? "malformed"}", at);
+                    }
                     long keyExpire = expireAt, keyIdle = idle, keyFreq = freq;
                     expireAt = 0;
                     idle = freq = -1;
@@ -204,7 +225,7 @@ internal static class RdbLoader
                         if (!merge) throw new RdbLoadException($"RDB has duplicated key '{Encoding.UTF8.GetString(key)}' in DB {db}", at, final: true);
                         database.RemoveAt(existing);
                     }
-                    int slot = value is byte[] bytes ? database.AddString(key, bytes, keyExpire) : database.Add(key, value, keyExpire);
+                    int slot = value == null ? database.AddString(key, text, keyExpire) : database.Add(key.ToArray(), value, keyExpire);
                     // As Redis's objectSetLRUOrLFU: the file's frequency under an LFU policy, its idle time under any other.
                     bool lfu = server.KeyAccess.Lfu;
                     if (lfu && keyFreq >= 0) database.Table.SetStamp(slot, Storage.KeyAccess.FrequencyStamp((int)keyFreq));
@@ -283,6 +304,14 @@ internal static class RdbLoader
         if (!RdbString.TryReadLength(data, ref position, out ulong length, out bool encoded) || encoded || length > long.MaxValue)
             throw position >= data.Length ? Truncated(at) : new RdbLoadException("Unknown length encoding in rdbLoadLen()", at);
         return (long)length;
+    }
+
+    private static ReadOnlySpan<byte> ReadSpan(ReadOnlySpan<byte> data, scoped ref int position, ref byte[] scratch)
+    {
+        int at = position;
+        if (!RdbString.TryReadSpan(data, ref position, ref scratch, out var value))
+            throw new RdbLoadException("Short read or bad string encoding loading DB", at);
+        return value;
     }
 
     private static byte[] ReadString(ReadOnlySpan<byte> data, ref int position)
