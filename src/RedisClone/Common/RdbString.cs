@@ -214,7 +214,7 @@ internal static class RdbString
     /// array when a string does not fit). The value is valid until <paramref name="scratch"/> is
     /// used again. False when it is malformed or cut short.
     /// </summary>
-    public static bool TryReadSpan(ReadOnlySpan<byte> input, scoped ref int position, ref byte[] scratch, out ReadOnlySpan<byte> value)
+    public static bool TryReadSpan(ReadOnlySpan<byte> input, scoped ref int position, scoped ref byte[] scratch, out ReadOnlySpan<byte> value)
     {
         value = default;
         int p = position;
