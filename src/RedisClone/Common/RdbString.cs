@@ -111,8 +111,11 @@ internal static class RdbString
 
     /// <summary>Appends a length in RDB's 1, 2, 5 or 9-byte form.</summary>
     public static void WriteLength(IBufferWriter<byte> output, ulong length)
+        => output.Advance(FormatLength(output.GetSpan(9), length));
+
+    /// <summary>Writes a length in RDB's 1, 2, 5 or 9-byte form into <paramref name="span"/> (9 bytes of room); returns its size.</summary>
+    public static int FormatLength(Span<byte> span, ulong length)
     {
-        var span = output.GetSpan(9);
         int n;
         if (length < 1 << 6)
         {
@@ -137,7 +140,7 @@ internal static class RdbString
             BinaryPrimitives.WriteUInt64BigEndian(span[1..], length);
             n = 9;
         }
-        output.Advance(n);
+        return n;
     }
 
     /// <summary>

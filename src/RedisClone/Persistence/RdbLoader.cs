@@ -78,7 +78,7 @@ internal static class RdbLoader
         int db = 0;
         long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
         long idle = -1, freq = -1;
-        var scratch = new Scratch();
+        var scratch = new Scratch { MaxKeys = stream.CanSeek ? stream.Length / 3 : 0 };
 
         while (true)
         {
@@ -125,6 +125,9 @@ internal static class RdbLoader
     private sealed class Scratch
     {
         public byte[] Key = new byte[64], Value = new byte[256];
+
+        /// <summary>The most keys the file could hold (its size over 3 bytes, the smallest key), for RESIZEDB.</summary>
+        public long MaxKeys;
     }
 
     /// <summary>One item at <paramref name="position"/>: an opcode and its data, or a key and its value; true at EOF.</summary>
@@ -168,9 +171,21 @@ internal static class RdbLoader
                     return false;
                 }
                 case RdbOutput.OpcodeResizeDb:
+                {
+                    // As Redis's dictExpand on RESIZEDB: each shard's table takes its share of the
+                    // keys at once. The count is the file's word, so it is bounded by what the rest
+                    // of the file could hold (a key takes at least 3 bytes).
+                    long keys = ReadLength(data, ref position);
                     ReadLength(data, ref position);
-                    ReadLength(data, ref position);
+                    keys = Math.Min(keys, scratch.MaxKeys);
+                    if (keys > 0)
+                    {
+                        long share = keys / shards.Count;
+                        share += share / 32 + 64; // keys do not split exactly evenly over the shards
+                        for (int s = 0; s < shards.Count; s++) shards[s].Store[db].Table.Reserve((int)Math.Min(share, 1 << 30));
+                    }
                     return false;
+                }
                 case RdbOutput.OpcodeAux:
                 {
                     byte[] key = ReadString(data, ref position);
