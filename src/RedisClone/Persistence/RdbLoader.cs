@@ -79,9 +79,12 @@ internal static class RdbLoader
         long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
         long idle = -1, freq = -1;
         var scratch = new Scratch { MaxKeys = stream.CanSeek ? stream.Length / 3 : 0 };
+        using var gcHold = total >= LoadGcHold.MinFileBytes ? new LoadGcHold() : null;
+        int items = 0;
 
         while (true)
         {
+            if (gcHold != null && (items++ & 255) == 0) gcHold.Check();
             // One item per turn, parsed from the window's start; a failure that more bytes could
             // fix reads more and parses the item again (nothing is changed before an item parsed).
             ReadOnlySpan<byte> data = window.Span;
