@@ -15,7 +15,8 @@ Per round, alternating which server goes first: SAVE is timed from the client (t
 round trip: the file written, fsynced and renamed), then the server is stopped (SIGTERM, no save
 point, so nothing is written) and started again on the same directory, and the load is timed
 twice: the "DB loaded from disk: X seconds" line both servers log, and the wall time from the
-process's start until PING answers PONG (the process's own start-up included). The key count after
+process's start until PING answers PONG (the process's own start-up included), with the CPU time
+the process used by then (steadier than wall times on a busy machine). The key count after
 the load is checked. Prints every figure, the medians and the ratios RedisClone / redis-server.
 Every step is bounded in time.
 
@@ -24,7 +25,7 @@ Every step is bounded in time.
 """
 import argparse, base64, os, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import build_clone, free_port  # noqa: E402
+from compare import build_clone, cpu_seconds, free_port  # noqa: E402
 from rss import call  # noqa: E402
 
 
@@ -98,7 +99,8 @@ class Running:
         self.proc, self.port = None, None
 
     def start(self):
-        """Starts the process; returns (wall seconds until PING answers PONG, the logged load seconds or None)."""
+        """Starts the process; returns (wall seconds until PING answers PONG, the logged load seconds or
+        None, the process's CPU seconds by then: start-up and load, the steadier figure on a busy machine)."""
         self.port = free_port()
         log = os.path.join(self.workdir, "server.log")
         if os.path.exists(log):
@@ -122,6 +124,7 @@ class Running:
                 pass
             time.sleep(0.005)
         wall = time.monotonic() - started
+        cpu = cpu_seconds(self.proc.pid)
         logged = None
         for _ in range(100):  # the log line may be written just after the listener answers
             with open(log, errors="replace") as f:
@@ -132,7 +135,7 @@ class Running:
             if not os.path.exists(os.path.join(self.workdir, "dump.rdb")):
                 break
             time.sleep(0.01)
-        return wall, logged
+        return wall, logged, cpu
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
@@ -172,7 +175,7 @@ def main():
         Running("redis-server", lambda port: ["redis-server", "--port", str(port)] + common,
                 tempfile.mkdtemp(prefix="bench-rdb-redis-")),
     ]
-    results = {s.name: {"save": [], "load_logged": [], "load_wall": []} for s in servers}
+    results = {s.name: {"save": [], "load_logged": [], "load_wall": [], "load_cpu": []} for s in servers}
     try:
         for s in servers:
             s.start()
@@ -191,16 +194,18 @@ def main():
                 assert reply == b"OK", reply
                 size = os.path.getsize(os.path.join(s.workdir, "dump.rdb"))
                 s.stop()
-                wall, logged = s.start()
+                wall, logged, cpu = s.start()
                 keys = dbsize(s.port)
                 if keys != s.keys:
                     raise RuntimeError(f"{s.name} loaded {keys} keys, saved {s.keys}")
                 results[s.name]["save"].append(save)
                 results[s.name]["load_wall"].append(wall)
+                results[s.name]["load_cpu"].append(cpu)
                 if logged is not None:
                     results[s.name]["load_logged"].append(logged)
                 print(f"round {r + 1} {s.name:12} SAVE {save * 1000:7.0f} ms   load (log) "
-                      f"{(logged or float('nan')) * 1000:7.0f} ms   start to PONG {wall * 1000:7.0f} ms   dump.rdb {size} bytes",
+                      f"{(logged or float('nan')) * 1000:7.0f} ms   start to PONG {wall * 1000:7.0f} ms (CPU {cpu * 1000:5.0f} ms)   "
+                      f"dump.rdb {size} bytes",
                       flush=True)
     finally:
         for s in servers:
@@ -212,7 +217,8 @@ def main():
           f"medians of {args.rounds} rounds")
     print("| step | RedisClone ms | redis-server ms | ratio |")
     print("|---|---|---|---|")
-    for step, label in (("save", "SAVE"), ("load_logged", "load (DB loaded from disk)"), ("load_wall", "start to PONG")):
+    for step, label in (("save", "SAVE"), ("load_logged", "load (DB loaded from disk)"), ("load_wall", "start to PONG"),
+                        ("load_cpu", "CPU, start to PONG")):
         a, b = results["RedisClone"][step], results["redis-server"][step]
         if a and b:
             ma, mb = statistics.median(a) * 1000, statistics.median(b) * 1000

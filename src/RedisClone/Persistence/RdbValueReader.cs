@@ -364,9 +364,19 @@ internal static class RdbValueReader
         if (!valid || elements.Count % 2 != 0) return Fail("a malformed hash blob");
         if (elements.Count == 0) return Fail("an empty hash");
         var hash = new RedisHash();
-        if (elements.Count / 2 > limits.HashEntries) hash.ConvertToTable();
         Span<byte> fieldScratch = stackalloc byte[20];
         Span<byte> valueScratch = stackalloc byte[20];
+        if (elements.Count / 2 > limits.HashEntries)
+        {
+            hash.ConvertToTable();
+        }
+        else
+        {
+            // The packed form's array at its final size at once, not grown pair by pair.
+            long encoded = 0;
+            foreach (var e in elements) encoded += RedisHash.EncodedLength(e.Text(blob, fieldScratch).Length);
+            hash.ReservePacked(encoded);
+        }
         for (int i = 0; i < elements.Count; i += 2)
         {
             var field = elements[i].Text(blob, fieldScratch);
