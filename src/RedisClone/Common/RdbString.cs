@@ -111,8 +111,11 @@ internal static class RdbString
 
     /// <summary>Appends a length in RDB's 1, 2, 5 or 9-byte form.</summary>
     public static void WriteLength(IBufferWriter<byte> output, ulong length)
+        => output.Advance(FormatLength(output.GetSpan(9), length));
+
+    /// <summary>Writes a length in RDB's 1, 2, 5 or 9-byte form into <paramref name="span"/> (9 bytes of room); returns its size.</summary>
+    public static int FormatLength(Span<byte> span, ulong length)
     {
-        var span = output.GetSpan(9);
         int n;
         if (length < 1 << 6)
         {
@@ -137,7 +140,7 @@ internal static class RdbString
             BinaryPrimitives.WriteUInt64BigEndian(span[1..], length);
             n = 9;
         }
-        output.Advance(n);
+        return n;
     }
 
     /// <summary>
@@ -190,43 +193,98 @@ internal static class RdbString
         value = [];
         int p = position;
         if (!TryReadLength(input, ref p, out ulong length, out bool encoded)) return false;
+        if (encoded && length == EncodedLzf)
+        {
+            // Decompressed straight into the array kept.
+            if (!TryLzfHeader(input, ref p, out int compressed, out int original)) return false;
+            var decompressed = new byte[original];
+            if (Lzf.Decompress(input.Slice(p, compressed), decompressed) != original) return false;
+            value = decompressed;
+            position = p + compressed;
+            return true;
+        }
+        Span<byte> digits = stackalloc byte[20];
+        if (!TryReadUnpacked(input, ref p, length, encoded, digits, out var span)) return false;
+        value = span.ToArray();
+        position = p;
+        return true;
+    }
+
+    /// <summary>
+    /// Reads one string at <paramref name="position"/> without copying it where it can: a plain
+    /// string is a slice of <paramref name="input"/>; an integer's text or a decompressed LZF
+    /// string is written into <paramref name="scratch"/> (at least 20 bytes; replaced by a larger
+    /// array when a string does not fit). The value is valid until <paramref name="scratch"/> is
+    /// used again. False when it is malformed or cut short.
+    /// </summary>
+    public static bool TryReadSpan(ReadOnlySpan<byte> input, scoped ref int position, scoped ref byte[] scratch, out ReadOnlySpan<byte> value)
+    {
+        value = default;
+        int p = position;
+        if (!TryReadLength(input, ref p, out ulong length, out bool encoded)) return false;
+        if (encoded && length == EncodedLzf)
+        {
+            if (!TryLzfHeader(input, ref p, out int compressed, out int original)) return false;
+            if (scratch.Length < original) scratch = new byte[Math.Max(original, Math.Min(scratch.Length * 2, Array.MaxLength))];
+            if (Lzf.Decompress(input.Slice(p, compressed), scratch.AsSpan(0, original)) != original) return false;
+            value = scratch.AsSpan(0, original);
+            position = p + compressed;
+            return true;
+        }
+        if (!TryReadUnpacked(input, ref p, length, encoded, scratch, out value)) return false;
+        position = p;
+        return true;
+    }
+
+    /// <summary>A plain string (a slice of the input) or an integer's text (in <paramref name="digits"/>), after its length byte(s).</summary>
+    private static bool TryReadUnpacked(ReadOnlySpan<byte> input, scoped ref int p, ulong length, bool encoded, Span<byte> digits,
+        out ReadOnlySpan<byte> value)
+    {
+        value = default;
         if (!encoded)
         {
             if (length > (ulong)(input.Length - p)) return false;
-            value = input.Slice(p, (int)length).ToArray();
-            position = p + (int)length;
+            value = input.Slice(p, (int)length);
+            p += (int)length;
             return true;
         }
+        long integer;
         switch ((int)length)
         {
             case EncodedInt8:
                 if (p + 1 > input.Length) return false;
-                value = System.Text.Encoding.ASCII.GetBytes(((sbyte)input[p]).ToString(System.Globalization.CultureInfo.InvariantCulture));
-                position = p + 1;
-                return true;
+                integer = (sbyte)input[p];
+                p += 1;
+                break;
             case EncodedInt16:
                 if (p + 2 > input.Length) return false;
-                value = System.Text.Encoding.ASCII.GetBytes(BinaryPrimitives.ReadInt16LittleEndian(input.Slice(p)).ToString(System.Globalization.CultureInfo.InvariantCulture));
-                position = p + 2;
-                return true;
+                integer = BinaryPrimitives.ReadInt16LittleEndian(input.Slice(p));
+                p += 2;
+                break;
             case EncodedInt32:
                 if (p + 4 > input.Length) return false;
-                value = System.Text.Encoding.ASCII.GetBytes(BinaryPrimitives.ReadInt32LittleEndian(input.Slice(p)).ToString(System.Globalization.CultureInfo.InvariantCulture));
-                position = p + 4;
-                return true;
-            case EncodedLzf:
-                if (!TryReadLength(input, ref p, out ulong compressedLength, out bool e1) || e1) return false;
-                if (!TryReadLength(input, ref p, out ulong originalLength, out bool e2) || e2) return false;
-                // An LZF run of three bytes can stand for at most 264: a larger claim is malformed, and
-                // refusing it keeps a forged payload from allocating gigabytes.
-                if (compressedLength > (ulong)(input.Length - p) || originalLength > compressedLength * 88 + 32) return false;
-                var decompressed = new byte[originalLength];
-                if (Lzf.Decompress(input.Slice(p, (int)compressedLength), decompressed) != (int)originalLength) return false;
-                value = decompressed;
-                position = p + (int)compressedLength;
-                return true;
+                integer = BinaryPrimitives.ReadInt32LittleEndian(input.Slice(p));
+                p += 4;
+                break;
             default:
                 return false;
         }
+        value = digits[..RedisNumbers.FormatInt64(integer, digits)];
+        return true;
+    }
+
+    /// <summary>An LZF string's compressed and original lengths, checked against the input.</summary>
+    private static bool TryLzfHeader(ReadOnlySpan<byte> input, ref int p, out int compressed, out int original)
+    {
+        compressed = original = 0;
+        if (!TryReadLength(input, ref p, out ulong compressedLength, out bool e1) || e1) return false;
+        if (!TryReadLength(input, ref p, out ulong originalLength, out bool e2) || e2) return false;
+        // An LZF run of three bytes can stand for at most 264: a larger claim is malformed, and
+        // refusing it keeps a forged payload from allocating gigabytes.
+        if (compressedLength > (ulong)(input.Length - p) || originalLength > compressedLength * 88 + 32
+            || originalLength > (ulong)Array.MaxLength) return false;
+        compressed = (int)compressedLength;
+        original = (int)originalLength;
+        return true;
     }
 }

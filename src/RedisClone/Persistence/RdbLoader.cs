@@ -78,9 +78,13 @@ internal static class RdbLoader
         int db = 0;
         long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
         long idle = -1, freq = -1;
+        var scratch = new Scratch { MaxKeys = stream.CanSeek ? stream.Length / 3 : 0 };
+        using var gcHold = total >= LoadGcHold.MinFileBytes ? new LoadGcHold() : null;
+        int items = 0;
 
         while (true)
         {
+            if (gcHold != null && (items++ & 255) == 0) gcHold.Check();
             // One item per turn, parsed from the window's start; a failure that more bytes could
             // fix reads more and parses the item again (nothing is changed before an item parsed).
             ReadOnlySpan<byte> data = window.Span;
@@ -89,7 +93,7 @@ internal static class RdbLoader
             try
             {
                 end = LoadItem(server, data, ref position, limits, merge, nowMs, ref db, ref expireAt, ref idle, ref freq,
-                    ref loaded, ref expired);
+                    ref loaded, ref expired, scratch);
             }
             catch (RdbLoadException ex) when (!ex.Final)
             {
@@ -120,9 +124,19 @@ internal static class RdbLoader
         return new Result(loaded, expired, version);
     }
 
+    /// <summary>Where a key and a string value are decoded when they are not plain bytes of the file (integers, LZF).</summary>
+    private sealed class Scratch
+    {
+        public byte[] Key = new byte[64], Value = new byte[256];
+
+        /// <summary>The most keys the file could hold (its size over 3 bytes, the smallest key), for RESIZEDB.</summary>
+        public long MaxKeys;
+    }
+
     /// <summary>One item at <paramref name="position"/>: an opcode and its data, or a key and its value; true at EOF.</summary>
     private static bool LoadItem(RedisServer server, ReadOnlySpan<byte> data, ref int position, RdbValueReader.Limits limits,
-        bool merge, long nowMs, ref int db, ref long expireAt, ref long idle, ref long freq, ref long loaded, ref long expired)
+        bool merge, long nowMs, ref int db, ref long expireAt, ref long idle, ref long freq, ref long loaded, ref long expired,
+        Scratch scratch)
     {
         var shards = server.Shards;
         int databases = server.Options.Databases;
@@ -160,9 +174,21 @@ internal static class RdbLoader
                     return false;
                 }
                 case RdbOutput.OpcodeResizeDb:
+                {
+                    // As Redis's dictExpand on RESIZEDB: each shard's table takes its share of the
+                    // keys at once. The count is the file's word, so it is bounded by what the rest
+                    // of the file could hold (a key takes at least 3 bytes).
+                    long keys = ReadLength(data, ref position);
                     ReadLength(data, ref position);
-                    ReadLength(data, ref position);
+                    keys = Math.Min(keys, scratch.MaxKeys);
+                    if (keys > 0)
+                    {
+                        long share = keys / shards.Count;
+                        share += share / 32 + 64; // keys do not split exactly evenly over the shards
+                        for (int s = 0; s < shards.Count; s++) shards[s].Store[db].Table.Reserve((int)Math.Min(share, 1 << 30));
+                    }
                     return false;
+                }
                 case RdbOutput.OpcodeAux:
                 {
                     byte[] key = ReadString(data, ref position);
@@ -185,10 +211,23 @@ internal static class RdbLoader
                 }
                 default:
                 {
-                    byte[] key = ReadString(data, ref position);
-                    object? value = RdbValueReader.Read(data, ref position, type, limits);
-                    if (value == null)
-                        throw new RdbLoadException($"Bad value for key '{Encoding.UTF8.GetString(key)}': {RdbValueReader.Reason ?? "malformed"}", at);
+                    // The key and a string value are read as spans of the window (or of the
+                    // scratch arrays when encoded): the database copies them into the one or two
+                    // arrays it keeps, so a string key costs no allocation beyond those.
+                    var key = ReadSpan(data, ref position, ref scratch.Key);
+                    ReadOnlySpan<byte> text = default;
+                    object? value = null;
+                    if (type == RdbType.String)
+                    {
+                        if (!RdbString.TryReadSpan(data, ref position, ref scratch.Value, out text))
+                            throw new RdbLoadException($"Bad value for key '{Encoding.UTF8.GetString(key)}': a malformed string", at);
+                    }
+                    else
+                    {
+                        value = RdbValueReader.Read(data, ref position, type, limits);
+                        if (value == null)
+                            throw new RdbLoadException($"Bad value for key '{Encoding.UTF8.GetString(key)}': {RdbValueReader.Reason ?? "malformed"}", at);
+                    }
                     long keyExpire = expireAt, keyIdle = idle, keyFreq = freq;
                     expireAt = 0;
                     idle = freq = -1;
@@ -204,7 +243,7 @@ internal static class RdbLoader
                         if (!merge) throw new RdbLoadException($"RDB has duplicated key '{Encoding.UTF8.GetString(key)}' in DB {db}", at, final: true);
                         database.RemoveAt(existing);
                     }
-                    int slot = value is byte[] bytes ? database.AddString(key, bytes, keyExpire) : database.Add(key, value, keyExpire);
+                    int slot = value == null ? database.AddString(key, text, keyExpire) : database.Add(key.ToArray(), value, keyExpire);
                     // As Redis's objectSetLRUOrLFU: the file's frequency under an LFU policy, its idle time under any other.
                     bool lfu = server.KeyAccess.Lfu;
                     if (lfu && keyFreq >= 0) database.Table.SetStamp(slot, Storage.KeyAccess.FrequencyStamp((int)keyFreq));
@@ -283,6 +322,14 @@ internal static class RdbLoader
         if (!RdbString.TryReadLength(data, ref position, out ulong length, out bool encoded) || encoded || length > long.MaxValue)
             throw position >= data.Length ? Truncated(at) : new RdbLoadException("Unknown length encoding in rdbLoadLen()", at);
         return (long)length;
+    }
+
+    private static ReadOnlySpan<byte> ReadSpan(ReadOnlySpan<byte> data, scoped ref int position, ref byte[] scratch)
+    {
+        int at = position;
+        if (!RdbString.TryReadSpan(data, ref position, ref scratch, out var value))
+            throw new RdbLoadException("Short read or bad string encoding loading DB", at);
+        return value;
     }
 
     private static byte[] ReadString(ReadOnlySpan<byte> data, ref int position)

@@ -45,13 +45,28 @@ internal sealed class RdbOutput : IDisposable
         _file.Write(bytes);
     }
 
-    /// <summary>Keys that follow belong to database <paramref name="db"/>: a SELECTDB unless already there.</summary>
-    public void EnsureDb(int db)
+    private ulong _resized; // databases whose RESIZEDB is written (bit per database below 64)
+
+    /// <summary>
+    /// Keys that follow belong to database <paramref name="db"/>: a SELECTDB unless already there.
+    /// The first time, a RESIZEDB follows it with the database's key and TTL counts (as Redis
+    /// writes them), so a loader sizes its tables once instead of growing them key by key.
+    /// </summary>
+    public void EnsureDb(int db, long keys = -1, long expires = 0)
     {
         if (_currentDb == db) return;
-        var buffer = new ArrayBufferWriter<byte>(8);
-        WriteSelectDb(buffer, db);
-        Write(buffer.WrittenSpan);
+        Span<byte> buffer = stackalloc byte[32];
+        int n = 0;
+        buffer[n++] = OpcodeSelectDb;
+        n += RdbString.FormatLength(buffer[n..], (ulong)db);
+        if (keys >= 0 && db < 64 && (_resized & (1UL << db)) == 0)
+        {
+            _resized |= 1UL << db;
+            buffer[n++] = OpcodeResizeDb;
+            n += RdbString.FormatLength(buffer[n..], (ulong)keys);
+            n += RdbString.FormatLength(buffer[n..], (ulong)expires);
+        }
+        Write(buffer[..n]);
         _currentDb = db;
     }
 

@@ -95,6 +95,9 @@ internal sealed class RdbSnapshot
 
     private readonly long _keySaveDelayMicros; // rdb-key-save-delay when the snapshot was taken
 
+    /// <summary>Keys and keys with a TTL per database at the instant, over all shards (the RESIZEDB counts).</summary>
+    private readonly long[] _dbKeys, _dbExpires;
+
     /// <summary>
     /// Captures the instant: call with every shard's gate held. A background snapshot installs its
     /// hooks here; <see cref="Run"/> then writes the file.
@@ -116,11 +119,18 @@ internal sealed class RdbSnapshot
         _usedMemory = dataset + tables;
         var shards = server.Shards;
         _shards = new ShardState[shards.Count];
+        _dbKeys = new long[shards.Count > 0 ? shards[0].Store.DatabaseCount : 0];
+        _dbExpires = new long[_dbKeys.Length];
         for (int s = 0; s < shards.Count; s++)
         {
             var store = shards[s].Store;
             var dbs = new DbState[store.DatabaseCount];
-            for (int d = 0; d < dbs.Length; d++) dbs[d] = new DbState(store[d].Table.SlotCount);
+            for (int d = 0; d < dbs.Length; d++)
+            {
+                dbs[d] = new DbState(store[d].Table.SlotCount);
+                _dbKeys[d] += store[d].Count;
+                _dbExpires[d] += store[d].ExpiresCount;
+            }
             _shards[s] = new ShardState(this, dbs);
             if (background) store.Snapshot = _shards[s];
         }
@@ -200,7 +210,7 @@ internal sealed class RdbSnapshot
                         }
                         if (count > 0)
                         {
-                            output.EnsureDb(d);
+                            output.EnsureDb(d, _dbKeys[d], _dbExpires[d]);
                             output.Write(buffer.WrittenSpan);
                             KeysWritten += count;
                             if (delayMicros > 0)

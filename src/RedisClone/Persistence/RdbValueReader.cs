@@ -60,7 +60,26 @@ internal static class RdbValueReader
         {
             return Fail("a length too large to allocate");
         }
+        finally
+        {
+            // What an unusually large value needed is not kept for the thread's next read.
+            if (t_scratch0?.Length > KeptScratchBytes) t_scratch0 = null;
+            if (t_scratch1?.Length > KeptScratchBytes) t_scratch1 = null;
+            if (t_elements?.Capacity > KeptElements) t_elements = null;
+            if (t_integers?.Capacity > KeptElements) t_integers = null;
+        }
     }
+
+    // Scratch space for the strings a value is read through without being kept (an integer's
+    // text, an LZF-compressed member or blob) and the lists packed blobs are parsed into: one of
+    // each per thread, so reading a value allocates only what the value keeps. Two scratch arrays:
+    // a hash reads a field and its value before storing them.
+    [ThreadStatic] private static byte[]? t_scratch0, t_scratch1;
+    [ThreadStatic] private static List<PackedFormats.Element>? t_elements;
+    [ThreadStatic] private static List<long>? t_integers;
+    private const int KeptScratchBytes = 64 * 1024, KeptElements = 4096;
+
+    private static List<PackedFormats.Element> Elements() => t_elements ??= new List<PackedFormats.Element>(64);
 
     private static bool Refuse(string reason)
     {
@@ -117,6 +136,16 @@ internal static class RdbValueReader
     private static object? ReadString(ReadOnlySpan<byte> input, ref int position)
         => TryString(input, ref position, out var value) ? value : null;
 
+    /// <summary>A string read without being kept: valid until the next read into the same scratch array.</summary>
+    private static bool TrySpan(ReadOnlySpan<byte> input, scoped ref int position, ref byte[]? scratch, out ReadOnlySpan<byte> value)
+    {
+        var buffer = scratch ??= new byte[256];
+        bool ok = RdbString.TryReadSpan(input, ref position, ref buffer, out value);
+        scratch = buffer;
+        if (!ok) Reason ??= "a malformed string";
+        return ok;
+    }
+
     private static bool TryUInt64(ReadOnlySpan<byte> input, ref int position, out ulong value)
     {
         value = 0;
@@ -134,7 +163,7 @@ internal static class RdbValueReader
         var list = RedisList.NewQuicklist();
         for (int i = 0; i < count; i++)
         {
-            if (!TryString(input, ref position, out var element)) return null;
+            if (!TrySpan(input, ref position, ref t_scratch0, out var element)) return null;
             list.PushTail(element);
         }
         list.ConvertIfSmall(limits.ListFill);
@@ -143,8 +172,8 @@ internal static class RdbValueReader
 
     private static object? ReadZiplistList(ReadOnlySpan<byte> input, ref int position, in Limits limits)
     {
-        if (!TryString(input, ref position, out var blob)) return null;
-        var elements = new List<PackedFormats.Element>();
+        if (!TrySpan(input, ref position, ref t_scratch0, out var blob)) return null;
+        var elements = Elements();
         if (!PackedFormats.TryReadZiplist(blob, elements)) return Fail("a malformed ziplist");
         if (elements.Count == 0) return Fail("an empty list");
         var list = RedisList.NewQuicklist();
@@ -159,7 +188,7 @@ internal static class RdbValueReader
         if (!TryCount(input, ref position, out int nodes)) return null;
         if (nodes == 0) return Fail("an empty list");
         var list = RedisList.NewQuicklist();
-        var elements = new List<PackedFormats.Element>();
+        var elements = Elements();
         Span<byte> scratch = stackalloc byte[20];
         for (int n = 0; n < nodes; n++)
         {
@@ -170,7 +199,7 @@ internal static class RdbValueReader
                 if (container != RdbType.ContainerPacked && container != RdbType.ContainerPlain)
                     return Fail("a quicklist node of unknown container");
             }
-            if (!TryString(input, ref position, out var blob)) return null;
+            if (!TrySpan(input, ref position, ref t_scratch0, out var blob)) return null;
             if (container == RdbType.ContainerPlain)
             {
                 list.PushTail(blob);
@@ -197,7 +226,7 @@ internal static class RdbValueReader
         RedisSet? set = null;
         for (int i = 0; i < count; i++)
         {
-            if (!TryString(input, ref position, out var member)) return null;
+            if (!TrySpan(input, ref position, ref t_scratch0, out var member)) return null;
             set ??= RedisSet.Create(member, count, limits.Set);
             if (!set.Add(member, limits.Set)) return Fail("a duplicate set member");
         }
@@ -206,8 +235,9 @@ internal static class RdbValueReader
 
     private static object? ReadIntset(ReadOnlySpan<byte> input, ref int position, in Limits limits)
     {
-        if (!TryString(input, ref position, out var blob)) return null;
-        var values = new List<long>();
+        if (!TrySpan(input, ref position, ref t_scratch0, out var blob)) return null;
+        var values = t_integers ??= new List<long>(64);
+        values.Clear();
         if (!PackedFormats.TryReadIntset(blob, values)) return Fail("a malformed intset");
         if (values.Count == 0) return Fail("an empty set");
         var set = RedisSet.CreateIntset();
@@ -218,8 +248,8 @@ internal static class RdbValueReader
 
     private static object? ReadListpackSet(ReadOnlySpan<byte> input, ref int position, in Limits limits)
     {
-        if (!TryString(input, ref position, out var blob)) return null;
-        var elements = new List<PackedFormats.Element>();
+        if (!TrySpan(input, ref position, ref t_scratch0, out var blob)) return null;
+        var elements = Elements();
         if (!PackedFormats.TryReadListpack(blob, elements)) return Fail("a malformed listpack");
         if (elements.Count == 0) return Fail("an empty set");
         var set = RedisSet.CreateListpack();
@@ -238,7 +268,7 @@ internal static class RdbValueReader
         var index = new SortedSetIndex(Math.Min(count, 1 << 16));
         for (int i = 0; i < count; i++)
         {
-            if (!TryString(input, ref position, out var member)) return null;
+            if (!TrySpan(input, ref position, ref t_scratch0, out var member)) return null;
             double score;
             if (binary)
             {
@@ -281,8 +311,8 @@ internal static class RdbValueReader
 
     private static object? ReadPackedZset(ReadOnlySpan<byte> input, ref int position, bool ziplist, in Limits limits)
     {
-        if (!TryString(input, ref position, out var blob)) return null;
-        var elements = new List<PackedFormats.Element>();
+        if (!TrySpan(input, ref position, ref t_scratch0, out var blob)) return null;
+        var elements = Elements();
         bool valid = ziplist ? PackedFormats.TryReadZiplist(blob, elements) : PackedFormats.TryReadListpack(blob, elements);
         if (!valid || elements.Count % 2 != 0) return Fail("a malformed sorted set blob");
         if (elements.Count == 0) return Fail("an empty sorted set");
@@ -294,7 +324,7 @@ internal static class RdbValueReader
             var s = elements[i + 1];
             double score;
             if (s.IsInt) score = s.Int;
-            else if (!RedisNumbers.TryParseDouble(blob.AsSpan(s.Start, s.Length), out score) || double.IsNaN(score))
+            else if (!RedisNumbers.TryParseDouble(blob.Slice(s.Start, s.Length), out score) || double.IsNaN(score))
                 return Fail("a malformed score");
             if (index.Find(member) >= 0) return Fail("a duplicate sorted set member");
             index.Insert(member, score);
@@ -314,8 +344,8 @@ internal static class RdbValueReader
         if (count > limits.HashEntries) hash.ConvertToTable();
         for (int i = 0; i < count; i++)
         {
-            if (!TryString(input, ref position, out var field)) return null;
-            if (!TryString(input, ref position, out var value)) return null;
+            if (!TrySpan(input, ref position, ref t_scratch0, out var field)) return null;
+            if (!TrySpan(input, ref position, ref t_scratch1, out var value)) return null;
             if (!hash.Set(field, value, limits.HashEntries, limits.HashValue)) return Fail("a duplicate hash field");
         }
         return hash;
@@ -323,8 +353,8 @@ internal static class RdbValueReader
 
     private static object? ReadPackedHash(ReadOnlySpan<byte> input, ref int position, byte type, in Limits limits)
     {
-        if (!TryString(input, ref position, out var blob)) return null;
-        var elements = new List<PackedFormats.Element>();
+        if (!TrySpan(input, ref position, ref t_scratch0, out var blob)) return null;
+        var elements = Elements();
         bool valid = type switch
         {
             RdbType.HashZipmap => PackedFormats.TryReadZipmap(blob, elements),
@@ -334,9 +364,19 @@ internal static class RdbValueReader
         if (!valid || elements.Count % 2 != 0) return Fail("a malformed hash blob");
         if (elements.Count == 0) return Fail("an empty hash");
         var hash = new RedisHash();
-        if (elements.Count / 2 > limits.HashEntries) hash.ConvertToTable();
         Span<byte> fieldScratch = stackalloc byte[20];
         Span<byte> valueScratch = stackalloc byte[20];
+        if (elements.Count / 2 > limits.HashEntries)
+        {
+            hash.ConvertToTable();
+        }
+        else
+        {
+            // The packed form's array at its final size at once, not grown pair by pair.
+            long encoded = 0;
+            foreach (var e in elements) encoded += RedisHash.EncodedLength(e.Text(blob, fieldScratch).Length);
+            hash.ReservePacked(encoded);
+        }
         for (int i = 0; i < elements.Count; i += 2)
         {
             var field = elements[i].Text(blob, fieldScratch);
@@ -352,7 +392,7 @@ internal static class RdbValueReader
     {
         if (!TryCount(input, ref position, out int nodes)) return null;
         var stream = new RedisStream();
-        var elements = new List<PackedFormats.Element>();
+        var elements = Elements();
         StreamId previous = StreamId.Min;
         bool any = false;
         long live = 0;

@@ -237,6 +237,20 @@ internal sealed class KeyTable
     /// <summary>A random used slot, or -1 when empty.</summary>
     public int RandomSlot(Random random) => _chains.RandomSlot(_entries, random);
 
+    /// <summary>
+    /// Makes room for <paramref name="count"/> keys in all (loading a file that says how many keys
+    /// follow): the table grows once to that size instead of doubling its way there.
+    /// </summary>
+    public void Reserve(int count)
+    {
+        if (count <= _entries.Length) return;
+        int size = (int)Math.Min(System.Numerics.BitOperations.RoundUpToPowerOf2((uint)count), 1u << 30);
+        if (size <= _entries.Length) return;
+        Array.Resize(ref _entries, size);
+        Array.Resize(ref _access, size);
+        _chains.Rehash(_entries);
+    }
+
     private void Grow()
     {
         int size = _entries.Length * 2;
