@@ -26,15 +26,7 @@ Every step is bounded in time.
 import argparse, base64, os, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import build_clone, cpu_seconds, free_port  # noqa: E402
-from rss import call  # noqa: E402
-
-
-def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
+from rss import call, command as resp  # noqa: E402
 
 
 def value(rng, size, compressible):
