@@ -12,18 +12,10 @@ by its request count. With --tls the same over each server's tls-port instead (R
 port is served by the sockets transport whatever --transport says, so the two RedisClone columns
 differ only by noise there).
 """
-import argparse, os, statistics, subprocess, sys, tempfile
+import argparse, os, statistics, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import Server, build_clone, cpu_seconds, free_port  # noqa: E402
-
-
-def rps(port, test, clients, pipeline, n, cacert=None):
-    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-t", test, "-r", "100000", "-d", "32",
-           "-c", str(clients), "-n", str(n), "-P", str(pipeline), "--csv"]
-    if cacert:
-        cmd += ["--tls", "--cacert", cacert]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=900).stdout
-    return float(out.strip().splitlines()[1].split(",")[1].strip('"'))
+from tls import make_certificates, rps  # noqa: E402
 
 
 def main():
@@ -41,7 +33,6 @@ def main():
     ca = None
     tls_args = {name: [] for name in names}
     if args.tls:
-        from tls import make_certificates
         ca, cert, key = make_certificates(tempfile.mkdtemp(prefix="transport-bench-"))
         for name in names:
             tls_args[name] = ["--tls-port", str(tls_ports[name]), "--tls-cert-file", cert, "--tls-key-file", key,

@@ -48,30 +48,8 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
         await pair.SameOn(async s => (await s.Server.ConfigGetAsync("*")).Length > 150);
         await pair.SameOn(s => s.Server.ConfigSetAsync("slowlog-max-len", "200").ContinueWith(t => t.Status.ToString()));
         await pair.SameOn(s => s.Server.ConfigGetAsync("slowlog-max-len"));
-        await pair.SameOn(async s =>
-        {
-            try
-            {
-                await s.Server.ConfigSetAsync("maxmemory-policy", "sometimes");
-                return "set";
-            }
-            catch (RedisServerException e)
-            {
-                return e.Message;
-            }
-        });
-        await pair.SameOn(async s =>
-        {
-            try
-            {
-                await s.Server.ConfigSetAsync("nosuchparameter", "1");
-                return "set";
-            }
-            catch (RedisServerException e)
-            {
-                return e.Message;
-            }
-        });
+        await pair.SameOn(async s => { await s.Server.ConfigSetAsync("maxmemory-policy", "sometimes"); return "set"; }); // or the error text
+        await pair.SameOn(async s => { await s.Server.ConfigSetAsync("nosuchparameter", "1"); return "set"; }); // or the error text
         await pair.SameOn(s => s.Server.ConfigSetAsync("slowlog-max-len", "128").ContinueWith(t => t.Status.ToString()));
     }
 

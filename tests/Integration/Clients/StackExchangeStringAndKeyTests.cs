@@ -244,15 +244,8 @@ public sealed class StackExchangeStringAndKeyTests(StackExchangePair pair)
         await pair.SameOn(async s =>
         {
             byte[]? dump = await s.Db.KeyDumpAsync(h);
-            try
-            {
-                await s.Db.KeyRestoreAsync(_p + "restored", dump!);
-                return "restored";
-            }
-            catch (RedisServerException e)
-            {
-                return e.Message;
-            }
+            await s.Db.KeyRestoreAsync(_p + "restored", dump!); // BUSYKEY: the outcome is the error text
+            return "restored";
         });
         await pair.Same(db => db.KeyDumpAsync(_p + "missing"));
         await pair.Same(db => db.KeyRestoreAsync(_p + "bad", [1, 2, 3]));
