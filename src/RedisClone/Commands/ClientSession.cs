@@ -99,6 +99,12 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// </summary>
     public Storage.BlockedClient? Resuming { get; set; }
 
+    /// <summary>
+    /// A MIGRATE whose transfer is in flight: the connection awaits it, then runs MIGRATE's second
+    /// step (see <see cref="MigrateCommands"/>). Not a blocked client: Redis's MIGRATE never blocks.
+    /// </summary>
+    public MigrateCommands.PendingMigration? Migration { get; set; }
+
     /// <summary>Held by CLIENT PAUSE (Redis's postponed clients: counted as blocked, flag b).</summary>
     public bool Paused
     {

@@ -67,6 +67,18 @@ internal sealed partial class CommandTable
             Args = "key:key ttl:integer serialized-value:string [REPLACE@3.0.0] [ABSTTL@5.0.0] [IDLETIME=seconds:integer@5.0.0] [FREQ=frequency:integer@5.0.0]",
             History = "3.0.0: REPLACE; 5.0.0: ABSTTL; 5.0.0: IDLETIME and FREQ", Acl = "keyspace dangerous",
         },
+        new("migrate", -6, Write, MigrateCommands.Migrate,
+            keys: "RW access delete i=3; RW access delete incomplete kw=KEYS,-2 r=-1,1,0", keyFinder: MigrateCommands.MigrateKeys)
+        {
+            Summary = "Moves keys to another Redis instance (DUMP here, RESTORE there, then DEL here unless COPY).",
+            Since = "2.6.0",
+            Complexity = "A DUMP and DEL here and a RESTORE on the target per key (see those commands), plus an O(N) transfer.",
+            Args = "host:string port:integer key-selector(key:key#0 | empty-string:'\"\"') destination-db:integer timeout:integer "
+                + "[COPY@3.0.0] [REPLACE@3.0.0] [authentication(AUTH=auth:string@4.0.7 | AUTH2=auth2{username:string password:string}@6.0.0)] "
+                + "[KEYS=keys:key#1...@3.0.6]",
+            Tips = "nondeterministic_output", Acl = "keyspace dangerous",
+            History = "3.0.0: Added the `COPY` and `REPLACE` options.; 3.0.6: Added the `KEYS` option.; 4.0.7: Added the `AUTH` option.; 6.0.0: Added the `AUTH2` option.",
+        },
         new("move", 3, Write | Fast, KeyCommands.Move, keys: "RW access update")
         {
             Summary = "Moves a key to another database.",

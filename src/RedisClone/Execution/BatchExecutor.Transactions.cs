@@ -81,10 +81,11 @@ internal sealed partial class BatchExecutor
             for (int j = 0; j < defs.Count; j++)
             {
                 mask |= KeyRouting.ShardMask(_server, session, queue, j, defs[j], _nowMs);
-                script |= defs[j].Routing == Routing.Script;
+                // MIGRATE inside EXEC waits on the network with the gates held: never on an event loop.
+                script |= defs[j].Routing == Routing.Script || defs[j].Handler == MigrateCommands.Migrate;
             }
         }
-        // A transaction with a script in it runs on a shard thread, as the script alone would.
+        // A transaction with a script (or a MIGRATE) in it runs on a shard thread, as the script alone would.
         return script ? PostLockedAsync(mask, LockedAction.Exec, i) : RunLockedAsync(mask, LockedAction.Exec, i);
     }
 

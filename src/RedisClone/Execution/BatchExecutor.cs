@@ -180,6 +180,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 case Kind.Locked:
                     await RunLockedAsync(mask, LockedAction.Command, i);
                     PassPauseTurn(); // before a blocking command's wait: it must not hold paused clients back
+                    if (Session.Migration is { } migration) await FinishMigrationAsync(migration, mask, i);
                     if (Session.Blocked != null && !await WaitWhileBlockedAsync(i, mask)) return false;
                     break;
                 case Kind.AwaitScript:
@@ -198,6 +199,20 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
         if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
         return !OverOutputLimits();
+    }
+
+    /// <summary>
+    /// MIGRATE's second step (see <see cref="MigrateCommands"/>): once its transfer is over, with
+    /// nothing held meanwhile, the command runs again with its gates, deleting the keys the target
+    /// took and replying. The transfer ends on its own (every step has MIGRATE's timeout), so a
+    /// client gone meanwhile still has its keys moved, as in Redis, where the disconnect would only
+    /// be noticed after the command.
+    /// </summary>
+    private async ValueTask FinishMigrationAsync(MigrateCommands.PendingMigration migration, ulong mask, int i)
+    {
+        await migration.Done;
+        _nowMs = Now();
+        await RunLockedAsync(mask, LockedAction.MigrateFinish, i);
     }
 
     /// <summary>
@@ -250,7 +265,8 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
 
         mask = KeyRouting.ShardMask(_server, Session, _commands, i, def, _nowMs);
         if (mask == 0) return Kind.Direct;
-        if ((def.Flags & CommandFlags.Blocking) != 0) return Kind.Locked; // may park the connection: never in a segment
+        // May park the connection (a blocking command, MIGRATE's transfer): never in a segment.
+        if ((def.Flags & CommandFlags.Blocking) != 0 || def.Handler == MigrateCommands.Migrate) return Kind.Locked;
         if (BitOperations.PopCount(mask) == 1 && Session.ReplyMode == ReplyMode.On)
         {
             _shardOf[i] = BitOperations.TrailingZeroCount(mask);
@@ -299,6 +315,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                                    def.Handler == ConnectionCommands.Reset || IsSubscription(def)
             ? target : NullBufferWriter.Instance;
         CommandRunner.Run(_server, Session, _commands, i, def, sink, _nowMs, monitor: monitor);
+        if (Session.Migration != null) return; // MIGRATE replies in its second step, under the same mode
         // SKIP drops the reply of the command after CLIENT REPLY SKIP, not its own (there is none).
         if (Session.ReplyMode == ReplyMode.SkipNext) Session.ReplyMode = ReplyMode.Skip;
         else if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
@@ -501,7 +518,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     }
 
     /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>
-    private enum LockedAction { Command, Scripts, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch }
+    private enum LockedAction { Command, Scripts, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch, MigrateFinish }
 
     /// <summary>
     /// Runs <paramref name="action"/> holding every gate in <paramref name="mask"/>: on this thread
@@ -590,6 +607,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 break;
             case LockedAction.Unwatch:
                 TransactionCommands.UnwatchAll(_server, Session);
+                break;
+            case LockedAction.MigrateFinish:
+                RunWithReplyMode(command, target, monitor: false); // MONITOR saw it when it started
                 break;
         }
     }

@@ -81,7 +81,9 @@ internal static class CommandRunner
             if (noTouch) KeyAccess.NoTouch = false;
         }
         long end = measure ? Stopwatch.GetTimestamp() : 0;
-        server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);
+        // A MIGRATE whose transfer is in flight counts once, when its second step replies (as Redis
+        // 7.2 counts a command that did not complete at once).
+        if (session.Migration == null) server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);
         // The caller holds this shard's gate: the only writer of its counter.
         if (shard >= 0) server.Shards[shard].CommandsProcessed++;
         if (measure && !server.Rdb.Loading)
@@ -236,6 +238,22 @@ internal static class CommandRunner
         {
             from = 2;
             to = int.MaxValue;
+            return;
+        }
+        // MIGRATE's AUTH password and AUTH2 user name and password, as Redis redacts them.
+        if (System.Text.Ascii.EqualsIgnoreCase(name, "MIGRATE"u8))
+        {
+            for (int a = 6; a < argc; a++)
+            {
+                if (System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "KEYS"u8)) return;
+                bool auth2 = System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "AUTH2"u8);
+                if (!auth2 && !System.Text.Ascii.EqualsIgnoreCase(buffer.Arg(i, a), "AUTH"u8)) continue;
+                int last = Math.Min(a + (auth2 ? 2 : 1), argc - 1);
+                if (last == a) return;
+                if (from < 0) from = a + 1;
+                to = last;
+                a = last;
+            }
             return;
         }
         if (!System.Text.Ascii.EqualsIgnoreCase(name, "HELLO"u8)) return;

@@ -6,6 +6,8 @@ internal static class Resp
     public static ReadOnlySpan<byte> Ok => "+OK\r\n"u8;
     public static ReadOnlySpan<byte> Pong => "+PONG\r\n"u8;
     public static ReadOnlySpan<byte> Queued => "+QUEUED\r\n"u8;
+    /// <summary>MIGRATE when none of its keys exists.</summary>
+    public static ReadOnlySpan<byte> NoKey => "+NOKEY\r\n"u8;
     public static ReadOnlySpan<byte> Crlf => "\r\n"u8;
     public static ReadOnlySpan<byte> Zero => ":0\r\n"u8;
     public static ReadOnlySpan<byte> One => ":1\r\n"u8;

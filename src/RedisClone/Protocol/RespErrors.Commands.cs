@@ -36,6 +36,14 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> LfuPolicyNotSelected =>
         "-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n"u8;
 
+    // MIGRATE. The I/O errors are Redis's texts word for word ("connecting to the client" included).
+    public static ReadOnlySpan<byte> MigrateKeysNeedEmptyKey =>
+        "-ERR When using MIGRATE KEYS option, the key argument must be set to the empty string\r\n"u8;
+    public const string MigrateConnect = "IOERR error or timeout connecting to the client";
+    public const string MigrateWrite = "IOERR error or timeout writing to target instance";
+    public const string MigrateRead = "IOERR error or timeout reading to target instance";
+    public const string MigrateTargetError = "ERR Target instance replied with error: ";
+
     public static string UnsupportedOption(ReadOnlySpan<byte> option) => "ERR Unsupported option " + Latin(option);
 
     // Hashes. HINCRBYFLOAT's increment is "value is NaN or Infinity"; its result is the shared NanOrInfinity.

@@ -408,7 +408,7 @@ internal static class InfoBuilder
         Line(sb, "pubsubshard_channels", server.PubSub.ShardChannelCount);
         Line(sb, "latest_fork_usec", 0);
         Line(sb, "total_forks", 0);
-        Line(sb, "migrate_cached_sockets", 0);
+        Line(sb, "migrate_cached_sockets", server.MigrateSockets.Count);
         Line(sb, "slave_expires_tracked_keys", 0);
         Line(sb, "active_defrag_hits", 0);
         Line(sb, "active_defrag_misses", 0);

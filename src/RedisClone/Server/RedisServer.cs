@@ -81,6 +81,9 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>maxmemory-clients: the clients' memory added up, the largest closed past the limit.</summary>
     public ClientEviction ClientEviction { get; }
 
+    /// <summary>MIGRATE's cached connections to target instances (INFO's migrate_cached_sockets).</summary>
+    public Cluster.MigrateSockets MigrateSockets { get; } = new();
+
     /// <summary>
     /// The users of the configuration's <c>user</c> directives, or of the aclfile (not both, as Redis
     /// refuses the mix); an error stops the start as it stops redis-server.
@@ -422,6 +425,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 AofCron();
                 ClientEviction.Cron();
                 CloseIdleClients();
+                MigrateSockets.CloseIdle();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
@@ -744,6 +748,7 @@ internal sealed class RedisServer : IAsyncDisposable
         var deadline = Task.Delay(2000);
         while (!Clients.IsEmpty && !deadline.IsCompleted) await Task.Delay(10);
         Aof?.Dispose();
+        MigrateSockets.Dispose();
         Shards.Dispose();
         EventLoops?.Dispose();
         ScriptWatchdog.Dispose();

@@ -4,7 +4,7 @@ namespace RedisClone.Tests.Architecture;
 
 /// <summary>
 /// Dependencies between the server's folders point one way: Network → Execution → {Commands,
-/// Scripting, Sharding, PubSub, Persistence} → {Storage, Protocol} → Common. (A script's redis.call runs through
+/// Scripting, Sharding, PubSub, Persistence, Cluster} → {Storage, Protocol} → Common. (A script's redis.call runs through
 /// Execution's CommandRunner: Execution hands Scripting the runner as a delegate.) This reads every source file's
 /// <c>using RedisClone.X</c> directives and fully qualified <c>RedisClone.X.</c> names and fails on
 /// one that points up. Server is the composition root (it owns the listeners, shards and
@@ -23,6 +23,7 @@ public sealed class LayeringTests
         ["Sharding"] = 2,
         ["PubSub"] = 2,
         ["Persistence"] = 2,
+        ["Cluster"] = 2,
         ["Execution"] = 3,
         ["Network"] = 4,
     };
