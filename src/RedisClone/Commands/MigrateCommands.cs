@@ -162,8 +162,9 @@ internal static class MigrateCommands
         var watches = new KeyChange[keys.Count];
         for (int k = 0; k < keys.Count; k++)
         {
-            watches[k] = new KeyChange();
-            ctx.Db(keys[k]).Watch(keys[k], watches[k]);
+            // The database object itself: SWAPDB may put another one at this number meanwhile.
+            watches[k] = new KeyChange(ctx.Db(keys[k]));
+            watches[k].Db.Watch(keys[k], watches[k]);
         }
         Interlocked.Add(ref ctx.Server.WatchedKeyCount, keys.Count);
         ctx.Client.Migration = new PendingMigration(transfer, keys, watches, copy, Task.Run(() => transfer.RunAsync(sockets)));
@@ -173,7 +174,7 @@ internal static class MigrateCommands
     private static void Finish(ref CommandContext ctx, PendingMigration pending)
     {
         ctx.Client.Migration = null;
-        for (int k = 0; k < pending.Keys.Count; k++) ctx.Db(pending.Keys[k]).Unwatch(pending.Keys[k], pending.Watches[k]);
+        for (int k = 0; k < pending.Keys.Count; k++) pending.Watches[k].Db.Unwatch(pending.Keys[k], pending.Watches[k]);
         Interlocked.Add(ref ctx.Server.WatchedKeyCount, -pending.Keys.Count);
         Complete(ref ctx, pending.Transfer, pending.Keys, pending.Watches, pending.Copy);
     }
@@ -242,9 +243,12 @@ internal static class MigrateCommands
     }
 
     /// <summary>A key's watch for the time a transfer is in flight: set when anything changes the key.</summary>
-    internal sealed class KeyChange : IKeyWatcher
+    internal sealed class KeyChange(Database db) : IKeyWatcher
     {
         private volatile bool _changed;
+
+        /// <summary>Where the watch is registered.</summary>
+        public Database Db { get; } = db;
 
         public bool Changed => _changed;
 

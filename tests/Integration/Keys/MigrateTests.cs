@@ -164,6 +164,32 @@ public class MigrateTests
     }
 
     [Fact]
+    public async Task Migrate_Propagates_DelOfTheKeysTheTargetTook()
+    {
+        await using var source = TestServer.Start(2);
+        await using var target = TestServer.Start(2);
+        var recorder = new PropagationRecorder();
+        source.Server.PropagationListener = recorder;
+        using var s = source.Connect();
+        using var t = target.Connect();
+        string port = target.Port.ToString();
+        s.Call("SELECT", "2");
+        s.Call("MSET", "{p}a", "1", "{p}b", "2");
+        t.Call("SET", "{p}b", "taken");
+        recorder.Take();
+
+        Assert.Equal(Ok, s.Call("MIGRATE", "127.0.0.1", port, "{p}a", "0", "5000", "COPY"));
+        Assert.Empty(recorder.Take()); // COPY deletes nothing
+        t.Call("DEL", "{p}a");
+        Assert.StartsWith("-ERR Target instance replied with error: BUSYKEY",
+            s.Call("MIGRATE", "127.0.0.1", port, "", "0", "5000", "KEYS", "{p}a", "{p}a"));
+        Assert.Equal(["2 DEL {p}a"], recorder.Take()); // acknowledged before the error: deleted, propagated
+        Assert.StartsWith("-ERR Target instance replied with error: BUSYKEY", s.Call("MIGRATE", "127.0.0.1", port, "{p}b", "0", "5000"));
+        Assert.Empty(recorder.Take());
+        Assert.Equal(":1\r\n", s.Call("EXISTS", "{p}b"));
+    }
+
+    [Fact]
     public async Task Migrate_TargetNeverReplies_TimesOutAndKeepsTheKey()
     {
         await using var server = TestServer.Start(2);
