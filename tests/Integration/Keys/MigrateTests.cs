@@ -40,6 +40,17 @@ public class MigrateTests
         A("PING"));
 
     [Fact]
+    public void Migrate_CommandDocs_HaveRedis72ArgumentNames()
+    {
+        using var c = TestServer.Shared.Connect();
+        string docs = c.Call("COMMAND", "DOCS", "MIGRATE");
+        foreach (var name in new[] { "key-selector", "empty-string", "auth", "auth2", "keys", "destination-db" })
+            Assert.Contains($"$4\r\nname\r\n${name.Length}\r\n{name}\r\n", docs);
+        Assert.Contains("$5\r\ntoken\r\n$2\r\n\"\"\r\n", docs); // 7.0 sent an empty token
+        Assert.DoesNotContain("key_or_empty_string", docs);
+    }
+
+    [Fact]
     public async Task Migrate_ToThisServer_MovesKeysWithTtlToTheTargetDb()
     {
         await using var source = TestServer.Start(4);
