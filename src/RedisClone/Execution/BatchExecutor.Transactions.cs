@@ -82,7 +82,7 @@ internal sealed partial class BatchExecutor
             {
                 mask |= KeyRouting.ShardMask(_server, session, queue, j, defs[j], _nowMs);
                 // MIGRATE inside EXEC waits on the network with the gates held: never on an event loop.
-                script |= defs[j].Routing == Routing.Script || defs[j].Handler == MigrateCommands.Migrate;
+                script |= defs[j].Routing == Routing.Script || defs[j] == MigrateDef;
             }
         }
         // A transaction with a script (or a MIGRATE) in it runs on a shard thread, as the script alone would.

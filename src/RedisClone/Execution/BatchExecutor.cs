@@ -266,7 +266,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         mask = KeyRouting.ShardMask(_server, Session, _commands, i, def, _nowMs);
         if (mask == 0) return Kind.Direct;
         // May park the connection (a blocking command, MIGRATE's transfer): never in a segment.
-        if ((def.Flags & CommandFlags.Blocking) != 0 || def.Handler == MigrateCommands.Migrate) return Kind.Locked;
+        if ((def.Flags & CommandFlags.Blocking) != 0 || def == MigrateDef) return Kind.Locked;
         if (BitOperations.PopCount(mask) == 1 && Session.ReplyMode == ReplyMode.On)
         {
             _shardOf[i] = BitOperations.TrailingZeroCount(mask);
@@ -320,6 +320,8 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (Session.ReplyMode == ReplyMode.SkipNext) Session.ReplyMode = ReplyMode.Skip;
         else if (mode == ReplyMode.Skip && Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
     }
+
+    private static readonly CommandDef MigrateDef = CommandChecks.Find("migrate");
 
     private static readonly CommandDef[] Subscriptions =
         [CommandChecks.Find("subscribe"), CommandChecks.Find("unsubscribe"), CommandChecks.Find("psubscribe"),
