@@ -87,6 +87,39 @@ public class MigrateTests
     }
 
     [Fact]
+    public async Task Migrate_CachedConnection_ClosedOnceIdleForTenSeconds()
+    {
+        await using var source = TestServer.Start(2);
+        await using var target = TestServer.Start(2);
+        using var s = source.Connect();
+        using var t = target.Connect();
+        s.Call("SET", "idle", "1");
+        Assert.Equal(Ok, s.Call("MIGRATE", "127.0.0.1", target.Port.ToString(), "idle", "0", "5000"));
+        Assert.Contains("migrate_cached_sockets:1\r\n", s.Call("INFO", "stats"));
+        Assert.Contains("connected_clients:2\r\n", t.Call("INFO", "clients"));
+        // Redis's cron closes a cached connection unused for more than 10 seconds.
+        await Eventually.WaitFor(() => s.Call("INFO", "stats").Contains("migrate_cached_sockets:0\r\n"),
+            () => "the cached connection was never closed", seconds: 60);
+        await Eventually.WaitFor(() => t.Call("INFO", "clients").Contains("connected_clients:1\r\n"),
+            () => "the target still has the migrating connection", seconds: 30);
+    }
+
+    [Fact]
+    public async Task Migrate_ClientReplySkip_SkipsTheReplyAfterTheTransfer()
+    {
+        await using var source = TestServer.Start(2);
+        await using var target = TestServer.Start(2);
+        using var s = source.Connect();
+        using var t = target.Connect();
+        s.Call("SET", "quiet", "1");
+        s.Send("CLIENT", "REPLY", "SKIP");
+        s.Send("MIGRATE", "127.0.0.1", target.Port.ToString(), "quiet", "0", "5000");
+        Assert.Equal("+PONG\r\n", s.Call("PING"));
+        Assert.Equal("$1\r\n1\r\n", t.Call("GET", "quiet"));
+        Assert.Equal(":0\r\n", s.Call("EXISTS", "quiet"));
+    }
+
+    [Fact]
     public async Task Migrate_CopyAndReplace_KeepSourceAndOverwriteTarget()
     {
         await using var source = TestServer.Start(2);
