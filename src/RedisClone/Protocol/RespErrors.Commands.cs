@@ -96,6 +96,8 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> NoScript => "-NOSCRIPT No matching script. Please use EVAL.\r\n"u8;
     public static ReadOnlySpan<byte> ScriptFlushOption => "-ERR SCRIPT FLUSH only support SYNC|ASYNC option\r\n"u8;
     public static ReadOnlySpan<byte> ScriptWriteFlagOnRo => "-ERR Can not execute a script with write flag using *_ro command.\r\n"u8;
+    /// <summary>A script's reply nested past Lua 5.1's stack: this error stands in for the value that did not fit.</summary>
+    public static ReadOnlySpan<byte> LuaStackLimit => "-ERR reached lua stack limit\r\n"u8;
 
     // Functions (FCALL, FUNCTION).
     public static ReadOnlySpan<byte> FunctionNotFound => "-ERR Function not found\r\n"u8;

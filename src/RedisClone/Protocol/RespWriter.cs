@@ -177,16 +177,21 @@ internal readonly struct RespWriter
 
     private void LineAscii(byte prefix, string text)
     {
-        // Latin-1: error texts carry user bytes one char per byte (see RespErrors.Latin).
+        // Latin-1, one byte per char: error texts carry user bytes one char per byte (see
+        // RespErrors.Latin). A char past Latin-1 (from an exception's message, say) is '?': an
+        // encoder's best fit may write several bytes for one char, past the span asked for, which
+        // threw out of the reply writer and ended the server.
         var span = _out.GetSpan(text.Length + 3);
         span[0] = prefix;
-        int n = Encoding.Latin1.GetBytes(text, span.Slice(1));
-        // A reply line cannot carry CR or LF; Redis replaces them with spaces in error texts.
-        var body = span.Slice(1, n);
-        for (int i = 0; i < body.Length; i++)
-            if (body[i] == '\r' || body[i] == '\n') body[i] = (byte)' ';
-        span[n + 1] = (byte)'\r';
-        span[n + 2] = (byte)'\n';
-        _out.Advance(n + 3);
+        var body = span.Slice(1, text.Length);
+        for (int i = 0; i < text.Length; i++)
+        {
+            char c = text[i];
+            // A reply line cannot carry CR or LF; Redis replaces them with spaces in error texts.
+            body[i] = c is '\r' or '\n' ? (byte)' ' : c <= '\u00ff' ? (byte)c : (byte)'?';
+        }
+        span[text.Length + 1] = (byte)'\r';
+        span[text.Length + 2] = (byte)'\n';
+        _out.Advance(text.Length + 3);
     }
 }

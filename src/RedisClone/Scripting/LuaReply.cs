@@ -30,6 +30,9 @@ internal static class LuaReply
     /// </summary>
     private static int PushOne(Lua lua, ReadOnlySpan<byte> reply)
     {
+        // Recursive, but only as deep as a command's reply nests (a handful of levels: no command
+        // nests what a client sends); the guard keeps a bug there a script error, not a dead server.
+        System.Runtime.CompilerServices.RuntimeHelpers.EnsureSufficientExecutionStack();
         int eol = reply.IndexOf("\r\n"u8);
         var line = reply[1..eol];
         int next = eol + 2;
@@ -167,14 +170,117 @@ internal static class LuaReply
     }
 
     /// <summary>
+    /// Lua 5.1's stack limit for C code (LUAI_MAXCSTACK). Redis's luaReplyToRedisReply asks
+    /// lua_checkstack for 4 more slots before each value it converts, and answers "reached lua
+    /// stack limit" for that value when they are not there: that is what bounds a script's reply.
+    /// </summary>
+    private const int MaxCStack = Libraries.LuaLibrary.MaxCStack;
+
+    /// <summary>
+    /// Slots on Redis's Lua stack when the conversion starts: the error handler and the returned
+    /// value (measured against redis-server 7.0: a table that holds itself answers 7995 levels of
+    /// "*1" before the error, for EVAL and FCALL alike).
+    /// </summary>
+    private const int RootSlots = 2;
+
+    /// <summary>The kind of aggregate a <see cref="Frame"/> is walking.</summary>
+    private enum FrameKind : byte { Array, Map, Set }
+
+    /// <summary>
+    /// One aggregate being written: its kind, the slots Redis's stack would hold with its table on
+    /// top, and where it is (the next array index, or whether a map's key or value comes next).
+    /// </summary>
+    private struct Frame
+    {
+        public FrameKind Kind;
+        public bool ValueNext;
+        public int Slots;
+        public int Next;
+        public int Count;
+    }
+
+    /// <summary>The walk's frames, kept per thread so a reply allocates nothing once warm (dropped again after a deep one).</summary>
+    [ThreadStatic]
+    private static Frame[]? _frames;
+
+    /// <summary>
     /// Writes the value on top of the stack as the script's reply (it stays on the stack), in the
     /// caller's protocol. <paramref name="scriptResp3"/>: the script chose RESP3 with redis.setresp,
     /// which makes a boolean a RESP3 boolean (Redis 7.2's luaReplyToRedisReply looks at the script's
     /// protocol there, the caller's everywhere else).
     /// </summary>
+    /// <remarks>
+    /// Redis converts recursively and stops where Lua 5.1's stack ends (about 8000 slots: a table
+    /// that holds itself is 7995 arrays and an error). Our Lua (5.4) has a stack a hundred times
+    /// deeper and a .NET stack overflow cannot be caught, so the walk is a loop over an explicit
+    /// stack of <see cref="Frame"/>s that counts Redis's slots and ends where Redis ends, byte for
+    /// byte, on any thread's stack.
+    /// </remarks>
     public static void Write(Lua lua, ref CommandContext ctx, bool scriptResp3)
     {
-        lua.CheckStack(4);
+        lua.PushCopy(-1);
+        var frames = _frames ??= new Frame[16];
+        int depth = 0;
+        if (Begin(lua, ref ctx, scriptResp3, RootSlots, ref frames, ref depth))
+        {
+            while (depth > 0)
+            {
+                ref var f = ref frames[depth - 1];
+                switch (f.Kind)
+                {
+                    case FrameKind.Array:
+                        // Stack: table. Each element is converted with one slot more, as Redis's lua_rawget pushes it.
+                        if (f.Next > f.Count)
+                        {
+                            lua.Pop(1);
+                            depth--;
+                            continue;
+                        }
+                        lua.RawGetInteger(-1, f.Next++);
+                        Begin(lua, ref ctx, scriptResp3, f.Slots + 1, ref frames, ref depth);
+                        break;
+                    case FrameKind.Map when f.ValueNext:
+                        // Stack: table, map, key, value: the value is converted where Redis converts it, 3 slots up.
+                        f.ValueNext = false;
+                        Begin(lua, ref ctx, scriptResp3, f.Slots + 3, ref frames, ref depth);
+                        break;
+                    default:
+                        // Stack: table, map or set, previous key (nil first).
+                        if (!lua.Next(-2))
+                        {
+                            lua.Pop(2);
+                            depth--;
+                            continue;
+                        }
+                        if (f.Kind == FrameKind.Set) lua.Pop(1); // the member's value is not shown
+                        else f.ValueNext = true;
+                        // A copy of the key is converted (a map's 4 slots up, a set's 3), so lua_next keeps the original.
+                        lua.PushCopy(-2 + (f.Kind == FrameKind.Set ? 1 : 0));
+                        Begin(lua, ref ctx, scriptResp3, f.Slots + (f.Kind == FrameKind.Set ? 3 : 4), ref frames, ref depth);
+                        break;
+                }
+                // Begin either finished the value (popped) or made it the top frame, walked next.
+            }
+        }
+        if (frames.Length > 256) _frames = null;
+    }
+
+    /// <summary>
+    /// Starts converting the value on top of the stack, which Redis would hold at stack height
+    /// <paramref name="slots"/>. A scalar, a status, an error and the like are written and popped
+    /// (false). An array, a map or a set gets its header written and a frame pushed that owns the
+    /// value from there (true).
+    /// </summary>
+    private static bool Begin(Lua lua, ref CommandContext ctx, bool scriptResp3, int slots, ref Frame[] frames, ref int depth)
+    {
+        if (slots + 4 > MaxCStack)
+        {
+            ctx.Error(RespErrors.LuaStackLimit);
+            lua.Pop(1);
+            return false;
+        }
+        // Our own stack holds at most three slots per level (table, map, key) plus what a check pushes.
+        if (!lua.CheckStack(8)) throw new InvalidOperationException("the Lua stack cannot grow for a script's reply");
         switch (lua.Type(-1))
         {
             case LuaType.String:
@@ -190,22 +296,29 @@ internal static class LuaReply
                 ctx.Reply.Integer(lua.IsInteger(-1) ? lua.ToInteger(-1) : Libraries.LuaLibrary.ToInteger(lua.ToNumber(-1)));
                 break;
             case LuaType.Table:
-                WriteTable(lua, ref ctx, scriptResp3);
+                if (BeginTable(lua, ref ctx, slots, ref frames, ref depth)) return true;
                 break;
             default:
                 ctx.Reply.NullBulk();
                 break;
         }
+        lua.Pop(1);
+        return false;
     }
 
-    private static void WriteTable(Lua lua, ref CommandContext ctx, bool scriptResp3)
+    /// <summary>
+    /// A table: {err=...}, {ok=...}, {double=...}, {big_number=...} and {verbatim_string=...} are
+    /// written (false, the table left for the caller to pop); {map=...}, {set=...} and arrays start
+    /// a frame (true).
+    /// </summary>
+    private static bool BeginTable(Lua lua, ref CommandContext ctx, int slots, ref Frame[] frames, ref int depth)
     {
         if (RawField(lua, "err") == LuaType.String)
         {
             lua.Pop(1);
             string text = LuaEngine.GetStringField(lua, "err") ?? "";
             ctx.Error(LuaEngine.Sanitize(text));
-            return;
+            return false;
         }
         lua.Pop(1);
         if (RawField(lua, "ok") == LuaType.String)
@@ -219,14 +332,14 @@ internal static class LuaReply
                 ctx.Reply.SimpleString(copy);
             }
             lua.Pop(1);
-            return;
+            return false;
         }
         lua.Pop(1);
         if (RawField(lua, "double") == LuaType.Number)
         {
             ctx.Reply.Double(lua.ToNumber(-1));
             lua.Pop(1);
-            return;
+            return false;
         }
         lua.Pop(1);
         if (RawField(lua, "big_number") == LuaType.String)
@@ -235,7 +348,7 @@ internal static class LuaReply
             lua.Pop(1);
             SpacesForLineBreaks(digits);
             ctx.Reply.BigNumber(digits);
-            return;
+            return false;
         }
         lua.Pop(1);
         if (RawField(lua, "verbatim_string") == LuaType.Table)
@@ -249,27 +362,15 @@ internal static class LuaReply
                     var format = lua.ToBuffer(-2, false);
                     lua.Pop(3);
                     WriteVerbatim(ref ctx, format, text);
-                    return;
+                    return false;
                 }
                 lua.Pop(1);
             }
             lua.Pop(1);
         }
         lua.Pop(1);
-        if (RawField(lua, "map") == LuaType.Table)
-        {
-            WriteMapOrSet(lua, ref ctx, scriptResp3, map: true);
-            lua.Pop(1);
-            return;
-        }
-        lua.Pop(1);
-        if (RawField(lua, "set") == LuaType.Table)
-        {
-            WriteMapOrSet(lua, ref ctx, scriptResp3, map: false);
-            lua.Pop(1);
-            return;
-        }
-        lua.Pop(1);
+        if (BeginPairs(lua, ref ctx, "map", FrameKind.Map, slots, ref frames, ref depth)) return true;
+        if (BeginPairs(lua, ref ctx, "set", FrameKind.Set, slots, ref frames, ref depth)) return true;
         int count = 0;
         while (lua.RawGetInteger(-1, count + 1) != LuaType.Nil)
         {
@@ -278,12 +379,50 @@ internal static class LuaReply
         }
         lua.Pop(1);
         ctx.Reply.ArrayHeader(count);
-        for (int j = 1; j <= count; j++)
+        Push(ref frames, ref depth, new Frame { Kind = FrameKind.Array, Slots = slots, Next = 1, Count = count });
+        return true;
+    }
+
+    /// <summary>
+    /// {map=t} or {set=t}: writes the header and pushes the frame that walks t (true), the stack
+    /// then holding the table, t and the nil the walk starts from; false when the field is no table.
+    /// </summary>
+    private static bool BeginPairs(Lua lua, ref CommandContext ctx, string field, FrameKind kind, int slots, ref Frame[] frames, ref int depth)
+    {
+        if (RawField(lua, field) != LuaType.Table)
         {
-            lua.RawGetInteger(-1, j);
-            Write(lua, ref ctx, scriptResp3);
             lua.Pop(1);
+            return false;
         }
+        int pairs = CountPairs(lua);
+        if (kind == FrameKind.Map) ctx.Reply.MapHeader(pairs);
+        else ctx.Reply.SetHeader(pairs);
+        lua.PushNil();
+        Push(ref frames, ref depth, new Frame { Kind = kind, Slots = slots });
+        return true;
+    }
+
+    private static void Push(ref Frame[] frames, ref int depth, Frame frame)
+    {
+        if (depth == frames.Length)
+        {
+            Array.Resize(ref frames, frames.Length * 2);
+            _frames = frames;
+        }
+        frames[depth++] = frame;
+    }
+
+    /// <summary>The number of pairs in the table on top.</summary>
+    private static int CountPairs(Lua lua)
+    {
+        int count = 0;
+        lua.PushNil();
+        while (lua.Next(-2))
+        {
+            lua.Pop(1);
+            count++;
+        }
+        return count;
     }
 
     /// <summary>Pushes t[name] (raw) of the table on top; returns its type.</summary>
@@ -301,30 +440,6 @@ internal static class LuaReply
         LuaApi.PushBytes(lua.Handle, name);
         LuaApi.PushBytes(lua.Handle, value);
         lua.RawSet(-3);
-    }
-
-    /// <summary>The pairs of {map=t} (each key, then its value) or the keys of {set=t}, in the table's order.</summary>
-    private static void WriteMapOrSet(Lua lua, ref CommandContext ctx, bool scriptResp3, bool map)
-    {
-        int count = 0;
-        lua.PushNil();
-        while (lua.Next(-2))
-        {
-            lua.Pop(1);
-            count++;
-        }
-        if (map) ctx.Reply.MapHeader(count);
-        else ctx.Reply.SetHeader(count);
-        lua.PushNil();
-        while (lua.Next(-2))
-        {
-            // Stack: table, key, value.
-            lua.PushCopy(-2);
-            Write(lua, ref ctx, scriptResp3);
-            lua.Pop(1);
-            if (map) Write(lua, ref ctx, scriptResp3);
-            lua.Pop(1);
-        }
     }
 
     /// <summary>Redis's addReplyVerbatim: "=len\r\nfmt:text" in RESP3 (the format padded or cut to 3 bytes), the text as a bulk in RESP2.</summary>

@@ -126,34 +126,40 @@ public sealed class RespClient : IDisposable
         }
     }
 
+    /// <summary>
+    /// Copies one whole reply into <paramref name="into"/>. A loop, not recursion: a script's reply
+    /// can nest 8000 deep (Redis's Lua stack limit), deeper than a test thread's stack allows.
+    /// </summary>
     private void ReadValue(MemoryStream into)
     {
-        string line = ReadLine(into);
-        char type = line[0];
-        switch (type)
+        for (long pending = 1; pending > 0; pending--)
         {
-            case '+': case '-': case ':': case '_': case ',': case '#': case '(':
-                return;
-            case '$': case '=': case '!':
-                {
-                    long n = long.Parse(line.AsSpan(1));
-                    if (n >= 0) ReadExact(into, n + 2);
-                    return;
-                }
-            case '*': case '~': case '>':
-                {
-                    long n = long.Parse(line.AsSpan(1));
-                    for (long i = 0; i < n; i++) ReadValue(into);
-                    return;
-                }
-            case '%': case '|':
-                {
-                    long n = long.Parse(line.AsSpan(1));
-                    for (long i = 0; i < 2 * n; i++) ReadValue(into);
-                    return;
-                }
-            default:
-                throw new InvalidDataException($"unexpected reply line: {line}");
+            string line = ReadLine(into);
+            switch (line[0])
+            {
+                case '+': case '-': case ':': case '_': case ',': case '#': case '(':
+                    break;
+                case '$': case '=': case '!':
+                    {
+                        long n = long.Parse(line.AsSpan(1));
+                        if (n >= 0) ReadExact(into, n + 2);
+                        break;
+                    }
+                case '*': case '~': case '>':
+                    {
+                        long n = long.Parse(line.AsSpan(1));
+                        if (n > 0) pending += n;
+                        break;
+                    }
+                case '%': case '|':
+                    {
+                        long n = long.Parse(line.AsSpan(1));
+                        if (n > 0) pending += 2 * n;
+                        break;
+                    }
+                default:
+                    throw new InvalidDataException($"unexpected reply line: {line}");
+            }
         }
     }
 
