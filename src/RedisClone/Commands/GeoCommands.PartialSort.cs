@@ -80,13 +80,33 @@ internal static partial class GeoCommands
                 r = Math.Min(pd - pc, end - pd - 1);
                 SwapRun(v, pb, end - r, r);
 
-                r = pb - pa;
-                if (r > 1 && Overlaps(start, start + r - 1, low, high)) Run(v, start, r, d, low, high);
-                r = pd - pc;
-                if (r <= 1) return;
-                start = end - r;
-                n = r;
-                if (!Overlaps(start, start + r - 1, low, high)) return;
+                // Both sides are sorted independently, so their order does not change the result:
+                // recurse into the smaller one and loop on the larger, which bounds the depth by
+                // log2(n) whatever the input (Redis's pqsort recurses on the left side always).
+                int leftN = pb - pa, rightN = pd - pc, rightStart = end - rightN;
+                bool left = leftN > 1 && Overlaps(start, start + leftN - 1, low, high);
+                bool right = rightN > 1 && Overlaps(rightStart, rightStart + rightN - 1, low, high);
+                if (left && right)
+                {
+                    if (leftN <= rightN)
+                    {
+                        Run(v, start, leftN, d, low, high);
+                        start = rightStart;
+                        n = rightN;
+                    }
+                    else
+                    {
+                        Run(v, rightStart, rightN, d, low, high);
+                        n = leftN;
+                    }
+                }
+                else if (left) n = leftN;
+                else if (right)
+                {
+                    start = rightStart;
+                    n = rightN;
+                }
+                else return;
             }
         }
 
