@@ -918,6 +918,7 @@ internal static class ConnectionCommands
         if ((c.Tracking & TrackingFlags.Bcast) != 0) flags.Append('B');
         if (c.WatchDirty) flags.Append('d');
         if (c.CloseAfterReply) flags.Append('c');
+        if (c.UnixSocket) flags.Append('U');
         if (c.NoEvict) flags.Append('e');
         if (c.NoTouch) flags.Append('T');
         if (flags.Length == 0) flags.Append('N');

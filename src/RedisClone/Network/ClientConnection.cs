@@ -65,18 +65,22 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         return usage with { ParseBytes = _commands.ArenaBytes, ParseAllocated = _commands.ArenaCapacity };
     }
 
-    /// <summary>Serves a TCP client until it disconnects or is killed.</summary>
-    public static Task ServeAsync(RedisServer server, Socket socket)
+    /// <summary>Serves a client until it disconnects or is killed.</summary>
+    /// <param name="unixSocket">A Unix socket client: the listener's path, which CLIENT LIST shows
+    /// as both its addresses (as Redis, whose peers on a Unix socket have no name of their own).</param>
+    public static Task ServeAsync(RedisServer server, Socket socket, EndPoint? unixSocket = null)
     {
-        if (server.EventLoops is { } loops) return ServeOnLoopAsync(server, socket, loops.Next());
-        return ServeOnSocketAsync(server, socket);
+        var remote = unixSocket ?? socket.RemoteEndPoint;
+        var local = unixSocket ?? socket.LocalEndPoint;
+        if (server.EventLoops is { } loops) return ServeOnLoopAsync(server, socket, loops.Next(), remote, local);
+        return ServeOnPipelinesAsync(server, PipelinesTransport.ForSocket(socket, server.Stats), remote, local);
     }
 
     /// <summary>Linux: the socket is driven by one of the server's epoll event loops.</summary>
-    private static async Task ServeOnLoopAsync(RedisServer server, Socket socket, Epoll.EventLoop loop)
+    private static async Task ServeOnLoopAsync(RedisServer server, Socket socket, Epoll.EventLoop loop, EndPoint? remote, EndPoint? local)
     {
         var transport = new Epoll.EpollTransport(socket, loop, server.Stats);
-        var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
+        var connection = new ClientConnection(server, transport, remote, local, transport.Close,
             transport.Closed, transport.FinishSendingAsync);
         server.Clients[connection.Session.Id] = connection.Session;
         try
@@ -96,11 +100,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
     }
 
-    /// <summary>Elsewhere, or with <c>--transport sockets</c>: Pipelines.Sockets.Unofficial's socket pipes.</summary>
-    private static Task ServeOnSocketAsync(RedisServer server, Socket socket)
-        => ServeOnPipelinesAsync(server, PipelinesTransport.ForSocket(socket, server.Stats), socket.RemoteEndPoint, socket.LocalEndPoint);
-
-    /// <summary>Serves a client through <see cref="PipelinesTransport"/> until it ends; then the socket (and the TLS stream) go.</summary>
+    /// <summary>Elsewhere, with <c>--transport sockets</c>, and for TLS: serves a client through <see cref="PipelinesTransport"/> until it ends; then the socket (and the TLS stream) go.</summary>
     private static async Task ServeOnPipelinesAsync(RedisServer server, PipelinesTransport transport, EndPoint? remote, EndPoint? local)
     {
         var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed,
