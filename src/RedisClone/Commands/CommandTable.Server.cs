@@ -190,6 +190,7 @@ internal sealed partial class CommandTable
                     new("loadex", -3, NoAsyncLoading | Admin | NoScript | Protected, ModuleCommands.Load)
                     {
                         Summary = "Loads a module with configurations and arguments: always fails here.",
+                        // Redis 7.2's arguments: ARGS is a string argument (7.0: a block holding "arg").
                         Since = "7.0.0", Complexity = "O(1)", Args = "path [CONFIG=configs{name value}...+] [ARGS=args...]",
                     },
                     new("unload", 3, NoAsyncLoading | Admin | NoScript | Protected, ModuleCommands.Unload)

@@ -14,6 +14,7 @@ namespace RedisClone.Tests.Network;
 /// is local (no protected mode, enable-*-command local). Each test has a directory of its own
 /// under /tmp (sun_path holds 108 bytes, so the path must stay short).
 /// </summary>
+[System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
 public sealed class UnixSocketTests : IDisposable
 {
     private readonly string _dir = Directory.CreateTempSubdirectory("rcu").FullName;

@@ -71,6 +71,16 @@ public class ModuleCommandTests
         }
     }
 
+    /// <summary>Redis 7.2's COMMAND DOCS for LOADEX: ARGS is a string argument (7.0 had a block holding "arg").</summary>
+    [Fact]
+    public void Module_CommandDocsLoadex_Redis72Arguments()
+    {
+        using var c = TestServer.Shared.Connect();
+        string docs = c.Call("COMMAND", "DOCS", "module|loadex");
+        Assert.Contains("$4\r\nname\r\n$4\r\nargs\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$4\r\nARGS\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n", docs);
+        Assert.Contains("$5\r\ntoken\r\n$6\r\nCONFIG\r\n$5\r\nflags\r\n*3\r\n+optional\r\n+multiple\r\n+multiple_token\r\n", docs);
+    }
+
     [Fact]
     public void Module_ConfigSetEnableModuleCommand_Immutable()
     {
