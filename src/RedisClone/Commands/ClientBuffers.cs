@@ -12,6 +12,12 @@ internal interface IClientBuffers
 
     /// <summary>A snapshot, safe from any thread; fields may be a moment apart for a busy client.</summary>
     ClientBufferUsage Measure();
+
+    /// <summary>
+    /// The client has been idle for a while: give back the room its buffers grew to (Redis's
+    /// clientsCronResizeQueryBuffer). Any thread; the buffers' owner does it on its own thread.
+    /// </summary>
+    void TrimIdle() { }
 }
 
 /// <summary>

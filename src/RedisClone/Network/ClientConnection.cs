@@ -65,6 +65,25 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         return usage with { ParseBytes = _commands.ArenaBytes, ParseAllocated = _commands.ArenaCapacity };
     }
 
+    /// <summary>Slack an idle client's arena may keep (Redis resizes an idle query buffer with more than 4 KB free).</summary>
+    private const int IdleArenaSlack = 4096;
+
+    /// <summary>Set by <see cref="TrimIdle"/> (any thread), acted on by the read loop when the wake-up reaches it.</summary>
+    private volatile bool _trimRequested;
+
+    /// <summary>
+    /// Asks the read loop to give the parse arena's room back (the server's cron, for a client idle
+    /// for more than 2 seconds): it is woken as for a pub/sub message and trims on its own thread.
+    /// Nothing to do, or a client on its way out: nothing happens.
+    /// </summary>
+    public void TrimIdle()
+    {
+        if (_commands.ArenaFree <= IdleArenaSlack || Session.Killed || Session.CloseAfterReply || Session.Draining ||
+            Session.Blocked != null) return;
+        _trimRequested = true;
+        _inputReader.CancelPendingRead();
+    }
+
     /// <summary>Serves a client until it disconnects or is killed.</summary>
     /// <param name="unixSocket">A Unix socket client: the listener's path, which CLIENT LIST shows
     /// as both its addresses (as Redis, whose peers on a Unix socket have no name of their own).</param>
@@ -176,6 +195,11 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         {
             while (true)
             {
+                if (_trimRequested)
+                {
+                    _trimRequested = false;
+                    _commands.TrimIdle(); // between batches: the last one was cleared
+                }
                 if (!_pushes.IsEmpty) DrainPushes();
                 if (!input.TryRead(out var result))
                 {

@@ -420,12 +420,13 @@ internal sealed class RedisServer : IAsyncDisposable
         _cron = new Thread(() =>
         {
             var token = StoppingToken;
-            while (!token.WaitHandle.WaitOne(100))
+            for (long tick = 1; !token.WaitHandle.WaitOne(100); tick++)
             {
                 Rdb.Cron();
                 AofCron();
                 ClientEviction.Cron();
                 CloseIdleClients();
+                if (tick % 10 == 0) TrimIdleClients();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
@@ -635,6 +636,19 @@ internal sealed class RedisServer : IAsyncDisposable
             Log.Write(ServerLog.Level.Verbose, "Closing idle client");
             session.Kill();
         }
+    }
+
+    /// <summary>
+    /// Once a second: clients idle (nothing read, no reply finished) for more than 2 seconds give
+    /// back the room their buffers grew to for a big command, as Redis's clientsCronResizeQueryBuffer
+    /// frees an idle client's query buffer (the epoll loops release an idle client's receive buffer
+    /// by themselves).
+    /// </summary>
+    private void TrimIdleClients()
+    {
+        long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        foreach (var session in Clients.Values)
+            if (nowMs - session.LastInteractionMs > 2000) session.Buffers?.TrimIdle();
     }
 
     /// <summary>
