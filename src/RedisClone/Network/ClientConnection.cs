@@ -62,7 +62,13 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     public ClientBufferUsage Measure()
     {
         var usage = _transportBuffers?.Measure() ?? default;
-        return usage with { ParseBytes = _commands.ArenaBytes, ParseAllocated = _commands.ArenaCapacity };
+        var (received, reserved) = _parser.PendingArgument;
+        return usage with
+        {
+            ParseBytes = Math.Max(0, _commands.ArenaBytes - reserved + received),
+            PartialArgBytes = received,
+            ParseAllocated = _commands.ArenaCapacity,
+        };
     }
 
     /// <summary>Slack an idle client's arena may keep (Redis resizes an idle query buffer with more than 4 KB free).</summary>
