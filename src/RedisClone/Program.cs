@@ -63,6 +63,11 @@ internal static class Program
         {
             server.Start();
         }
+        catch (Network.ListenFailedException ex) when (ex.Unix)
+        {
+            server.Log.Warning(ex.Message); // Redis's one line, then exit(1)
+            return 1;
+        }
         catch (Network.ListenFailedException ex)
         {
             Console.Error.WriteLine(ex.Message);

@@ -12,13 +12,20 @@ internal interface IClientBuffers
 
     /// <summary>A snapshot, safe from any thread; fields may be a moment apart for a busy client.</summary>
     ClientBufferUsage Measure();
+
+    /// <summary>
+    /// The client has been idle for a while: give back the room its buffers grew to (Redis's
+    /// clientsCronResizeQueryBuffer). Any thread; the buffers' owner does it on its own thread.
+    /// </summary>
+    void TrimIdle() { }
 }
 
 /// <summary>
 /// What a connection's buffers hold, in Redis's terms. Input: <see cref="QueryBytes"/> received
 /// and not yet parsed, <see cref="QueryFree"/> room left in the receive buffer,
 /// <see cref="QueryAllocated"/> its size; <see cref="ParseBytes"/> argument bytes the parser holds
-/// (commands of the batch being run, or a command still arriving) in an arena of
+/// (commands of the batch being run, or a command still arriving; not the room reserved for an
+/// argument whose bytes have not come) in an arena of
 /// <see cref="ParseAllocated"/> bytes. Output: the first 16 KB reply block plays Redis's reply buffer
 /// (<see cref="ReplyBufferSize"/>, <see cref="ReplyBufferPeak"/>, <see cref="ReplyBufferBytes"/> not
 /// yet sent); further blocks are its reply list (<see cref="ReplyBlocks"/>, <see cref="ReplyBlockBytes"/>).
@@ -29,6 +36,12 @@ internal readonly record struct ClientBufferUsage(
     long ReplyBufferSize, long ReplyBufferPeak, long ReplyBufferBytes,
     long ReplyBlocks, long ReplyBlockBytes, bool WritePending)
 {
+    /// <summary>
+    /// Of <see cref="ParseBytes"/>, the received part of an argument still arriving: Redis holds it in
+    /// its query buffer (qbuf), the arguments before it in argv (argv-mem).
+    /// </summary>
+    public long PartialArgBytes { get; init; }
+
     /// <summary>Every buffer the connection holds, by size (CLIENT LIST's tot-mem without multi-mem).</summary>
     public long AllocatedBytes => QueryAllocated + ParseAllocated + ReplyBufferSize + ReplyBlockBytes;
 }

@@ -1,4 +1,5 @@
 using System.Net;
+using System.Net.Sockets;
 
 namespace RedisClone.Commands;
 
@@ -27,6 +28,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
         Id = id;
         Address = address ?? Format(remote);
         LocalAddress = Format(local);
+        UnixSocket = remote is UnixDomainSocketEndPoint;
         CreatedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         LastInteractionMs = CreatedAtMs;
         _kill = kill;
@@ -35,6 +37,9 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     public long Id { get; }
     public string Address { get; }
     public string LocalAddress { get; }
+
+    /// <summary>Connected through the unixsocket (CLIENT LIST flag U; always a local client).</summary>
+    public bool UnixSocket { get; }
     public long CreatedAtMs { get; }
     public long LastInteractionMs { get; set; }
 
@@ -264,6 +269,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     {
         IPEndPoint ip => $"{(ip.Address.IsIPv4MappedToIPv6 ? ip.Address.MapToIPv4() : ip.Address)}:{ip.Port}",
         null => "",
+        UnixDomainSocketEndPoint unix => $"{unix}:0", // Redis: the unixsocket's path and port 0
         _ => ep.ToString() ?? "",
     };
 }

@@ -165,6 +165,41 @@ internal sealed partial class CommandTable
                     },
                 ],
             },
+            new("module", -2, None, ServerCommands.Help, group: "server")
+            {
+                Summary = "Subcommands that list, load and unload modules: none is ever loaded here.",
+                Since = "4.0.0", Complexity = "Depends on subcommand.",
+                Subcommands =
+                [
+                    new("help", 2, Loading | Stale, ModuleCommands.Help)
+                    {
+                        Summary = "Lists the MODULE subcommands.",
+                        Since = "5.0.0", Complexity = "O(1)",
+                    },
+                    new("list", 2, Admin | NoScript, ModuleCommands.List)
+                    {
+                        Summary = "Returns the loaded modules: none.",
+                        Since = "4.0.0", Complexity = "O(N) where N is the number of loaded modules.",
+                        Tips = "nondeterministic_output_order",
+                    },
+                    new("load", -3, NoAsyncLoading | Admin | NoScript | Protected, ModuleCommands.Load)
+                    {
+                        Summary = "Loads a module: always fails here.",
+                        Since = "4.0.0", Complexity = "O(1)", Args = "path [arg...]",
+                    },
+                    new("loadex", -3, NoAsyncLoading | Admin | NoScript | Protected, ModuleCommands.Load)
+                    {
+                        Summary = "Loads a module with configurations and arguments: always fails here.",
+                        // Redis 7.2's arguments: ARGS is a string argument (7.0: a block holding "arg").
+                        Since = "7.0.0", Complexity = "O(1)", Args = "path [CONFIG=configs{name value}...+] [ARGS=args...]",
+                    },
+                    new("unload", 3, NoAsyncLoading | Admin | NoScript | Protected, ModuleCommands.Unload)
+                    {
+                        Summary = "Unloads a module: there is none to unload here.",
+                        Since = "4.0.0", Complexity = "O(1)", Args = "name",
+                    },
+                ],
+            },
             new("memory", -2, None, ServerCommands.Help, group: "server")
             {
                 Summary = "A container for memory diagnostics commands.",

@@ -869,11 +869,13 @@ internal static class ConnectionCommands
     /// One CLIENT LIST line in Redis 7.2's field order, the buffer fields measured from the
     /// connection when the line is written (see <see cref="ClientBufferUsage"/>):
     /// <list type="bullet">
-    /// <item>qbuf: bytes received and not yet run — unparsed input plus the argument bytes the parser
-    /// holds (a command still arriving, or a batch being run). For the client running CLIENT LIST
+    /// <item>qbuf: bytes received and not yet run — unparsed input plus the received part of an
+    /// argument still arriving (the parser takes a big one as it comes). For the client running CLIENT LIST
     /// itself, Redis still holds that command in its query buffer (qbuf=26 for CLIENT INFO): we count
     /// its size on the wire instead, the parsed copy being argv-mem. qbuf-free: room the next receive has.</item>
-    /// <item>argv-mem: the running command's argument bytes, so only for the client running this.
+    /// <item>argv-mem: the running command's argument bytes for the client running this, a blocked
+    /// client's blocking command's, and for the others the arguments parsed of a command still
+    /// arriving (or of a batch being run), as Redis holds those in argv.
     /// multi-mem: queued MULTI arguments plus 8 bytes per argument (our index entry; Redis's robj pointer).</item>
     /// <item>rbs/rbp/obl: the 16 KB reply buffer's size, peak and unsent bytes; oll/omem: the further
     /// reply blocks (count, bytes). rbp is the most the buffer held when it overflowed, or holds now:
@@ -918,6 +920,7 @@ internal static class ConnectionCommands
         if ((c.Tracking & TrackingFlags.Bcast) != 0) flags.Append('B');
         if (c.WatchDirty) flags.Append('d');
         if (c.CloseAfterReply) flags.Append('c');
+        if (c.UnixSocket) flags.Append('U');
         if (c.NoEvict) flags.Append('e');
         if (c.NoTouch) flags.Append('T');
         if (flags.Length == 0) flags.Append('N');
@@ -935,7 +938,10 @@ internal static class ConnectionCommands
         }
         else
         {
-            qbuf += u.ParseBytes;
+            // As Redis: the arguments of a command still arriving are in argv, the one still
+            // arriving in the query buffer (a 100 KB value half sent: qbuf=50000 argv-mem=4 for SET k).
+            argvMem = Math.Max(0, u.ParseBytes - u.PartialArgBytes);
+            qbuf += u.PartialArgBytes;
         }
         long multiMem = c.MultiMemoryBytes;
         long totMem = u.AllocatedBytes + multiMem;

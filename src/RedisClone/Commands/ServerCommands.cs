@@ -270,9 +270,10 @@ internal static class ServerCommands
 
     // ---------------------------------------------------------------- helpers
 
-    /// <summary>Redis's "local" protected-action rule: the client came over the loopback interface.</summary>
+    /// <summary>Redis's "local" protected-action rule: the client came over the loopback interface or the Unix socket.</summary>
     internal static bool IsLocal(ClientSession client)
     {
+        if (client.UnixSocket) return true;
         string address = client.Address;
         int colon = address.LastIndexOf(':');
         if (colon <= 0) return false;

@@ -62,21 +62,50 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     public ClientBufferUsage Measure()
     {
         var usage = _transportBuffers?.Measure() ?? default;
-        return usage with { ParseBytes = _commands.ArenaBytes, ParseAllocated = _commands.ArenaCapacity };
+        var (received, reserved) = _parser.PendingArgument;
+        return usage with
+        {
+            ParseBytes = Math.Max(0, _commands.ArenaBytes - reserved + received),
+            PartialArgBytes = received,
+            ParseAllocated = _commands.ArenaCapacity,
+        };
     }
 
-    /// <summary>Serves a TCP client until it disconnects or is killed.</summary>
-    public static Task ServeAsync(RedisServer server, Socket socket)
+    /// <summary>Slack an idle client's arena may keep (Redis resizes an idle query buffer with more than 4 KB free).</summary>
+    private const int IdleArenaSlack = 4096;
+
+    /// <summary>Set by <see cref="TrimIdle"/> (any thread), acted on by the read loop when the wake-up reaches it.</summary>
+    private volatile bool _trimRequested;
+
+    /// <summary>
+    /// Asks the read loop to give the parse arena's room back (the server's cron, for a client idle
+    /// for more than 2 seconds): it is woken as for a pub/sub message and trims on its own thread.
+    /// Nothing to do, or a client on its way out: nothing happens.
+    /// </summary>
+    public void TrimIdle()
     {
-        if (server.EventLoops is { } loops) return ServeOnLoopAsync(server, socket, loops.Next());
-        return ServeOnSocketAsync(server, socket);
+        if (_commands.ArenaFree <= IdleArenaSlack || Session.Killed || Session.CloseAfterReply || Session.Draining ||
+            Session.Blocked != null) return;
+        _trimRequested = true;
+        _inputReader.CancelPendingRead();
+    }
+
+    /// <summary>Serves a client until it disconnects or is killed.</summary>
+    /// <param name="unixSocket">A Unix socket client: the listener's path, which CLIENT LIST shows
+    /// as both its addresses (as Redis, whose peers on a Unix socket have no name of their own).</param>
+    public static Task ServeAsync(RedisServer server, Socket socket, EndPoint? unixSocket = null)
+    {
+        var remote = unixSocket ?? socket.RemoteEndPoint;
+        var local = unixSocket ?? socket.LocalEndPoint;
+        if (server.EventLoops is { } loops) return ServeOnLoopAsync(server, socket, loops.Next(), remote, local);
+        return ServeOnPipelinesAsync(server, PipelinesTransport.ForSocket(socket, server.Stats), remote, local);
     }
 
     /// <summary>Linux: the socket is driven by one of the server's epoll event loops.</summary>
-    private static async Task ServeOnLoopAsync(RedisServer server, Socket socket, Epoll.EventLoop loop)
+    private static async Task ServeOnLoopAsync(RedisServer server, Socket socket, Epoll.EventLoop loop, EndPoint? remote, EndPoint? local)
     {
         var transport = new Epoll.EpollTransport(socket, loop, server.Stats);
-        var connection = new ClientConnection(server, transport, socket.RemoteEndPoint, socket.LocalEndPoint, transport.Close,
+        var connection = new ClientConnection(server, transport, remote, local, transport.Close,
             transport.Closed, transport.FinishSendingAsync);
         server.Clients[connection.Session.Id] = connection.Session;
         try
@@ -96,11 +125,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         }
     }
 
-    /// <summary>Elsewhere, or with <c>--transport sockets</c>: Pipelines.Sockets.Unofficial's socket pipes.</summary>
-    private static Task ServeOnSocketAsync(RedisServer server, Socket socket)
-        => ServeOnPipelinesAsync(server, PipelinesTransport.ForSocket(socket, server.Stats), socket.RemoteEndPoint, socket.LocalEndPoint);
-
-    /// <summary>Serves a client through <see cref="PipelinesTransport"/> until it ends; then the socket (and the TLS stream) go.</summary>
+    /// <summary>Elsewhere, with <c>--transport sockets</c>, and for TLS: serves a client through <see cref="PipelinesTransport"/> until it ends; then the socket (and the TLS stream) go.</summary>
     private static async Task ServeOnPipelinesAsync(RedisServer server, PipelinesTransport transport, EndPoint? remote, EndPoint? local)
     {
         var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed,
@@ -176,6 +201,11 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         {
             while (true)
             {
+                if (_trimRequested)
+                {
+                    _trimRequested = false;
+                    _commands.TrimIdle(); // between batches: the last one was cleared
+                }
                 if (!_pushes.IsEmpty) DrainPushes();
                 if (!input.TryRead(out var result))
                 {

@@ -4,7 +4,8 @@ namespace RedisClone.Network;
 
 /// <summary>
 /// A listening socket could not be created. The message is redis-server's, e.g.
-/// <c>Could not create server TCP listening socket 127.0.0.1:6379: bind: Address already in use</c>.
+/// <c>Could not create server TCP listening socket 127.0.0.1:6379: bind: Address already in use</c>
+/// or <c>Failed opening Unix socket: bind: Permission denied</c>.
 /// </summary>
 internal sealed class ListenFailedException : Exception
 {
@@ -20,6 +21,16 @@ internal sealed class ListenFailedException : Exception
     {
         Error = inner.SocketErrorCode;
     }
+
+    /// <summary>The Unix socket cannot be made: Redis's <c>Failed opening Unix socket: </c> and the reason.</summary>
+    public ListenFailedException(string reason)
+        : base($"Failed opening Unix socket: {reason}")
+    {
+        Unix = true;
+    }
+
+    /// <summary>The unixsocket listener failed (Redis logs its one line and exits).</summary>
+    public bool Unix { get; }
 
     /// <summary>Why: <see cref="SocketError.AddressAlreadyInUse"/>, <see cref="SocketError.AddressNotAvailable"/> ...</summary>
     public SocketError Error { get; }

@@ -7,7 +7,7 @@ using RedisClone.Server;
 
 namespace RedisClone.Network;
 
-/// <summary>Accepts TCP clients on one endpoint and starts a <see cref="ClientConnection"/> for each.</summary>
+/// <summary>Accepts clients on one endpoint (TCP, or a Unix socket) and starts a <see cref="ClientConnection"/> for each.</summary>
 /// <remarks>
 /// <para>One thread per listener blocks in accept and hands each client to an event loop (or to
 /// .NET's socket engine). Accepting never spins: when accept fails for want of resources (EMFILE:
@@ -63,11 +63,51 @@ internal sealed class Listener
             _socket.Dispose();
             throw new ListenFailedException(address, endPoint.Port, step, ex) { Tls = tls };
         }
-        EndPoint = (IPEndPoint)_socket.LocalEndPoint!;
+        _local = _socket.LocalEndPoint!;
         _thread = new Thread(AcceptLoop) { IsBackground = true, Name = $"accept-{EndPoint.Port}" };
     }
 
-    public IPEndPoint EndPoint { get; }
+    /// <summary>
+    /// A Unix socket at <paramref name="path"/> (unixsocket), as Redis's connUnixListen makes it:
+    /// whatever is at the path is removed first (a file a killed server left behind), and the socket
+    /// file gets <paramref name="permissions"/> (unixsocketperm; 0 leaves what the umask gave).
+    /// </summary>
+    /// <exception cref="ListenFailedException">Redis's reason, e.g. <c>bind: Permission denied</c>.</exception>
+    public Listener(RedisServer server, string path, int permissions)
+    {
+        _server = server;
+        // Redis's anetUnixServer: sun_path holds 108 bytes, the last one the terminating zero.
+        const int SunPath = 108;
+        int length = System.Text.Encoding.UTF8.GetByteCount(path);
+        if (length > SunPath - 1)
+            throw new ListenFailedException($"unix socket path too long ({length}), must be under {SunPath}");
+        try { File.Delete(path); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { } // as Redis: don't care
+        _socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+        string step = "bind";
+        try
+        {
+            _socket.Bind(new UnixDomainSocketEndPoint(path));
+            if (permissions != 0 && !OperatingSystem.IsWindows()) File.SetUnixFileMode(path, (UnixFileMode)permissions);
+            step = "listen";
+            _socket.Listen(511);
+        }
+        catch (SocketException ex)
+        {
+            _socket.Dispose();
+            throw new ListenFailedException($"{step}: {ex.Message}");
+        }
+        UnixPath = path;
+        _local = new UnixDomainSocketEndPoint(path);
+        _thread = new Thread(AcceptLoop) { IsBackground = true, Name = "accept-unix" };
+    }
+
+    private readonly EndPoint _local;
+
+    /// <summary>The bound address and port of a TCP listener (not for a Unix socket's).</summary>
+    public IPEndPoint EndPoint => (IPEndPoint)_local;
+
+    /// <summary>The socket file's path for a Unix socket listener; null for TCP.</summary>
+    public string? UnixPath { get; }
 
     /// <summary>True for a tls-port listener.</summary>
     public bool Tls { get; }
@@ -218,6 +258,12 @@ internal sealed class Listener
                 Interlocked.Increment(ref _server.Stats.RejectedConnections);
                 client.Send(RespErrors.MaxClients);
                 client.Close();
+                return;
+            }
+            if (UnixPath != null)
+            {
+                // Always local (Redis's connUnixIsLocal): no protected mode, and no TCP options.
+                _ = ClientConnection.ServeAsync(_server, client, _local);
                 return;
             }
             // Redis's protected mode: with no password on the default user, only loopback peers.

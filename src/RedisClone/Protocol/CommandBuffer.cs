@@ -20,11 +20,14 @@ internal sealed class CommandBuffer
     /// <summary>Argument and command indexes grown past this many entries are given back likewise.</summary>
     private const int IndexKeep = 4096;
 
-    private byte[] _arena = new byte[4096];
+    /// <summary>The sizes a connection starts with, and goes back to once idle (<see cref="TrimIdle"/>).</summary>
+    private const int InitialArena = 4096, InitialArgs = 64, InitialCommands = 16;
+
+    private byte[] _arena = new byte[InitialArena];
     private int _used;
-    private ArgSlice[] _args = new ArgSlice[64];
+    private ArgSlice[] _args = new ArgSlice[InitialArgs];
     private int _argCount;
-    private (int FirstArg, int ArgCount)[] _commands = new (int, int)[16];
+    private (int FirstArg, int ArgCount)[] _commands = new (int, int)[InitialCommands];
     private int _commandCount;
 
     /// <summary>Arguments of the command still being received (after the last complete one).</summary>
@@ -162,8 +165,36 @@ internal sealed class CommandBuffer
             Common.ReleasedMemory.Add(_args.Length * 8L);
             _args = smaller;
         }
-        if (_commands.Length > IndexKeep) _commands = new (int, int)[16];
+        if (_commands.Length > IndexKeep) _commands = new (int, int)[InitialCommands];
     }
+
+    /// <summary>
+    /// An idle client's arena and indexes back to their first sizes, or to what a command still
+    /// arriving holds: Redis's clientsCronResizeQueryBuffer gives an idle client's query buffer its
+    /// free space back, so a client that once sent a big value does not keep its room while it sits
+    /// idle. Only between batches (no complete command held); the caller is the connection's loop.
+    /// </summary>
+    public void TrimIdle()
+    {
+        if (_commandCount != 0) return;
+        int size = Math.Max(InitialArena, _used);
+        if (_arena.Length > size)
+        {
+            var smaller = new byte[size];
+            Buffer.BlockCopy(_arena, 0, smaller, 0, _used);
+            _arena = smaller;
+        }
+        if (_args.Length > InitialArgs && _argCount <= InitialArgs)
+        {
+            var smaller = new ArgSlice[InitialArgs];
+            Array.Copy(_args, smaller, _argCount);
+            _args = smaller;
+        }
+        if (_commands.Length > InitialCommands) _commands = new (int, int)[InitialCommands];
+    }
+
+    /// <summary>Room the arena has beyond what it holds (read racily from other threads: a hint).</summary>
+    public int ArenaFree => _arena.Length - _used;
 
     /// <summary>Bytes of every array held (the arena and the indexes), for tests and accounting.</summary>
     public long AllocatedBytes => _arena.Length + _args.Length * 8L + _commands.Length * 8L;

@@ -230,6 +230,12 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> InvalidArgumentCountForCommand => "-ERR Invalid number of arguments specified for command\r\n"u8;
     public static ReadOnlySpan<byte> InvalidArgumentsForCommand => "-ERR Invalid arguments specified for command\r\n"u8;
 
+    // MODULE (Redis's texts for a protected MODULE command, a library that fails to load, an unknown module).
+    public static ReadOnlySpan<byte> ModuleNotAllowed =>
+        "-ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.\r\n"u8;
+    public static ReadOnlySpan<byte> ModuleLoadFailed => "-ERR Error loading the extension. Please check the server logs.\r\n"u8;
+    public static ReadOnlySpan<byte> ModuleUnloadNoSuchModule => "-ERR Error unloading module: no such module with that name\r\n"u8;
+
     // DEBUG.
     public static ReadOnlySpan<byte> DebugNotAllowed =>
         "-ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.\r\n"u8;

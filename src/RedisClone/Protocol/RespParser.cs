@@ -41,6 +41,22 @@ internal sealed class RespParser
     /// <summary>The protocol error text (without "-ERR ") after <see cref="ParseStatus.Malformed"/>.</summary>
     public string? Error { get; private set; }
 
+    /// <summary>
+    /// The bulk argument still arriving, as the arena holds it: the bytes received into it (a big
+    /// one's, taken as they come; a small one's wait in the input until complete) and the room it
+    /// takes there (a small one's is reserved whole at its header). (0, 0) when none is. Read by
+    /// CLIENT LIST from other threads: a moment old at most.
+    /// </summary>
+    public (long Received, long Reserved) PendingArgument
+    {
+        get
+        {
+            long length = _bulkLength, received = _bulkReceived;
+            if (length < 0) return (0, 0);
+            return received < 0 ? (0, length) : (received, received);
+        }
+    }
+
     /// <summary>Redis's <c>proto-max-bulk-len</c>.</summary>
     public long MaxBulkLength { get => _maxBulkLength; set => _maxBulkLength = value; }
 

@@ -166,9 +166,10 @@ internal static class InfoBuilder
             foreach (string bind in server.Options.Bind) sb.Append(",bind=").Append(bind);
             sb.Append(",port=").Append(server.Port).Append("\r\n");
         }
+        // Redis numbers listeners by connection type: tcp 0, unix 1, tls 2.
+        if (server.UnixSocket is { } unixSocket) sb.Append("listener1:name=unix,bind=").Append(unixSocket).Append("\r\n");
         if (server.TlsPort != 0)
         {
-            // Redis numbers listeners by connection type: tcp 0, unix 1, tls 2.
             sb.Append("listener2:name=tls");
             foreach (string bind in server.Options.Bind) sb.Append(",bind=").Append(bind);
             sb.Append(",port=").Append(server.TlsPort).Append("\r\n");

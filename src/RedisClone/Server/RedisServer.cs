@@ -15,7 +15,8 @@ namespace RedisClone.Server;
 /// </summary>
 internal sealed class RedisServer : IAsyncDisposable
 {
-    private readonly List<Listener> _listeners = new();
+    /// <summary>The plain port's listeners (replaced as a whole by CONFIG SET port and bind).</summary>
+    private List<Listener> _listeners = new();
     private readonly CancellationTokenSource _stopping = new();
     private readonly TaskCompletionSource _stopped = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private long _nextClientId;
@@ -214,10 +215,10 @@ internal sealed class RedisServer : IAsyncDisposable
         }
     }
 
-    public int Port => _listeners.Count > 0 ? _listeners[0].EndPoint.Port : Options.Port;
+    public int Port => Volatile.Read(ref _listeners) is { Count: > 0 } plain ? plain[0].EndPoint.Port : Options.Port;
 
     /// <summary>The first plain (not TLS) listener's bound address and port, or null when there is none.</summary>
-    public IPEndPoint? EndPoint => _listeners.Count > 0 ? _listeners[0].EndPoint : null;
+    public IPEndPoint? EndPoint => Volatile.Read(ref _listeners) is { Count: > 0 } plain ? plain[0].EndPoint : null;
 
     /// <summary>The port the TLS listeners are bound to; 0 when there are none.</summary>
     public int TlsPort => Volatile.Read(ref _tlsListeners) is { Count: > 0 } tls ? tls[0].EndPoint.Port : 0;
@@ -307,14 +308,21 @@ internal sealed class RedisServer : IAsyncDisposable
     public PubSub.MonitorFeed Monitors { get; } = new();
 
     /// <summary>
-    /// The lines that say the server is up, in Redis's words (tests and scripts wait for the tcp one);
-    /// <paramref name="where"/> ends the first line (the client limit, or the host process when embedded).
+    /// The lines that say the server is up, in Redis's words (tests and scripts wait for the tcp one):
+    /// the start-up picture or Redis's one line instead (<see cref="StartupBanner"/>), then how this
+    /// server runs, ended by <paramref name="where"/> (the client limit, or the host process when embedded).
     /// </summary>
     public void LogReady(string where)
     {
-        Log.Notice($"Running mode={ServerInfo.Mode}, port={Port}, shards={Shards.Count}, " +
-                   $"io-threads={Options.IoThreads}, databases={Options.Databases}, {where}.");
+        int port = Port != 0 ? Port : TlsPort; // as Redis: the TLS port when there is no plain one
+        bool terminal = Options.LogToConsole && Options.LogLines == null && Config.LogFile.Length == 0 && !Console.IsOutputRedirected;
+        if (StartupBanner.ShowPicture(Config.Value("always-show-logo") == "yes", terminal))
+            Log.WriteRaw(ServerLog.Level.Notice, StartupBanner.Picture(ServerInfo.Mode, port, Environment.ProcessId));
+        else
+            Log.Notice($"Running mode={ServerInfo.Mode}, port={port}.");
+        Log.Notice($"Serving with shards={Shards.Count}, io-threads={Options.IoThreads}, databases={Options.Databases}, {where}.");
         Log.Notice("Ready to accept connections tcp");
+        if (UnixSocket != null) Log.Notice("Ready to accept connections unix");
         if (TlsPort != 0) Log.Notice("Ready to accept connections tls");
     }
 
@@ -343,15 +351,14 @@ internal sealed class RedisServer : IAsyncDisposable
         // port 0 with a tls-port is TLS only, as in Redis; port 0 alone takes a port the system picks.
         try
         {
-            if (Options.Port != 0 || tlsPort == 0) BindAll(_listeners, Options.Port, tls: false);
-            if (tlsPort != 0) BindAll(_tlsListeners, tlsPort, tls: true);
+            if (Options.Port != 0 || tlsPort == 0) BindAll(_listeners, Options.Bind, Options.Port, tls: false);
+            if (tlsPort != 0) BindAll(_tlsListeners, Options.Bind, tlsPort, tls: true);
+            string unixSocket = Config.Value("unixsocket");
+            if (unixSocket.Length > 0) _unixListener = new Listener(this, unixSocket, (int)Config.Number("unixsocketperm"));
         }
         catch
         {
-            foreach (var l in _listeners) l.Stop();
-            foreach (var l in _tlsListeners) l.Stop();
-            _listeners.Clear();
-            _tlsListeners.Clear();
+            StopAllListeners();
             throw;
         }
         CreatePidFile();
@@ -360,10 +367,7 @@ internal sealed class RedisServer : IAsyncDisposable
         long maxClients = OpenFilesLimit.Fit(Options.MaxClients, _reservedDescriptors, Log);
         if (maxClients < 1)
         {
-            foreach (var l in _listeners) l.Stop();
-            foreach (var l in _tlsListeners) l.Stop();
-            _listeners.Clear();
-            _tlsListeners.Clear();
+            StopAllListeners();
             throw new OpenFilesLimitException();
         }
         Options.MaxClients = maxClients;
@@ -385,8 +389,7 @@ internal sealed class RedisServer : IAsyncDisposable
             }
             catch
             {
-                foreach (var l in _listeners) l.Stop();
-                _listeners.Clear();
+                StopAllListeners();
                 throw;
             }
             _metrics.Start();
@@ -398,6 +401,7 @@ internal sealed class RedisServer : IAsyncDisposable
             {
                 foreach (var l in _listeners) l.Start();
                 foreach (var l in _tlsListeners) l.Start();
+                _unixListener?.Start();
                 LoadAtStartup();
                 Rdb.Loading = false;
                 return true;
@@ -419,13 +423,14 @@ internal sealed class RedisServer : IAsyncDisposable
         _cron = new Thread(() =>
         {
             var token = StoppingToken;
-            while (!token.WaitHandle.WaitOne(100))
+            for (long tick = 1; !token.WaitHandle.WaitOne(100); tick++)
             {
                 Rdb.Cron();
                 AofCron();
                 ClientEviction.Cron();
                 CloseIdleClients();
                 MigrateSockets.CloseIdle();
+                if (tick % 10 == 0) TrimIdleClients();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
@@ -434,16 +439,55 @@ internal sealed class RedisServer : IAsyncDisposable
 
     private Thread? _cron;
 
-    private readonly Lock _tlsListenersLock = new();
+    /// <summary>The unixsocket listener, or null.</summary>
+    private Listener? _unixListener;
+
+    /// <summary>The Unix socket's path while the server listens on one (and its file is ours to remove), else null.</summary>
+    public string? UnixSocket => _unixListener?.UnixPath;
+
+    /// <summary>A start that fails: nothing it bound stays open (a Unix socket file made is removed).</summary>
+    private void StopAllListeners()
+    {
+        foreach (var l in _listeners) l.Stop();
+        foreach (var l in _tlsListeners) l.Stop();
+        _listeners.Clear();
+        _tlsListeners.Clear();
+        RemoveUnixSocket(log: false);
+    }
+
+    /// <summary>
+    /// Closes the Unix socket and removes its file, with Redis's lines (closeListeningSockets at a
+    /// shutdown); once. <paramref name="log"/> false for a start that failed, where Redis says nothing.
+    /// </summary>
+    private void RemoveUnixSocket(bool log)
+    {
+        var listener = Interlocked.Exchange(ref _unixListener, null);
+        if (listener == null) return;
+        listener.Stop();
+        if (log) Log.Notice("Removing the unix socket file.");
+        try
+        {
+            File.Delete(listener.UnixPath!);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            if (log) Log.Warning($"Error removing the unix socket file: {Common.SystemErrors.Describe(ex)}");
+        }
+    }
+
+    /// <summary>Held while the plain or TLS listeners are replaced (CONFIG SET) or closed (the stop).</summary>
+    private readonly Lock _listenersLock = new();
 
     /// <summary>
     /// Binds a listener for each bind address on <paramref name="port"/> (the first one's port for the
     /// others when it is 0), into <paramref name="into"/>. "-addr" is optional, as in Redis: skipped
-    /// when the host has no such address.
+    /// when the host has no such address. No address (<c>bind ""</c>) is Redis's default, "* -::*".
+    /// A listener of <paramref name="reuse"/> already bound to an address and port asked for is taken
+    /// over instead of a new one (CONFIG SET bind keeps those that stay).
     /// </summary>
-    private void BindAll(List<Listener> into, int port, bool tls)
+    private void BindAll(List<Listener> into, string[] bind, int port, bool tls, List<Listener>? reuse = null)
     {
-        foreach (string configured in Options.Bind)
+        foreach (string configured in bind.Length > 0 ? bind : ["*", "-::*"])
         {
             bool optional = configured.StartsWith('-');
             string address = optional ? configured[1..] : configured;
@@ -453,15 +497,73 @@ internal sealed class RedisServer : IAsyncDisposable
                 "localhost" => IPAddress.Loopback,
                 _ => Resolve(address, port),
             };
+            var endPoint = new IPEndPoint(ip, into.Count > 0 ? into[0].EndPoint.Port : port);
+            var bound = reuse?.Find(l => l.EndPoint.Equals(endPoint));
+            if (bound != null)
+            {
+                into.Add(bound);
+                continue;
+            }
             try
             {
-                into.Add(new Listener(this, address, new IPEndPoint(ip, into.Count > 0 ? into[0].EndPoint.Port : port), tls));
+                into.Add(new Listener(this, address, endPoint, tls));
             }
             catch (ListenFailedException ex) when (optional && ex.Error is SocketError.AddressNotAvailable
                                                        or SocketError.AddressFamilyNotSupported or SocketError.ProtocolNotSupported)
             {
             }
         }
+    }
+
+    /// <summary>
+    /// CONFIG SET port and bind, before anything is stored: binds the plain port's listeners for the
+    /// new values (with a new bind, the tls-port's too), keeping those already bound to an address
+    /// and port that stays. Null and the action that puts them in place (it starts the new listeners
+    /// and closes the old ones; the connections they accepted stay), or Redis's error, with nothing
+    /// changed: the old listeners go on accepting. Redis closes the old listeners first and reopens
+    /// them when the new ones fail; opening first leaves no moment without a listener, and nothing to
+    /// reopen that could fail in turn. Port 0 closes the plain port, as in Redis.
+    /// </summary>
+    public string? PrepareRebind(int port, string[] bind, bool bindChanged, out Action? apply)
+    {
+        apply = null;
+        var oldPlain = Volatile.Read(ref _listeners);
+        var oldTls = Volatile.Read(ref _tlsListeners);
+        var plain = new List<Listener>();
+        var tls = new List<Listener>();
+        try
+        {
+            if (port != 0) BindAll(plain, bind, port, tls: false, reuse: oldPlain);
+            int tlsPort = TlsPort;
+            if (bindChanged && tlsPort != 0) BindAll(tls, bind, tlsPort, tls: true, reuse: oldTls);
+        }
+        catch (ListenFailedException ex)
+        {
+            foreach (var l in plain.Concat(tls))
+                if (!oldPlain.Contains(l) && !oldTls.Contains(l)) l.Stop();
+            Log.Warning(ex.Message);
+            return bindChanged ? "Failed to bind to specified addresses." : "Unable to listen on this port. Check server logs.";
+        }
+        apply = () =>
+        {
+            lock (_listenersLock)
+            {
+                Options.Port = port;
+                Options.Bind = bind;
+                Volatile.Write(ref _listeners, plain);
+                if (bindChanged && TlsPort != 0) Volatile.Write(ref _tlsListeners, tls);
+                else tls = oldTls;
+                bool stopping = StoppingToken.IsCancellationRequested;
+                foreach (var l in plain.Concat(tls))
+                {
+                    if (stopping) l.Stop();
+                    else if (!oldPlain.Contains(l) && !oldTls.Contains(l)) l.Start();
+                }
+                foreach (var l in oldPlain.Concat(oldTls))
+                    if (!plain.Contains(l) && !tls.Contains(l)) l.Stop();
+            }
+        };
+        return null;
     }
 
     /// <summary>
@@ -488,7 +590,7 @@ internal sealed class RedisServer : IAsyncDisposable
             fresh = new List<Listener>();
             try
             {
-                BindAll(fresh, port, tls: true);
+                BindAll(fresh, Options.Bind, port, tls: true);
             }
             catch (ListenFailedException ex)
             {
@@ -502,7 +604,7 @@ internal sealed class RedisServer : IAsyncDisposable
         {
             Tls = context;
             if (!portChanged) return;
-            lock (_tlsListenersLock)
+            lock (_listenersLock)
             {
                 foreach (var l in _tlsListeners) l.Stop();
                 var listeners = fresh ?? new List<Listener>();
@@ -538,6 +640,19 @@ internal sealed class RedisServer : IAsyncDisposable
             Log.Write(ServerLog.Level.Verbose, "Closing idle client");
             session.Kill();
         }
+    }
+
+    /// <summary>
+    /// Once a second: clients idle (nothing read, no reply finished) for more than 2 seconds give
+    /// back the room their buffers grew to for a big command, as Redis's clientsCronResizeQueryBuffer
+    /// frees an idle client's query buffer (the epoll loops release an idle client's receive buffer
+    /// by themselves).
+    /// </summary>
+    private void TrimIdleClients()
+    {
+        long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        foreach (var session in Clients.Values)
+            if (nowMs - session.LastInteractionMs > 2000) session.Buffers?.TrimIdle();
     }
 
     /// <summary>
@@ -702,12 +817,15 @@ internal sealed class RedisServer : IAsyncDisposable
         try { File.Delete(path); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
     }
 
-    /// <summary>Closes the listening sockets (plain, TLS, metrics): no new client from now on.</summary>
+    /// <summary>Closes the listening sockets (plain, TLS, Unix, metrics): no new client from now on; the Unix socket's file goes.</summary>
     public void StopListening()
     {
-        foreach (var l in _listeners) l.Stop();
-        lock (_tlsListenersLock)
+        lock (_listenersLock)
+        {
+            foreach (var l in _listeners) l.Stop();
             foreach (var l in _tlsListeners) l.Stop();
+        }
+        RemoveUnixSocket(log: true);
         _metrics?.Dispose();
     }
 

@@ -38,7 +38,10 @@ internal sealed class ServerLog : IDisposable
         // Made at the first line: logfile is set from the command line after this constructor and
         // cannot change later (it is immutable, as in Redis).
         _logger = new Lazy<Serilog.Core.Logger>(Create);
+        _raw = new Lazy<Serilog.Core.Logger>(CreateRaw);
     }
+
+    private readonly Lazy<Serilog.Core.Logger> _raw;
 
     public void Warning(string message) => Write(Level.Warning, message);
 
@@ -46,16 +49,7 @@ internal sealed class ServerLog : IDisposable
 
     public void Write(Level level, string message)
     {
-        int threshold = _config.LogLevel switch
-        {
-            "debug" => (int)Level.Debug,
-            "verbose" => (int)Level.Verbose,
-            "notice" => (int)Level.Notice,
-            "warning" => (int)Level.Warning,
-            _ => int.MaxValue, // "nothing"
-        };
-        if ((int)level < threshold) return;
-        if (!_console && _lines == null && _config.LogFile.Length == 0) return;
+        if (!Enabled(level)) return;
         // Redis's debug < verbose < notice < warning onto Serilog's Verbose < Debug < Information < Warning.
         var serilogLevel = level switch
         {
@@ -67,7 +61,42 @@ internal sealed class ServerLog : IDisposable
         _logger.Value.ForContext("Mark", ".-*#"[(int)level]).Write(serilogLevel, "{Text:l}", message);
     }
 
-    private Serilog.Core.Logger Create()
+    /// <summary>
+    /// Text as it is, without the time and level of a line (Redis's LL_RAW: the start-up picture).
+    /// A line callback gets it line by line.
+    /// </summary>
+    public void WriteRaw(Level level, string text)
+    {
+        if (!Enabled(level)) return;
+        if (_config.LogFile.Length == 0 && _lines != null)
+        {
+            foreach (string line in text.Split('\n')) _lines(line);
+            return;
+        }
+        _raw.Value.Information("{Text:l}", text);
+    }
+
+    /// <summary>Whether a line of <paramref name="level"/> is written anywhere (loglevel, and a destination).</summary>
+    private bool Enabled(Level level)
+    {
+        int threshold = _config.LogLevel switch
+        {
+            "debug" => (int)Level.Debug,
+            "verbose" => (int)Level.Verbose,
+            "notice" => (int)Level.Notice,
+            "warning" => (int)Level.Warning,
+            _ => int.MaxValue, // "nothing"
+        };
+        if ((int)level < threshold) return false;
+        return _console || _lines != null || _config.LogFile.Length > 0;
+    }
+
+    private Serilog.Core.Logger Create() => Create(Template);
+
+    /// <summary>The logger of <see cref="WriteRaw"/>: the same destination, the text alone.</summary>
+    private Serilog.Core.Logger CreateRaw() => Create("{Message:l}");
+
+    private Serilog.Core.Logger Create(string template)
     {
         var configuration = new LoggerConfiguration()
             .MinimumLevel.Verbose()
@@ -75,11 +104,11 @@ internal sealed class ServerLog : IDisposable
         string file = _config.LogFile;
         // Invariant culture: English month names, as Redis prints them, without culture data.
         if (file.Length > 0)
-            configuration = configuration.WriteTo.File(file, outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture, shared: true);
+            configuration = configuration.WriteTo.File(file, outputTemplate: template, formatProvider: CultureInfo.InvariantCulture, shared: true);
         else if (_lines != null)
             configuration = configuration.WriteTo.Sink(new LineSink(_lines));
         else
-            configuration = configuration.WriteTo.Console(outputTemplate: Template, formatProvider: CultureInfo.InvariantCulture,
+            configuration = configuration.WriteTo.Console(outputTemplate: template, formatProvider: CultureInfo.InvariantCulture,
                 theme: Serilog.Sinks.SystemConsole.Themes.ConsoleTheme.None);
         return configuration.CreateLogger();
     }
@@ -101,5 +130,6 @@ internal sealed class ServerLog : IDisposable
     public void Dispose()
     {
         if (_logger.IsValueCreated) _logger.Value.Dispose();
+        if (_raw.IsValueCreated) _raw.Value.Dispose();
     }
 }

@@ -74,7 +74,7 @@ public sealed class EmbeddedServerTests
             lock (lines)
             {
                 Assert.Contains(lines, l => l.EndsWith("* Ready to accept connections tcp"));
-                Assert.Contains(lines, l => l.Contains($"port={redis.Port},"));
+                Assert.Contains(lines, l => l.EndsWith($"* Running mode=standalone, port={redis.Port}."));
             }
         }
         finally

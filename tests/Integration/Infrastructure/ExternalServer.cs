@@ -166,6 +166,6 @@ public sealed partial class ExternalServer : IDisposable
         _process.Dispose();
     }
 
-    [GeneratedRegex(@"Running mode=standalone, port=(\d+),")]
+    [GeneratedRegex(@"Running mode=standalone, port=(\d+)\.")]
     private static partial Regex ReadyLine();
 }

@@ -158,3 +158,13 @@ public sealed class RedisCliFactAttribute : FactAttribute
         if (ReferenceRedis.CliPath == null) Skip = "redis-cli is not installed (apt-get install -y redis-tools)";
     }
 }
+
+/// <summary>A theory that is skipped when redis-cli and redis-benchmark (Debian's redis-tools) are not installed.</summary>
+public sealed class RedisCliTheoryAttribute : TheoryAttribute
+{
+    public RedisCliTheoryAttribute()
+    {
+        if (ReferenceRedis.CliPath == null || ReferenceRedis.BenchmarkPath == null)
+            Skip = "redis-cli or redis-benchmark is not installed (apt-get install -y redis-tools)";
+    }
+}

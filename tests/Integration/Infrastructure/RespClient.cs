@@ -16,7 +16,10 @@ public sealed class RespClient : IDisposable
 
     public RespClient(EndPoint endPoint, int timeoutMs = 10_000)
     {
-        _socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        // A Unix socket (UnixDomainSocketEndPoint) too: TCP's options do not apply there.
+        _socket = endPoint is UnixDomainSocketEndPoint
+            ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified)
+            : new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         _socket.ReceiveTimeout = timeoutMs;
         _socket.SendTimeout = timeoutMs;
         _socket.Connect(endPoint);

@@ -195,7 +195,7 @@ public class ConfigTests
             (["hz", "5", "HZ", "6"], "CONFIG SET failed (possibly related to argument 'HZ') - duplicate parameter"),
             (["databases", "5"], "CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config"),
             (["DATABASES", "5"], "CONFIG SET failed (possibly related to argument 'DATABASES') - can't set immutable config"),
-            (["port", "7000"], "CONFIG SET failed (possibly related to argument 'port') - can't set immutable config"),
+            (["unixsocket", "/tmp/x.sock"], "CONFIG SET failed (possibly related to argument 'unixsocket') - can't set immutable config"),
             (["io-threads", "2"], "CONFIG SET failed (possibly related to argument 'io-threads') - can't set immutable config"),
             (["cluster-enabled", "yes"], "CONFIG SET failed (possibly related to argument 'cluster-enabled') - can't set immutable config"),
             (["dir", "/tmp"], "CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"),

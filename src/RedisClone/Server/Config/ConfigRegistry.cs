@@ -23,7 +23,7 @@ namespace RedisClone.Server.Config;
 /// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
 /// configuration asking for the feature is refused. Some tuning parameters are stored without an
 /// effect here (hz, list-compress-depth, the incremental-fsync settings...).
-/// <c>port</c> and <c>bind</c> cannot be changed at run time (the listeners are not rebound).
+/// CONFIG SET <c>port</c> and <c>bind</c> rebind the listeners (<see cref="RedisServer.PrepareRebind"/>).
 /// <c>requirepass</c> reads back as set, and setting it replaces the default user's passwords, as in Redis 7.
 /// </para>
 /// Thread safety: GET and SET take a lock; the typed properties read one array slot without it.
@@ -45,6 +45,8 @@ internal sealed partial class ConfigRegistry
         Tls = 8,
         /// <summary>A debugging parameter Redis hides: CONFIG GET finds it by its exact name only, never by a pattern.</summary>
         Hidden = 16,
+        /// <summary>port and bind: CONFIG SET rebinds the listeners (Redis's updatePort, applyBind).</summary>
+        Listen = 32,
     }
 
     /// <summary>A parameter's value type, as Redis's config.c types them (special = own parser).</summary>
@@ -111,6 +113,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int TlsAuthClientsIndex = IndexOf("tls-auth-clients");
     private static readonly int NotifyIndex = IndexOf("notify-keyspace-events");
     private static readonly int DebugCommandIndex = IndexOf("enable-debug-command");
+    private static readonly int ModuleCommandIndex = IndexOf("enable-module-command");
     private static readonly int ProtectedConfigsIndex = IndexOf("enable-protected-configs");
     private static readonly int ReplBacklogSizeIndex = IndexOf("repl-backlog-size");
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
@@ -411,6 +414,9 @@ internal sealed partial class ConfigRegistry
     /// <summary>enable-debug-command: "no", "yes" or "local".</summary>
     public string EnableDebugCommand => Volatile.Read(ref _values[DebugCommandIndex]);
 
+    /// <summary>enable-module-command: "no", "yes" or "local".</summary>
+    public string EnableModuleCommand => Volatile.Read(ref _values[ModuleCommandIndex]);
+
     /// <summary>True when a protected action (DEBUG, protected configs) is allowed for a client.</summary>
     public static bool ProtectedActionAllowed(string setting, bool localClient)
         => setting == "yes" || (setting == "local" && localClient);
@@ -529,17 +535,38 @@ internal sealed partial class ConfigRegistry
                 _server?.Log.Warning($"Failed applying new configuration. Possibly related to new {found[i].Name} setting. Restoring previous settings.");
                 return RespErrors.ConfigSetFailed(found[i].Name, error);
             }
+            string Proposed(string name)
+            {
+                for (int i = names.Count - 1; i >= 0; i--)
+                    if (found[i].Name == name) return canonical[i];
+                return _values[IndexOf(name)];
+            }
+            Action? applyListen = null;
+            if (_server != null && Array.Exists(found, p => (p.Flags & ParamFlags.Listen) != 0))
+            {
+                // port and bind together: the listeners they describe are bound before anything is
+                // stored; a failure leaves the old ones (Redis rolls back to them: the same outcome).
+                int port = Array.Exists(found, p => p.Name == "port") ? int.Parse(Proposed("port")) : _server.Port;
+                string[] bind = Array.Exists(found, p => p.Name == "bind")
+                    ? Proposed("bind").Split(' ', StringSplitOptions.RemoveEmptyEntries)
+                    : _server.Options.Bind;
+                bool bindChanged = !bind.AsSpan().SequenceEqual(_server.Options.Bind);
+                if (bindChanged || port != _server.Port)
+                {
+                    error = _server.PrepareRebind(port, bind, bindChanged, out applyListen);
+                    if (error != null)
+                    {
+                        string failed = bindChanged ? "bind" : "port";
+                        _server.Log.Warning($"Failed applying new configuration. Possibly related to new {failed} setting. Restoring previous settings.");
+                        return RespErrors.ConfigSetFailed(failed, error);
+                    }
+                }
+            }
             Action? applyTls = null;
             if (_server != null && Array.Exists(found, p => (p.Flags & ParamFlags.Tls) != 0))
             {
                 // Every tls-* value of this call together, then the context they make (Redis applies
                 // them, reconfigures, and rolls back when that fails: the same outcome).
-                string Proposed(string name)
-                {
-                    for (int i = names.Count - 1; i >= 0; i--)
-                        if (found[i].Name == name) return canonical[i];
-                    return _values[IndexOf(name)];
-                }
                 bool portChanged = Array.Exists(found, p => p.Index == TlsPortIndex) &&
                                    Proposed("tls-port") != _values[TlsPortIndex];
                 bool configChanged = Array.Exists(found, p => (p.Flags & ParamFlags.Tls) != 0 && p.Index != TlsPortIndex);
@@ -555,6 +582,7 @@ internal sealed partial class ConfigRegistry
                 }
             }
             for (int i = 0; i < names.Count; i++) Commit(found[i], canonical[i], numbers[i]);
+            applyListen?.Invoke();
             applyTls?.Invoke();
         }
         return null;
@@ -671,11 +699,9 @@ internal sealed partial class ConfigRegistry
         "daemonize" => "daemonizing is",
         "supervised" => "supervised mode is",
         "syslog-enabled" or "syslog-ident" or "syslog-facility" => "syslog is",
-        "unixsocket" or "unixsocketperm" => "listening on a Unix socket is",
         "oom-score-adj" or "oom-score-adj-values" => "OOM score adjustment is",
         "socket-mark-id" => "socket marking is",
         "aof-timestamp-enabled" => "AOF timestamp annotations are",
-        "enable-module-command" => "the MODULE command is",
         _ => null,
     };
 
@@ -1276,8 +1302,7 @@ internal sealed partial class ConfigRegistry
             },
             new Param
             {
-                // Run-time changes would need the listeners rebound: immutable here (Redis allows it).
-                Name = "port", Kind = Kind.Number, Flags = Imm, Min = 0, Max = 65535, Default = "6379",
+                Name = "port", Kind = Kind.Number, Flags = ParamFlags.Listen, Min = 0, Max = 65535, Default = "6379",
                 Getter = r => r._server?.Port.ToString(),
             },
             N("io-threads", 1, 128, "1", Imm),
@@ -1379,8 +1404,7 @@ internal sealed partial class ConfigRegistry
             S("shutdown-on-sigint", "default", ParseShutdownOnSignal, Multi),
             new Param
             {
-                // The listeners are not rebound at run time: immutable here (Redis allows it).
-                Name = "bind", Kind = Kind.Special, Flags = Imm | Multi, Default = "* -::*", Special = ParseBind,
+                Name = "bind", Kind = Kind.Special, Flags = ParamFlags.Listen | Multi, Default = "* -::*", Special = ParseBind,
                 Getter = r => r._server == null ? null : string.Join(' ', r._server.Options.Bind),
             },
             S("replicaof", "", ParseReplicaOf, Imm | Multi, alias: "slaveof"),
