@@ -241,9 +241,10 @@ internal static class SortCommands
             return;
         }
 
-        // A set has no order of its own: sorted into a list (or, in Redis, inside a script), an
+        // A set has no order of its own: sorted into a list or inside a script (EVAL or FCALL), an
         // unsorted set would differ from one server to the next, so Redis sorts it by its bytes.
-        if (dontSort && value is RedisSet && o.Store != 0)
+        // Redis 7.0 and 7.2 still do so in scripts, though scripts now replicate their effects.
+        if (dontSort && value is RedisSet && (o.Store != 0 || ctx.Client.IsScriptClient))
         {
             dontSort = false;
             o.Alpha = true;
