@@ -113,6 +113,7 @@ internal sealed partial class LuaEngine
             lua.Pop(1);
         }
         lua.SetTop(top);
+        MeasureVm();
         return null;
     }
 
