@@ -128,6 +128,7 @@ internal static class SortCommands
     private static bool TryParse(ref CommandContext ctx, bool readOnly, bool reply, out Options o)
     {
         o = new Options { LimitCount = -1 };
+        int fullKeyAccess = 0; // unknown until a pattern asks
         for (int j = 2; j < ctx.ArgCount; j++)
         {
             int left = ctx.ArgCount - j - 1;
@@ -160,9 +161,22 @@ internal static class SortCommands
             else if (ctx.ArgIs(j, "BY") && left >= 1)
             {
                 o.By = ++j;
+                // A BY pattern with '*' reads keys no ACL key check saw: Redis allows it only to a
+                // user who may read every key (a constant BY reads none).
+                if (reply && HasStar(ctx.Arg(j)) && !FullKeyAccess(ref ctx, readOnly, ref fullKeyAccess))
+                {
+                    ctx.Error(Protocol.RespErrors.SortByDenied);
+                    return false;
+                }
             }
             else if (ctx.ArgIs(j, "GET") && left >= 1)
             {
+                // Any GET, "#" included, as Redis checks it.
+                if (reply && !FullKeyAccess(ref ctx, readOnly, ref fullKeyAccess))
+                {
+                    ctx.Error(Protocol.RespErrors.SortGetDenied);
+                    return false;
+                }
                 o.GetReadsKeys |= HasStar(ctx.Arg(++j));
                 if (reply) (o.Gets ??= new List<int>()).Add(j);
             }
@@ -173,6 +187,30 @@ internal static class SortCommands
             }
         }
         return true;
+    }
+
+    /// <summary>
+    /// Redis's user_has_full_key_access: whether the client's user reads every key through a
+    /// selector that allows this SORT (<see cref="Acl.AclChecks.HasFullKeyAccess"/>). Asked at most
+    /// once per command (<paramref name="known"/>: 0 unknown, 1 yes, 2 no) and only when a pattern
+    /// needs it; a user with every permission costs one test. The same in MULTI and scripts, where
+    /// the client is the script's, running as its caller's user.
+    /// </summary>
+    private static bool FullKeyAccess(ref CommandContext ctx, bool readOnly, ref int known)
+    {
+        if (known == 0)
+        {
+            var user = ctx.Client.User;
+            bool full = user == null || user.State.Unrestricted;
+            if (!full)
+            {
+                var def = ctx.Server.Commands.Find(readOnly ? "sort_ro"u8 : "sort"u8)!;
+                var (buffer, index) = ctx.Command;
+                full = Acl.AclChecks.HasFullKeyAccess(ctx.Server, ctx.Client, def, buffer, index, ctx.NowMs, Acl.KeyAccess.Read);
+            }
+            known = full ? 1 : 2;
+        }
+        return known == 1;
     }
 
     /// <summary>C's strchr(pattern, '*'): the text ends at the first NUL byte.</summary>
@@ -203,9 +241,10 @@ internal static class SortCommands
             return;
         }
 
-        // A set has no order of its own: sorted into a list (or, in Redis, inside a script), an
+        // A set has no order of its own: sorted into a list or inside a script (EVAL or FCALL), an
         // unsorted set would differ from one server to the next, so Redis sorts it by its bytes.
-        if (dontSort && value is RedisSet && o.Store != 0)
+        // Redis 7.0 and 7.2 still do so in scripts, though scripts now replicate their effects.
+        if (dontSort && value is RedisSet && (o.Store != 0 || ctx.Client.IsScriptClient))
         {
             dontSort = false;
             o.Alpha = true;

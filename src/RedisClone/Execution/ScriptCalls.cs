@@ -10,7 +10,9 @@ namespace RedisClone.Execution;
 /// <summary>
 /// redis.call and redis.pcall: the command a script sends is checked as Redis's scriptCall checks it
 /// and then run by <see cref="CommandRunner.Run"/>, the call that runs every client's command. The
-/// script already holds every gate its command may need (scripts route to all shards).
+/// script already holds every gate its command may need (scripts route to all shards). A command
+/// refused by these checks counts as a rejected call in commandstats, as Redis counts it (an unknown
+/// command counts nowhere).
 /// </summary>
 internal static class ScriptCalls
 {
@@ -32,11 +34,13 @@ internal static class ScriptCalls
         if (!def.ArityOk(argc))
         {
             error = "Wrong number of args calling Redis command from script";
+            server.CommandStats.Rejected(def.Id);
             return;
         }
         if ((def.Flags & CommandFlags.NoScript) != 0)
         {
             error = "This Redis command is not allowed from script";
+            server.CommandStats.Rejected(def.Id);
             return;
         }
         if (session.User is { } user && !user.State.Unrestricted)
@@ -46,6 +50,7 @@ internal static class ScriptCalls
             {
                 AclChecks.Log(server, session, result, AclLogContext.Lua, def, command, 0, position, session.ScriptCaller);
                 error = "ACL failure in script: " + AclChecks.Message(result, user, def, command.Arg(0, position), verbose: false);
+                server.CommandStats.Rejected(def.Id);
                 return;
             }
         }
@@ -53,6 +58,7 @@ internal static class ScriptCalls
         if (readOnly && (def.Flags & (CommandFlags.Write | CommandFlags.MayReplicate)) != 0)
         {
             error = "Write commands are not allowed from read-only scripts.";
+            server.CommandStats.Rejected(def.Id);
             return;
         }
         // Out of memory when the script's command was checked: its first denyoom command is refused
@@ -60,6 +66,7 @@ internal static class ScriptCalls
         if (denyOom && (def.Flags & CommandFlags.DenyOom) != 0 && !watchdog.HasWritten && server.Config.MaxMemory != 0)
         {
             error = "-" + RespErrors.Oom;
+            server.CommandStats.Rejected(def.Id);
             return;
         }
         // As Redis, the script counts as having written (SCRIPT KILL refuses it from now on) once a

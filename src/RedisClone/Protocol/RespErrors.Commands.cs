@@ -152,6 +152,10 @@ internal static partial class RespErrors
 
     // SORT.
     public static ReadOnlySpan<byte> SortNotDoubles => "-ERR One or more scores can't be converted into double\r\n"u8;
+    /// <summary>SORT's BY with a '*' pattern, for a user who cannot read every key.</summary>
+    public static ReadOnlySpan<byte> SortByDenied => "-ERR BY option of SORT denied due to insufficient ACL permissions.\r\n"u8;
+    /// <summary>SORT's GET (any pattern, '#' too), for a user who cannot read every key.</summary>
+    public static ReadOnlySpan<byte> SortGetDenied => "-ERR GET option of SORT denied due to insufficient ACL permissions.\r\n"u8;
 
     // Blocking commands and CLIENT UNBLOCK. Their timeout is a float; CLIENT PAUSE's (below) an integer.
     public static ReadOnlySpan<byte> TimeoutNotFloat => "-ERR timeout is not a float or out of range\r\n"u8;

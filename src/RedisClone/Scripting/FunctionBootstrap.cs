@@ -132,8 +132,8 @@ internal static class FunctionBootstrap
           -- protects its globals recursively); _G is the environment itself.
           local loading = false -- while a library loads, its names resolve in library_api only
 
-          local env
-          env = setmetatable_({}, {
+          local env, env_meta
+          env_meta = {
             __index = function(_, name)
               if name == '_G' and not loading then return env end
               local value = rawget_(loading and library_api or G, name)
@@ -144,9 +144,9 @@ internal static class FunctionBootstrap
             end,
             __newindex = readonly,
             __pairs = function() return next_, loading and library_api or G, nil end,
-            __metatable = false,
-          })
-          __redis__guard(env)
+          }
+          env = setmetatable_({}, env_meta)
+          env_meta.__metatable = __redis__guard(env)
           __redis__env = env
 
           -- Runs a compiled library with the load-time API: true and the registered functions, or

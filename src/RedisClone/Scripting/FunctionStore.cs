@@ -37,6 +37,16 @@ internal sealed class FunctionStore : IDisposable
 
     public int FunctionCount => _current.FunctionCount;
 
+    /// <summary>The functions' Lua state's memory (used_memory_vm_functions).</summary>
+    public long VmBytes => _lua.VmBytes;
+
+    /// <summary>
+    /// The libraries' own memory as Redis counts it (used_memory_functions): its empty context (about
+    /// 200 bytes), and each library's name and code and each function's name and description with
+    /// their records. Read without the lock (INFO).
+    /// </summary>
+    public long CacheBytes => 200 + Volatile.Read(ref _current).CacheBytes;
+
     /// <summary>The function of that name (any case), or null.</summary>
     public FunctionInfo? Find(ReadOnlySpan<byte> name)
     {
@@ -256,12 +266,23 @@ internal sealed class FunctionStore : IDisposable
         /// <summary>Redis counts every function its libraries registered (two differing only in case included).</summary>
         public int FunctionCount;
 
+        /// <summary>What the libraries take, as <see cref="FunctionStore.CacheBytes"/> counts it.</summary>
+        public long CacheBytes;
+
+        private static long Bytes(FunctionLibrary library)
+        {
+            long bytes = 64 + library.Name.Length + library.Code.Length;
+            foreach (var function in library.Functions) bytes += 64 + function.Name.Length + (function.Description?.Length ?? 0);
+            return bytes;
+        }
+
         public void Link(FunctionLibrary library)
         {
             List.Add(library);
             ByName.Add(library.Name, library);
             foreach (var function in library.Functions) Functions.TryAdd(function.Name, function);
             FunctionCount += library.Functions.Count;
+            CacheBytes += Bytes(library);
         }
 
         public void Unlink(FunctionLibrary library)
@@ -271,6 +292,7 @@ internal sealed class FunctionStore : IDisposable
             foreach (var function in library.Functions)
                 if (Functions.TryGetValue(function.Name, out var f) && f == function) Functions.Remove(function.Name);
             FunctionCount -= library.Functions.Count;
+            CacheBytes -= Bytes(library);
         }
     }
 }

@@ -328,9 +328,12 @@ internal static class LuaBootstrap
           -- rawget and next on a proxy see the table behind it; a library has no metatable.
           rawget = function(t, k) return rawget_(readonly[t] or t, k) end
           next = function(t, k) return next_(readonly[t] or t, k) end
+          -- The environments scripts and functions run in show a guarded metatable, as Redis's
+          -- globals table has one; a library table shows none.
+          local views = setmetatable_({}, { __mode = 'k' })
           local getmetatable_ = getmetatable
           getmetatable = function(v)
-            if readonly[v] and v ~= script_env then return nil end
+            if readonly[v] and not views[v] then return nil end
             return getmetatable_(v)
           end
           -- The strings' metatable is read-only too (as Redis after CVE-2025-46818): scripts see a
@@ -352,6 +355,7 @@ internal static class LuaBootstrap
             __metatable = protect({}),
           })
           readonly[script_env] = G
+          views[script_env] = true
           rawset_(G, '_G', script_env)
           setmetatable_(G, {
             __index = function(_, name)
@@ -359,8 +363,13 @@ internal static class LuaBootstrap
             end,
           })
           -- Another environment over the same globals (the functions' state has one) registers
-          -- itself as read-only too; removed with __redis__env once the state is set up.
-          __redis__guard = function(view) readonly[view] = G end
+          -- itself as read-only too, and gets the guarded stand-in its metatable shows; removed
+          -- with __redis__env once the state is set up.
+          __redis__guard = function(view)
+            readonly[view] = G
+            views[view] = true
+            return protect({})
+          end
           __redis__env = script_env
         end
         """;

@@ -54,6 +54,8 @@ internal sealed partial class LuaEngine
             lua.SetTop(top);
             return "Error compiling function: " + message;
         }
+        // As EVAL's scripts: "return redis.call(...)" inside a function keeps its line in errors.
+        TailCalls.Rewrite(lua, "@user_function");
         lua.RawGetInteger(LuaRegistry.Index, _env);
         lua.SetUpValue(-2, 1);
         lua.RawGetInteger(LuaRegistry.Index, _loadLibrary);
@@ -111,6 +113,7 @@ internal sealed partial class LuaEngine
             lua.Pop(1);
         }
         lua.SetTop(top);
+        MeasureVm();
         return null;
     }
 

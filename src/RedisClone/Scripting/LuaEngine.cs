@@ -81,7 +81,41 @@ internal sealed partial class LuaEngine : IDisposable
 
     public object Sync { get; } = new();
 
-    public int ScriptCount => _scripts.Count;
+    // What INFO memory shows: written by the thread running the engine, read by any (INFO takes no lock).
+    private long _vmBytes;
+    private long _scriptBytes;
+    private int _scriptCount;
+
+    /// <summary>Scripts in the cache (number_of_cached_scripts).</summary>
+    public int ScriptCount => Volatile.Read(ref _scriptCount);
+
+    /// <summary>
+    /// The Lua state's memory as Lua counts it (used_memory_vm_eval, or used_memory_vm_functions
+    /// for the functions' state), as of the last script run, load or flush.
+    /// </summary>
+    public long VmBytes => Volatile.Read(ref _vmBytes);
+
+    /// <summary>
+    /// The script cache's own memory as Redis counts it (used_memory_scripts_eval): each script's
+    /// SHA1 and body with their string headers, its entry, and the table's slots; nothing when empty.
+    /// </summary>
+    public long CacheBytes
+    {
+        get
+        {
+            int count = ScriptCount;
+            if (count == 0) return 0;
+            long slots = Math.Max(4, (long)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)count));
+            return Volatile.Read(ref _scriptBytes) + slots * sizeof(long);
+        }
+    }
+
+    /// <summary>Bytes Redis spends on one cached script: the SHA1 (a 40-character string), the body, a table entry and its script record.</summary>
+    private static long ScriptEntryBytes(int bodyLength) => 48 + (bodyLength + 20) + 24 + 16;
+
+    /// <summary>Refreshes <see cref="VmBytes"/>: a read of two counters of the state.</summary>
+    private void MeasureVm()
+        => Volatile.Write(ref _vmBytes, _lua.GarbageCollector(LuaGC.Count, 0) * 1024L + _lua.GarbageCollector(LuaGC.Countb, 0));
 
     /// <summary>
     /// A state with the bootstrap (and <paramref name="extraSource"/>) loaded, the coroutine scripts
@@ -164,6 +198,9 @@ internal sealed partial class LuaEngine : IDisposable
         lua.RawGetInteger(LuaRegistry.Index, _env);
         lua.SetUpValue(-2, 1);
         _scripts[sha] = (lua.Ref(LuaRegistry.Index), flags);
+        Volatile.Write(ref _scriptBytes, _scriptBytes + ScriptEntryBytes(body.Length));
+        Volatile.Write(ref _scriptCount, _scripts.Count);
+        MeasureVm();
         return null;
     }
 
@@ -175,6 +212,9 @@ internal sealed partial class LuaEngine : IDisposable
         var old = _lua;
         (_lua, _co, _env, _runner) = NewState();
         old.Dispose();
+        Volatile.Write(ref _scriptBytes, 0);
+        Volatile.Write(ref _scriptCount, 0);
+        MeasureVm();
     }
 
     /// <summary>
@@ -272,6 +312,7 @@ internal sealed partial class LuaEngine : IDisposable
         else ReplyError(co, ref ctx, name, isFunction);
         if (status == LuaStatus.OK) co.SetTop(0);
         else co.ResetThread();
+        MeasureVm();
     }
 
     /// <summary>

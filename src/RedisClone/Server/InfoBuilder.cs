@@ -259,20 +259,24 @@ internal static class InfoBuilder
         Line(sb, "allocator_resident", rss);
         Line(sb, "total_system_memory", m.TotalSystem);
         Line(sb, "total_system_memory_human", Human(m.TotalSystem));
-        // The Lua states' memory is not measured (yet): reported as nothing.
-        Line(sb, "used_memory_lua", 0);
-        Line(sb, "used_memory_vm_eval", 0);
-        Line(sb, "used_memory_lua_human", "0B");
-        Line(sb, "used_memory_scripts_eval", 0);
-        Line(sb, "number_of_cached_scripts", 0);
+        // The Lua states (EVAL's, the functions') as Lua counts their memory, and the caches of
+        // scripts and libraries as Redis counts theirs. Neither is part of used_memory here: the
+        // states are created by the first script, and used_memory is the data's accounting.
+        var (vmEval, evalCache) = server.ScriptMemory;
+        var (vmFunctions, functionsCache) = server.FunctionMemory;
+        Line(sb, "used_memory_lua", vmEval); // Redis 7's old name for used_memory_vm_eval
+        Line(sb, "used_memory_vm_eval", vmEval);
+        Line(sb, "used_memory_lua_human", Human(vmEval));
+        Line(sb, "used_memory_scripts_eval", evalCache);
+        Line(sb, "number_of_cached_scripts", server.CachedScriptCount);
         Line(sb, "number_of_functions", server.FunctionCount);
         Line(sb, "number_of_libraries", server.LibraryCount);
-        Line(sb, "used_memory_vm_functions", 0);
-        Line(sb, "used_memory_vm_total", 0);
-        Line(sb, "used_memory_vm_total_human", "0B");
-        Line(sb, "used_memory_functions", 0);
-        Line(sb, "used_memory_scripts", 0);
-        Line(sb, "used_memory_scripts_human", "0B");
+        Line(sb, "used_memory_vm_functions", vmFunctions);
+        Line(sb, "used_memory_vm_total", vmEval + vmFunctions);
+        Line(sb, "used_memory_vm_total_human", Human(vmEval + vmFunctions));
+        Line(sb, "used_memory_functions", functionsCache);
+        Line(sb, "used_memory_scripts", evalCache + functionsCache);
+        Line(sb, "used_memory_scripts_human", Human(evalCache + functionsCache));
         Line(sb, "maxmemory", maxMemory.ToString(Inv));
         Line(sb, "maxmemory_human", Human((long)Math.Min(maxMemory, long.MaxValue)));
         Line(sb, "maxmemory_policy", server.Config.MaxMemoryPolicy);

@@ -164,6 +164,15 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>Libraries loaded, without creating the store (INFO; read without its lock).</summary>
     public int LibraryCount => _functions?.All.Count ?? 0;
 
+    /// <summary>EVAL's cached scripts, without creating the engine (INFO; read without its lock).</summary>
+    public int CachedScriptCount => Volatile.Read(ref _scripts)?.ScriptCount ?? 0;
+
+    /// <summary>The memory of EVAL's Lua state and of its script cache (INFO memory); nothing before the first script.</summary>
+    public (long Vm, long Cache) ScriptMemory => Volatile.Read(ref _scripts) is { } s ? (s.VmBytes, s.CacheBytes) : (0, 0);
+
+    /// <summary>The memory of the functions' Lua state and of their libraries (INFO memory); nothing before the first FUNCTION or FCALL.</summary>
+    public (long Vm, long Cache) FunctionMemory => Volatile.Read(ref _functions) is { } f ? (f.VmBytes, f.CacheBytes) : (0, 0);
+
     /// <summary>The running script, if any: whether it is past busy-reply-threshold, and SCRIPT KILL.</summary>
     public Scripting.ScriptWatchdog ScriptWatchdog { get; }
     public ServerStats Stats { get; } = new();

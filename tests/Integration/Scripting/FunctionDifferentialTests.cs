@@ -14,8 +14,7 @@ namespace RedisClone.Tests.Scripting;
 /// </summary>
 /// <remarks>
 /// Redis lists libraries and their functions in hash-table order, so a compared FUNCTION LIST shows
-/// one library (or LIBRARYNAME picks one). "return redis.call(...)" is avoided where the call may
-/// fail: the tail call loses the script's line (see ScriptDifferentialTests).
+/// one library (or LIBRARYNAME picks one).
 /// </remarks>
 public class FunctionDifferentialTests
 {

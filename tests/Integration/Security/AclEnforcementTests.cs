@@ -18,6 +18,7 @@ public class AclEnforcementTests
         reply = reply.Replace("this user has no permissions to access one of the keys used as arguments", "No permissions to access a key");
         reply = reply.Replace("this user has no permissions to access one of the channels used as arguments", "No permissions to access a channel");
         reply = reply.Replace("The user executing the script can't access at least one of the keys mentioned in the command arguments", "ACL failure in script: No permissions to access a key");
+        reply = reply.Replace("The user executing the script can't publish to the channel mentioned in the command", "ACL failure in script: No permissions to access a channel");
         reply = Regex.Replace(reply, "The user executing the script can't run this command or subcommand", m => "ACL failure in script: User " + user + " has no permissions to run the '<cmd>' command");
         return reply;
     }
@@ -75,6 +76,50 @@ public class AclEnforcementTests
         using var admin = server.Connect();
         string log = admin.Call("ACL", "LOG", "1");
         Assert.Contains("$6\r\nreason\r\n$7\r\ncommand\r\n$7\r\ncontext\r\n$3\r\nlua\r\n$6\r\nobject\r\n$3\r\ndel\r\n$8\r\nusername\r\n$3\r\neve\r\n", log);
+    }
+
+    private const string CallerLib =
+        "#!lua name=caller\n" +
+        "redis.register_function('f', function(keys, args) return redis.call(unpack(args)) end)\n" +
+        "redis.register_function('g', function(keys, args) local r = redis.call(unpack(args)) return r end)";
+
+    [Fact]
+    public async Task Noperm_FunctionCallOfForbiddenCommandOrKey_ErrorNamesTheFunction()
+    {
+        await using var server = TestServer.Start(2);
+        using var c = server.Connect();
+        c.Call(Eve);
+        Assert.StartsWith("$", c.Call("FUNCTION", "LOAD", CallerLib));
+        c.Call("ACL", "SETUSER", "eve", "+fcall");
+        Assert.Equal("+OK\r\n", c.Call("AUTH", "eve", "pw"));
+        // "return redis.call(...)" is a tail call: the error still names the function's line, as in Redis.
+        Assert.Equal("-ERR ACL failure in script: User eve has no permissions to run the 'del' command script: f, on @user_function:2.\r\n",
+            c.Call("FCALL", "f", "0", "del", "kx"));
+        Assert.Equal("-ERR ACL failure in script: No permissions to access a key script: f, on @user_function:2.\r\n",
+            c.Call("FCALL", "f", "0", "get", "other"));
+        Assert.Equal("-ERR ACL failure in script: No permissions to access a key script: g, on @user_function:3.\r\n",
+            c.Call("FCALL", "g", "0", "get", "other"));
+        Assert.Equal("-ERR Wrong number of args calling Redis command from script script: f, on @user_function:2.\r\n",
+            c.Call("FCALL", "f", "0", "get"));
+    }
+
+    [RedisFact]
+    public void Noperm_FunctionCalls_AsRedis()
+    {
+        using var servers = new PairedServers();
+        using var theirs = servers.ConnectTheirs();
+        using var ours = servers.ConnectOurs();
+        var diff = PairedServers.Compare(theirs, ours, [Eve, ["ACL", "SETUSER", "eve", "+fcall"], ["FUNCTION", "LOAD", CallerLib]]);
+        diff += PairedServers.Compare(theirs, ours,
+        [
+            ["AUTH", "eve", "pw"],
+            ["FCALL", "f", "0", "get", "other"], ["FCALL", "g", "0", "get", "other"], ["FCALL", "f", "0", "set", "rx", "1"],
+            ["FCALL", "f", "0", "get", "kx"], ["FCALL", "f", "1", "other", "get", "kx"],
+            ["FCALL", "f", "0", "get"], ["FCALL", "f", "0", "nosuch"], ["FCALL", "f", "0", "subscribe", "c1"],
+            ["FCALL", "f", "0", "publish", "zz", "m"],
+            ["PING"],
+        ], r => To72(r, "eve"));
+        Assert.True(diff.Length == 0, diff);
     }
 
     [Fact]

@@ -39,6 +39,29 @@ internal static class AclChecks
         return relevant;
     }
 
+    /// <summary>
+    /// Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess: whether one selector of the client's user
+    /// both allows command <paramref name="i"/> and opens every key for <paramref name="needed"/>. SORT
+    /// asks it before reading the keys its BY and GET patterns name, which no key check sees. A
+    /// connection without a user (AOF loading, a master's stream) may do anything.
+    /// </summary>
+    public static bool HasFullKeyAccess(RedisServer server, ClientSession client, CommandDef def, CommandBuffer buffer, int i,
+        long nowMs, KeyAccess needed)
+    {
+        var user = client.User;
+        if (user == null || user.State.Unrestricted) return true;
+        int argc = buffer.ArgCount(i);
+        byte[][]? args = null;
+        List<(int Position, KeySpecFlags Flags)>? keys = null;
+        foreach (var selector in user.State.Selectors)
+        {
+            if (selector.AllowsEveryKey(needed)
+                && CheckSelector(server, client, selector, def, buffer, i, argc, nowMs, ref args, ref keys, out _) == AclResult.Ok)
+                return true;
+        }
+        return false;
+    }
+
     private static AclResult CheckSelector(RedisServer server, ClientSession client, AclSelector selector, CommandDef def,
         CommandBuffer buffer, int i, int argc, long nowMs, ref byte[][]? args, ref List<(int Position, KeySpecFlags Flags)>? keys,
         out int failed)

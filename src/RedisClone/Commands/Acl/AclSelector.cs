@@ -348,6 +348,18 @@ internal sealed class AclSelector
         return false;
     }
 
+    /// <summary>
+    /// Whether every key is open for <paramref name="needed"/> (Redis's ACLSelectorHasUnrestrictedKeyAccess):
+    /// allkeys, or a pattern that is exactly "*" granting that access (%R~* for reading).
+    /// </summary>
+    public bool AllowsEveryKey(KeyAccess needed)
+    {
+        if (AllKeys) return true;
+        foreach (var (pattern, _, access) in Keys)
+            if (pattern == "*" && (access & needed) == needed) return true;
+        return false;
+    }
+
     /// <summary>Whether the key may be used with the access its key spec says.</summary>
     public bool AllowsKey(ReadOnlySpan<byte> key, KeyAccess needed)
     {
