@@ -448,9 +448,10 @@ internal static class HashCommands
     /// </summary>
     /// <remarks>
     /// For the table form the cursor is a slot index (slots never move, so a field present for the
-    /// whole scan is returned exactly once). COUNT is work, as in Redis: a call stops once it has
-    /// gathered COUNT strings (a field and its value are two) or looked at 10*COUNT slots, and the
-    /// pattern filters afterwards.
+    /// whole scan is returned exactly once). COUNT is work, as in Redis 7.2: a call stops once it has
+    /// seen COUNT fields (its scanCallback counts each entry once; 7.0 counted the field and its value
+    /// as two, so a page held half as many fields) or looked at 10*COUNT slots, and the pattern
+    /// filters afterwards.
     /// </remarks>
     public static void HScan(ref CommandContext ctx)
     {
@@ -498,7 +499,7 @@ internal static class HashCommands
             visits++;
             int s = slot++;
             if (!hash.IsUsedSlot(s)) continue;
-            gathered += 2;
+            gathered++;
             if (usePattern && !GlobMatcher.IsMatch(pattern, hash.FieldAt(s))) continue;
             found.Add(s);
         }

@@ -329,15 +329,16 @@ internal static class KeyCommands
     /// </summary>
     /// <remarks>
     /// The cursor encodes a position (shard, slot) as <c>slot * shardCount + shard</c>, and the scan
-    /// walks shard 0's slots, then shard 1's, and so on. One call stays inside the cursor's shard
-    /// (Routing.ScanCursor: only that shard's gate is held, so SCAN never waits for a busy shard it
-    /// is not reading): when the shard is exhausted it returns the next shard's first slot (cursor =
-    /// that shard's number), or 0 after the last shard, possibly with fewer keys than COUNT or none,
-    /// as Redis allows. KeyTable slots never move (growing keeps every entry at its index), so a key
-    /// present for the whole scan sits at one fixed position and is returned exactly once, whatever
-    /// is added or deleted meanwhile; keys added or deleted during the scan may or may not appear, as
-    /// Redis promises. COUNT is the amount of work, as in Redis: stop after COUNT used slots were seen
-    /// or 10*COUNT slots were visited.
+    /// walks shard 0's slots, then shard 1's, and so on. A call starts at the cursor's shard and goes
+    /// on into the next ones while COUNT allows (Routing.ScanCursor holds the gates of the cursor's
+    /// shard and every later one), so a keyspace smaller than COUNT comes back in one call with
+    /// cursor 0, as from Redis's dict. KeyTable slots never move (growing keeps every entry at its
+    /// index), so a key present for the whole scan sits at one fixed position and is returned exactly
+    /// once, whatever is added or deleted meanwhile; keys added or deleted during the scan may or may
+    /// not appear, as Redis promises. COUNT is the amount of work, as in Redis 7.2 (its sampled
+    /// count): stop before the next key once COUNT keys were seen, MATCH and TYPE filtering
+    /// afterwards, or after 10*COUNT slots were visited. Free slots and exhausted shards before the
+    /// next key are skipped within that bound, so the call that returns the last key says cursor 0.
     /// </remarks>
     public static void Scan(ref CommandContext ctx)
     {
@@ -347,22 +348,43 @@ internal static class KeyCommands
         // An unknown TYPE name matches nothing (Redis 7.2 plans an error for it only in 8.0).
         var typeName = typeArg > 0 ? ctx.Arg(typeArg) : default;
 
-        int shardCount = ctx.Server.Shards.Count;
+        var shards = ctx.Server.Shards;
+        int shardCount = shards.Count;
         int shard = (int)(cursor % (ulong)shardCount);
         ulong slotFromCursor = cursor / (ulong)shardCount;
-        var db = ctx.Server.Shards[shard].Store[ctx.DbIndex];
+        var db = shards[shard].Store[ctx.DbIndex];
         var table = db.Table;
         int slot = slotFromCursor > (ulong)table.SlotCount ? table.SlotCount : (int)slotFromCursor;
         long maxVisits = count > long.MaxValue / 10 ? long.MaxValue : count * 10;
         long seen = 0, visits = 0;
-        var found = new List<int>(); // slots (see KEYS); deleting an expired key below frees only its own
+        bool finished = false;
+        // Slots (see KEYS); deleting an expired key below frees only its own.
+        var found = new List<(KeyTable Table, int Slot)>();
 
-        while (slot < table.SlotCount && seen < count && visits < maxVisits)
+        while (visits < maxVisits)
         {
+            if (slot >= table.SlotCount)
+            {
+                if (shard + 1 >= shardCount)
+                {
+                    finished = true;
+                    break;
+                }
+                shard++;
+                db = shards[shard].Store[ctx.DbIndex];
+                table = db.Table;
+                slot = 0;
+                continue;
+            }
             visits++;
-            int s = slot++;
-            if (!table.IsUsed(s)) continue;
+            if (!table.IsUsed(slot))
+            {
+                slot++;
+                continue;
+            }
+            if (seen >= count) break; // the next call starts at this key
             seen++;
+            int s = slot++;
             ref var e = ref table.At(s);
             if (patternArg > 0 && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
             if (typeArg > 0 && !System.Text.Ascii.EqualsIgnoreCase(typeName, ValueTypes.TypeName(e.Value))) continue;
@@ -371,16 +393,15 @@ internal static class KeyCommands
                 db.FindLive(e.Key, ctx.NowMs); // deletes it and counts it as expired
                 continue;
             }
-            found.Add(s);
+            found.Add((table, s));
         }
-        // This shard done: the next one starts at its slot 0, whose cursor is its number.
-        long next = slot < table.SlotCount ? (long)slot * shardCount + shard
-            : shard + 1 < shardCount ? shard + 1 : 0;
+        if (slot >= table.SlotCount && shard + 1 >= shardCount) finished = true; // stopped on the very last slot
+        long next = finished ? 0 : (long)slot * shardCount + shard;
 
         ctx.Reply.ArrayHeader(2);
         ctx.Reply.BulkInteger(next);
         ctx.Reply.ArrayHeader(found.Count);
-        foreach (int s in found) ctx.Reply.Bulk(table.At(s).Key);
+        foreach (var (t, s) in found) ctx.Reply.Bulk(t.At(s).Key);
     }
 
     /// <summary>RANDOMKEY — a random live key, or nil when the database is empty.</summary>

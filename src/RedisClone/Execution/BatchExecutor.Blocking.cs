@@ -94,9 +94,12 @@ internal sealed partial class BatchExecutor
                     return false;
                 case BlockedClient.UnblockedError:
                     WriteBlockedReply(error: true);
+                    _server.CommandStats.Record(_defs[i]!.Id, -1, failed: true);
                     break;
                 default: // timed out, or CLIENT UNBLOCK ... TIMEOUT
                     WriteBlockedReply(error: false);
+                    // Its call, not counted when it blocked (CommandRunner.Run), as Redis 7.2's updateStatsOnUnblock.
+                    _server.CommandStats.Record(_defs[i]!.Id, -1, failed: false);
                     break;
             }
         }
@@ -119,6 +122,8 @@ internal sealed partial class BatchExecutor
         var blocked = Session.Blocked!;
         if (!AnyKeyServes(blocked))
         {
+            // Nothing here for it, so nothing for those behind it either (same keys, same kind):
+            // passing on would only wake them to find nothing too.
             blocked.Rearm();
             return;
         }
@@ -131,6 +136,22 @@ internal sealed partial class BatchExecutor
         finally
         {
             Session.Resuming = null;
+        }
+        // Waiters behind this one were held back while it was Ready (Database.WakeBlocked): what
+        // its command left (all of it when it failed, as BLMOVE onto a key of another type does)
+        // goes to the next in line. Not to this client itself should its command have blocked
+        // again: it found nothing, and waking it would only repeat that.
+        PassOn(blocked, Session.Blocked);
+    }
+
+    /// <summary>Offers the waiter's keys to the waiters queued on them (their gates are held), <paramref name="skip"/> aside.</summary>
+    private void PassOn(BlockedClient blocked, BlockedClient? skip = null)
+    {
+        var shards = _server.Shards;
+        foreach (var key in blocked.Keys)
+        {
+            var db = shards[shards.ShardOf(key)].Store[blocked.Db];
+            if (db.HasBlocked) db.WakeBlocked(key, skip);
         }
     }
 
@@ -163,8 +184,7 @@ internal sealed partial class BatchExecutor
         foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].Unblock(key, blocked);
         Interlocked.Decrement(ref _server.BlockedClientCount);
         Session.Blocked = null;
-        if (passOn)
-            foreach (var key in blocked.Keys) shards[shards.ShardOf(key)].Store[blocked.Db].WakeBlocked(key);
+        if (passOn) PassOn(blocked);
     }
 
     /// <summary>The reply to a wait that ended without an element: nil of the command's shape, or UNBLOCKED.</summary>

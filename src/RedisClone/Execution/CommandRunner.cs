@@ -81,9 +81,14 @@ internal static class CommandRunner
             if (noTouch) KeyAccess.NoTouch = false;
         }
         long end = measure ? Stopwatch.GetTimestamp() : 0;
-        // A MIGRATE whose transfer is in flight counts once, when its second step replies (as Redis
-        // 7.2 counts a command that did not complete at once).
-        if (session.Migration == null) server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);
+        // A command that did not complete at once is not a call yet (Redis 7.2 counts it once): a
+        // MIGRATE whose transfer is in flight counts when its second step replies; a command that
+        // parked its client on keys counts when it runs again or its wait ends
+        // (BatchExecutor.Blocking.cs), so a BLPOP that waited and was served is calls=1, and an
+        // XREADGROUP whose key went away calls=1, failed_calls=1.
+        if (session.Migration == null
+            && session.Blocked is not { Kind: BlockedOn.List or BlockedOn.SortedSet or BlockedOn.Stream })
+            server.CommandStats.Record(def.Id, timed ? end - start : -1, ctx.Failed);
         // The caller holds this shard's gate: the only writer of its counter.
         if (shard >= 0) server.Shards[shard].CommandsProcessed++;
         if (measure && !server.Rdb.Loading)

@@ -17,8 +17,11 @@ internal static class KeyRouting
         if (def.Routing == Routing.Connection) return 0;
         if (def.Routing == Routing.ScanCursor)
         {
+            // The cursor's shard and every later one: a call goes on into the next shard when the
+            // cursor's runs out before COUNT keys were seen (see KeyCommands.Scan).
             if (!ScanArguments.TryParseCursor(buffer.Arg(i, 1), out ulong cursor)) return 0;
-            return 1UL << (int)(cursor % (ulong)shards.Count);
+            int first = (int)(cursor % (ulong)shards.Count);
+            return shards.AllMask & ~((1UL << first) - 1);
         }
         if (shards.Count == 1) return 1;
         ulong mask = 0;

@@ -27,11 +27,16 @@ internal sealed class PubSubRegistry
     private readonly Dictionary<byte[], List<ISubscriber>> _channels = new(ByteArrayComparer.Instance);
     private readonly Dictionary<byte[], List<ISubscriber>> _shardChannels = new(ByteArrayComparer.Instance);
     private readonly List<(byte[] Pattern, ISubscriber Subscriber)> _patterns = new();
+    // How many clients subscribe to each pattern: NUMPAT counts patterns, not subscriptions.
+    private readonly Dictionary<byte[], int> _patternSubscribers = new(ByteArrayComparer.Instance);
 
-    /// <summary>Number of patterns subscribed by all clients together (PUBSUB NUMPAT).</summary>
+    /// <summary>
+    /// Number of distinct patterns some client subscribes to (PUBSUB NUMPAT, INFO's pubsub_patterns):
+    /// Redis 7 counts its pattern dictionary, so two clients on one pattern count once.
+    /// </summary>
     public int PatternCount
     {
-        get { lock (_lock) return _patterns.Count; }
+        get { lock (_lock) return _patternSubscribers.Count; }
     }
 
     public int ChannelCount
@@ -67,7 +72,11 @@ internal sealed class PubSubRegistry
 
     public void PSubscribe(byte[] pattern, ISubscriber s)
     {
-        lock (_lock) _patterns.Add((pattern, s));
+        lock (_lock)
+        {
+            _patterns.Add((pattern, s));
+            _patternSubscribers[pattern] = _patternSubscribers.GetValueOrDefault(pattern) + 1;
+        }
     }
 
     public void PUnsubscribe(byte[] pattern, ISubscriber s)
@@ -75,7 +84,11 @@ internal sealed class PubSubRegistry
         lock (_lock)
         {
             int i = _patterns.FindIndex(p => p.Subscriber == s && p.Pattern.AsSpan().SequenceEqual(pattern));
-            if (i >= 0) _patterns.RemoveAt(i);
+            if (i < 0) return;
+            _patterns.RemoveAt(i);
+            int left = _patternSubscribers[pattern] - 1;
+            if (left == 0) _patternSubscribers.Remove(pattern);
+            else _patternSubscribers[pattern] = left;
         }
     }
 

@@ -404,78 +404,51 @@ internal sealed class Database
     }
 
     /// <summary>
-    /// After a write to <paramref name="key"/>: makes as many of its list and sorted set waiters
-    /// Ready, oldest first, as the key now has elements of the type they wait for (each re-runs its
-    /// command to take one), every XREAD waiter that the key now serves (they all read the same
-    /// entries), and, per consumer group, as many XREADGROUP waiters, oldest first, as the new
-    /// entries go round by their COUNTs (one without COUNT takes them all), plus every one whose key
-    /// or group went away (its command replies the error).
+    /// After a write to <paramref name="key"/>: makes its oldest list or sorted set waiter that the
+    /// key now serves Ready, the oldest XREADGROUP waiter of each consumer group with new entries,
+    /// every XREAD waiter the key serves (they all read the same entries), and every XREADGROUP
+    /// waiter whose key or group went away (its command replies the error); never
+    /// <paramref name="skip"/>.
     /// </summary>
-    public void WakeBlocked(ReadOnlySpan<byte> key)
+    /// <remarks>
+    /// One waiter at a time, as Redis serves them: a woken waiter re-runs its command on its own
+    /// connection, so two woken at once could run in either order, and a later BLMPOP ... COUNT or
+    /// XREADGROUP without COUNT could take every element while the older one, finding nothing, went
+    /// back to waiting for ever. So while the oldest served waiter is Ready and not yet run, the ones
+    /// behind it wait; once it has run (served, answered an error such as BLMOVE's WRONGTYPE
+    /// destination, or gone) it calls this again for its keys and the next one in line is woken.
+    /// </remarks>
+    public void WakeBlocked(ReadOnlySpan<byte> key, BlockedClient? skip = null)
     {
         if (_blocked == null) return;
         var lookup = _blocked.GetAlternateLookup<ReadOnlySpan<byte>>();
         if (!lookup.TryGetValue(key, out var queue)) return;
         int slot = _table.Find(key);
         object? value = slot >= 0 ? _table.At(slot).Value : null;
-        long available = value is RedisList list ? list.Count : value is RedisSortedSet zset ? zset.Count : 0;
-        List<GroupWake>? groups = null;
+        bool popperInLine = false; // a list or sorted set waiter is Ready: the rest wait behind it
+        List<byte[]>? groupsInLine = null; // likewise per consumer group
         for (int i = 0; i < queue.Count; i++)
         {
             var waiter = queue[i];
+            if (waiter == skip || !waiter.IsServedBy(key, value)) continue;
             if (waiter.Kind == BlockedOn.Stream)
             {
-                if (!waiter.IsServedBy(key, value)) continue;
-                if (waiter.Group != null && value is RedisStream stream && stream.FindGroup(waiter.Group) is { } group
-                    && !TakeEntries(ref groups, stream, group, waiter.Count))
+                if (waiter.Group != null && value is RedisStream stream && stream.FindGroup(waiter.Group) != null)
+                {
+                    // New entries for a group: its waiters take them in turn.
+                    if (groupsInLine != null && groupsInLine.Exists(g => g.AsSpan().SequenceEqual(waiter.Group))) continue;
+                    if (waiter.State == BlockedClient.Ready || waiter.TryFinish(BlockedClient.Ready))
+                        (groupsInLine ??= new List<byte[]>(1)).Add(waiter.Group);
                     continue;
+                }
                 if (waiter.State == BlockedClient.Waiting) waiter.TryFinish(BlockedClient.Ready);
                 continue;
             }
-            if (available <= 0 || !waiter.IsServedBy(key, value)) continue;
-            // A waiter already woken but not yet run will take an element too: counting it keeps a
-            // later waiter from being woken for the same element and racing the older one for it.
-            if (waiter.State == BlockedClient.Ready || waiter.TryFinish(BlockedClient.Ready)) available--;
+            if (popperInLine) continue;
+            // A waiter that timed out, was unblocked or disconnected but is not unregistered yet
+            // fails TryFinish: the next one is offered the element.
+            if (waiter.State == BlockedClient.Ready || waiter.TryFinish(BlockedClient.Ready)) popperInLine = true;
         }
-    }
-
-    /// <summary>The entries of one consumer group not yet handed to a waiter during one <see cref="WakeBlocked"/>.</summary>
-    private sealed class GroupWake(StreamGroup group, RedisStream.Cursor cursor)
-    {
-        public readonly StreamGroup Group = group;
-        public RedisStream.Cursor Cursor = cursor;
-        public bool Exhausted;
-    }
-
-    /// <summary>
-    /// Hands the next <paramref name="count"/> (0: all) new entries of <paramref name="group"/> to a
-    /// waiter; false when none is left for it. Walks no further than the waiters take.
-    /// </summary>
-    private static bool TakeEntries(ref List<GroupWake>? groups, RedisStream stream, StreamGroup group, long count)
-    {
-        groups ??= new List<GroupWake>(1);
-        GroupWake? wake = null;
-        foreach (var g in groups)
-            if (g.Group == group) wake = g;
-        if (wake == null)
-        {
-            var start = group.LastId.TryIncrement(out var next) ? next : StreamId.Max;
-            groups.Add(wake = new GroupWake(group, stream.Seek(start, StreamId.Max, reverse: false)));
-        }
-        if (wake.Exhausted || !stream.MoveNext(ref wake.Cursor))
-        {
-            wake.Exhausted = true;
-            return false;
-        }
-        if (count == 0) wake.Exhausted = true;
-        else
-            for (long taken = 1; taken < count; taken++)
-                if (!stream.MoveNext(ref wake.Cursor))
-                {
-                    wake.Exhausted = true;
-                    break;
-                }
-        return true;
     }
 
     /// <summary>

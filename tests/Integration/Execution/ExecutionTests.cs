@@ -33,8 +33,13 @@ public sealed class ExecutionTests
         }
     }
 
+    /// <summary>
+    /// SCAN takes the gates of its cursor's shard and the later ones (a call goes on into the next
+    /// shard while COUNT allows), never an earlier shard's: a cursor in the last shard proceeds while
+    /// shard 0 is busy, and cursor 0 waits for shard 0, then returns both shards' keys at once.
+    /// </summary>
     [Fact]
-    public async Task Scan_CursorInShard0_ProceedsWhileShard1IsBusy()
+    public async Task Scan_CursorInLastShard_ProceedsWhileShard0IsBusy()
     {
         await using var server = TestServer.Start(2, "--io-threads", "1");
         var k0 = KeyOnShard(server, 0, "scan0:");
@@ -44,26 +49,24 @@ public sealed class ExecutionTests
         Assert.Equal("+OK\r\n", c.Call("SET", k1, "b"));
 
         var busy = new BusyShard();
-        server.Server.Shards[1].Post(busy);
+        server.Server.Shards[0].Post(busy);
         Assert.True(busy.Entered.Wait(TimeSpan.FromSeconds(10)));
-        string? first, second;
+        string? first;
         try
         {
-            // Cursor 0 is shard 0's: SCAN takes only that gate, so shard 1's busy thread is no obstacle.
-            // Shard 0 exhausted, the next cursor is shard 1's first slot (cursor 1).
-            c.Send("SCAN", "0", "COUNT", "1000");
-            first = c.TryReadReply(5000);
-            Assert.Equal($"*2\r\n$1\r\n1\r\n*1\r\n${k0.Length}\r\n{k0}\r\n", first);
-            // Cursor 1 is in shard 1: it waits for the gate.
+            // Cursor 1 is shard 1's first slot: only shard 1's gate is taken.
             c.Send("SCAN", "1", "COUNT", "1000");
+            first = c.TryReadReply(5000);
+            Assert.Equal($"*2\r\n$1\r\n0\r\n*1\r\n${k1.Length}\r\n{k1}\r\n", first);
+            // Cursor 0 starts in shard 0: it waits for the gate.
+            c.Send("SCAN", "0", "COUNT", "1000");
             Assert.Null(c.TryReadReply(200));
         }
         finally
         {
             busy.Release.Set();
         }
-        second = c.ReadReply();
-        Assert.Equal($"*2\r\n$1\r\n0\r\n*1\r\n${k1.Length}\r\n{k1}\r\n", second);
+        Assert.Equal($"*2\r\n$1\r\n0\r\n*2\r\n${k0.Length}\r\n{k0}\r\n${k1.Length}\r\n{k1}\r\n", c.ReadReply());
     }
 
     private static int InfoField(RespClient c, string field)

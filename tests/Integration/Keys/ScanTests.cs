@@ -84,11 +84,108 @@ public class ScanTests
         var (fizz, _) = KeyReplies.ScanAll(c, "MATCH", "fizz:*", "COUNT", "7");
         Assert.Equal(Enumerable.Range(0, 100).Select(i => "fizz:" + (i * 3)).Order(), fizz.Distinct().Order());
 
-        // A COUNT larger than every table: one call per shard, each ending at its shard's last slot.
-        var (strings, calls4) = KeyReplies.ScanAll(c, "TYPE", "STRING", "COUNT", "100000");
+        // A COUNT larger than the keyspace: one call across all four shards, ending with cursor 0.
+        var (strings, calls1) = KeyReplies.ScanAll(c, "TYPE", "STRING", "COUNT", "100000");
         Assert.Equal(300, strings.Count);
-        Assert.Equal(4, calls4);
+        Assert.Equal(1, calls1);
         Assert.Empty(KeyReplies.ScanAll(c, "TYPE", "list").Keys);
+    }
+
+    /// <summary>
+    /// A keyspace smaller than COUNT comes back from one call with cursor 0, as redis-server's small
+    /// dict does (issue 26: one key answered cursor 1 and an empty page; 51 keys with COUNT 100
+    /// answered 25 keys and cursor 1, the shard boundary). Checked on both servers, keys compared as
+    /// sets since their order differs.
+    /// </summary>
+    [RedisFact]
+    public async Task Scan_KeyspaceSmallerThanCount_OneCallCursorZeroLikeRedis()
+    {
+        using var reference = ReferenceRedis.StartOrNull()!;
+        await using var server = TestServer.Start(shards: 4);
+        using var theirs = reference.Connect();
+        using var ours = server.Connect();
+        var cases = new (int Keys, string[] Options)[]
+        {
+            (1, []),
+            (5, []),
+            (9, ["COUNT", "10"]),
+            (51, ["COUNT", "100"]),
+            (51, ["COUNT", "100", "MATCH", "k:1*"]),
+            (51, ["COUNT", "100", "TYPE", "string"]),
+            (51, ["COUNT", "100", "TYPE", "hash"]),
+        };
+        foreach (var (keys, options) in cases)
+        {
+            foreach (var c in new[] { theirs, ours })
+            {
+                Assert.Equal("+OK\r\n", c.Call("FLUSHALL"));
+                KeyReplies.Pipeline(c, Enumerable.Range(0, keys).Select(i => new[] { "SET", "k:" + i, "v" }));
+            }
+            var want = (List<object?>)KeyReplies.Parse(theirs.Call(["SCAN", "0", .. options]))!;
+            var got = (List<object?>)KeyReplies.Parse(ours.Call(["SCAN", "0", .. options]))!;
+            string label = $"{keys} keys, SCAN 0 {string.Join(' ', options)}";
+            Assert.True("0" == (string)want[0]!, "redis-server itself did not finish in one call: " + label);
+            Assert.True("0" == (string)got[0]!, $"cursor {got[0]} after {((List<object?>)got[1]!).Count} keys: {label}");
+            Assert.Equal(((List<object?>)want[1]!).Cast<string>().Order(), ((List<object?>)got[1]!).Cast<string>().Order());
+        }
+    }
+
+    /// <summary>
+    /// COUNT is honoured across shard boundaries: with COUNT below the keyspace's size each call but
+    /// the last returns COUNT keys (never a short page at a shard's end), every key exactly once.
+    /// </summary>
+    [Fact]
+    public async Task Scan_CountSpansShards_FullPagesEveryKeyOnce()
+    {
+        await using var server = TestServer.Start(shards: 4);
+        using var c = server.Connect();
+        KeyReplies.Pipeline(c, Enumerable.Range(0, 103).Select(i => new[] { "SET", "k:" + i, "v" }));
+        var pages = new List<int>();
+        var all = new List<string>();
+        string cursor = "0";
+        do
+        {
+            var reply = (List<object?>)KeyReplies.Parse(c.Call("SCAN", cursor, "COUNT", "20"))!;
+            cursor = (string)reply[0]!;
+            var page = ((List<object?>)reply[1]!).Cast<string>().ToList();
+            pages.Add(page.Count);
+            all.AddRange(page);
+            Assert.True(pages.Count < 100, "SCAN did not finish");
+        } while (cursor != "0");
+        Assert.Equal([20, 20, 20, 20, 20, 3], pages);
+        Assert.Equal(Enumerable.Range(0, 103).Select(i => "k:" + i).Order(), all.Order());
+    }
+
+    /// <summary>
+    /// Small hashes, integer sets and sorted sets (listpack and intset encodings) come back whole from
+    /// one call with cursor 0 whatever COUNT says, byte for byte as redis-server answers.
+    /// </summary>
+    [RedisFact]
+    public void ScanFamily_SmallCompactEncodings_WholeInOneCallLikeRedis()
+        => Differential.AssertSame(
+            "HSET h a 1 b 2 c 3 d 4",
+            "HSCAN h 0 COUNT 1",
+            "HSCAN h 0 COUNT 1 MATCH [ac]",
+            "SADD s 30 10 20 -5",
+            "SSCAN s 0 COUNT 1",
+            "SSCAN s 0 COUNT 1 MATCH 1*",
+            "ZADD z 1 a 2 b 3 c 2.5 d",
+            "ZSCAN z 0 COUNT 1",
+            "ZSCAN z 0 COUNT 2 MATCH [bd]");
+
+    /// <summary>
+    /// A small set of strings is a listpack in Redis 7.2 (7.0.15 keeps it in a hashtable and pages
+    /// it), so SSCAN returns it whole with cursor 0 as 7.2 does.
+    /// </summary>
+    [Fact]
+    public void SScan_SmallStringSet_WholeInOneCall()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TestServer.KeyPrefix("sscan") + "s";
+        c.Call("SADD", key, "x", "y", "z", "w");
+        var reply = (List<object?>)KeyReplies.Parse(c.Call("SSCAN", key, "0", "COUNT", "1"))!;
+        Assert.Equal("0", reply[0]);
+        Assert.Equal(["w", "x", "y", "z"], ((List<object?>)reply[1]!).Cast<string>().Order());
     }
 
     [Fact]

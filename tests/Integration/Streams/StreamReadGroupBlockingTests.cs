@@ -151,6 +151,51 @@ public class StreamReadGroupBlockingTests
     }
 
     /// <summary>
+    /// The statistics Redis 7.2 keeps for a consumer whose key or group went away while it waited
+    /// (its stream-cgroups test "XGROUP DESTROY should unblock XREADGROUP with -NOGROUP"): one call,
+    /// failed, not rejected, and the error in errorstats and total_error_replies.
+    /// </summary>
+    [Theory]
+    [InlineData("DEL", "NOGROUP")]
+    [InlineData("FLUSHALL", "NOGROUP")]
+    [InlineData("FLUSHDB", "NOGROUP")]
+    [InlineData("SET", "WRONGTYPE")]
+    [InlineData("DESTROY", "NOGROUP")]
+    public void XReadGroup_KeyOrGroupGoneWhileBlocked_CountedOnceAsFailed(string change, string error)
+    {
+        string transcript = BlockingDifferential.RunOurs(2, r =>
+        {
+            var w = r[1];
+            w.Call("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
+            w.Call("CONFIG", "RESETSTAT");
+            r.Block(0, "XREADGROUP", "GROUP", "g", "Alice", "BLOCK", "0", "STREAMS", "s", ">");
+            switch (change)
+            {
+                case "DEL": w.Call("DEL", "s"); break;
+                case "FLUSHALL": w.Call("FLUSHALL"); break;
+                case "FLUSHDB": w.Call("FLUSHDB"); break;
+                case "SET": w.Call("SET", "s", "x"); break;
+                case "DESTROY": w.Call("XGROUP", "DESTROY", "s", "g"); break;
+            }
+            string reply = r[0].ReadReply();
+            Assert.StartsWith("-" + error, reply);
+            string info = w.Call("INFO", "ALL");
+            r.Record(1, "xreadgroup", Blocking.BlockingOrderTests.CommandStat(w, "xreadgroup"));
+            r.Record(1, "errorstat", Line(info, $"errorstat_{error}:"));
+            r.Record(1, "total_error_replies", Line(info, "total_error_replies:"));
+        });
+        Assert.Equal("[1] xreadgroup\n    calls=1,rejected_calls=0,failed_calls=1\n"
+                     + $"[1] errorstat\n    errorstat_{error}:count=1\n"
+                     + "[1] total_error_replies\n    total_error_replies:1\n", transcript);
+    }
+
+    private static string Line(string info, string prefix)
+    {
+        int at = info.IndexOf(prefix, StringComparison.Ordinal);
+        return at < 0 ? "(none)" : info[at..info.IndexOf('\r', at)];
+    }
+
+    /// <summary>
     /// Redis's "reprocessing command" test: a consumer woken by an entry another consumer took waits
     /// on, and still times out when its original BLOCK says, not later.
     /// </summary>
