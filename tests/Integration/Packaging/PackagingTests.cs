@@ -91,7 +91,7 @@ public sealed class PackagingTests(PackedPackages packed, ITestOutputHelper outp
         // The version the package carries is the one the server reports.
         var (versionCode, versionLine) = ToolRunner.Run(command, "-v", timeoutMs: 60_000);
         Assert.True(versionCode == 0, versionLine);
-        Assert.StartsWith($"RedisClone server v={p.Version} ", versionLine);
+        Assert.StartsWith($"Redis server v={p.Version} ", versionLine);
 
         // The same arguments as `dotnet run --project src/RedisClone`: a configuration file first, then options.
         string conf = Path.Combine(p.Directory, "tool.conf");
