@@ -42,17 +42,28 @@ RUN --mount=type=secret,id=nuget_config --mount=type=secret,id=ca_bundle \
     if [ -s /run/secrets/nuget_config ]; then set -- --configfile /run/secrets/nuget_config; else set --; fi; \
     dotnet restore src/RedisClone/RedisClone.csproj -r "$rid" $PUBLISH_OPTIONS "$@"
 COPY src/RedisClone/ src/RedisClone/
+# Only what runs goes to /app: no API documentation (RedisClone.xml, for the library package) and no
+# symbol files (*.pdb; NativeAOT's stripped symbols, *.dbg).
 RUN dotnet publish src/RedisClone/RedisClone.csproj -c Release -r "$(cat /src/rid)" --no-restore \
+        -p:PublishDocumentationFile=false -p:PublishReferencesDocumentationFiles=false \
         $PUBLISH_OPTIONS -o /app \
-    && rm -f /app/*.pdb /app/*.dbg
+    && rm -f /app/*.pdb /app/*.dbg /app/*.xml
 
 FROM ${RUNTIME_IMAGE}
 # The server runs as this user (uid/gid 999, as the official redis image); /data is its working
-# directory, where dump.rdb and the AOF go.
+# directory, where dump.rdb and the AOF go. The container starts as root, as the official image's
+# does: the entrypoint hands /data to this user (a host directory mounted there may be root's) and
+# drops to it with setpriv (util-linux, in every Debian and Ubuntu base).
 RUN groupadd --system --gid 999 redisclone \
     && useradd --system --uid 999 --gid redisclone --home-dir /data --no-create-home \
         --shell /usr/sbin/nologin redisclone \
     && mkdir /data && chown redisclone:redisclone /data
+# redis-cli (and redis-benchmark) from the distribution's redis-tools, for `docker exec ... redis-cli`.
+# After the user above, so that the `redis` user its package script adds takes another id.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends redis-tools \
+    && apt-get clean && rm -rf /var/lib/apt/lists/* \
+    && command -v setpriv >/dev/null
 COPY --from=build /app /app
 COPY docker/entrypoint.sh /usr/local/bin/redisclone-entrypoint
 # Workstation, concurrent GC: the project's own choice, written here so that `docker run -e` shows
@@ -67,9 +78,9 @@ ENV PATH=/app:$PATH \
 WORKDIR /data
 VOLUME /data
 EXPOSE 6379
-USER redisclone
-# No redis-cli in the image: the server asks itself (REDISCLI_AUTH holds the password, if any).
-# A probe is a process start (a few milliseconds of CPU natively, about 0.15 s as a JIT .NET process).
+# The server asks itself (REDISCLI_AUTH holds the password, if any); unlike `redis-cli ping`, the
+# probe fails on any reply but PONG (-LOADING, -NOAUTH). A probe is a process start (a few
+# milliseconds of CPU natively, about 0.15 s as a JIT .NET process).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["RedisClone", "--ping"]
 ENTRYPOINT ["redisclone-entrypoint"]
 CMD ["RedisClone"]

@@ -39,6 +39,9 @@ internal static class AofReplay
         files.AddRange(manifest.Incremental);
         long commands = 0;
         var session = new ClientSession(-1, null, null, static () => { }, address: "aof");
+        // Each file's first bytes, to tell an RDB preamble from commands (one buffer for every file:
+        // a stackalloc inside the loop would grow the stack with each file).
+        Span<byte> head = stackalloc byte[5];
         for (int f = 0; f < files.Count; f++)
         {
             var entry = files[f];
@@ -52,7 +55,6 @@ internal static class AofReplay
             bool rdb;
             using (var probe = File.OpenRead(path))
             {
-                Span<byte> head = stackalloc byte[5];
                 rdb = probe.ReadAtLeast(head, 5, throwOnEndOfStream: false) == 5 && head.SequenceEqual("REDIS"u8);
             }
             if (rdb)

@@ -138,7 +138,7 @@ internal sealed class TlsContext
             if (!CipherNames.TryBuild(settings.Ciphers, settings.Ciphersuites, warn, out var suites)) return null;
             if (suites != null && OperatingSystem.IsWindows())
                 warn("tls-ciphers and tls-ciphersuites cannot be applied on this platform: the defaults are used");
-            else if (suites != null)
+            else if (suites != null && !OperatingSystem.IsWindows())
             {
                 try
                 {

@@ -12,9 +12,12 @@ internal static class ServerInfo
     public static readonly string BuildId =
         Convert.ToHexStringLower(typeof(ServerInfo).Assembly.ManifestModule.ModuleVersionId.ToByteArray(), 0, 8);
 
-    /// <summary><c>-v</c>: redis-server's one line, fields in its order (tools read <c>v=</c>).</summary>
+    /// <summary>
+    /// <c>-v</c>: redis-server's one line in its exact form, "Redis server v=..." included (tools and
+    /// scripts match the whole line, not only <c>v=</c>); the allocator is the GC's, as INFO's mem_allocator.
+    /// </summary>
     public static string VersionLine =>
-        $"RedisClone server v={Version} sha=00000000:0 malloc=dotnet-gc bits={IntPtr.Size * 8} build={BuildId}";
+        $"Redis server v={Version} sha=00000000:0 malloc=dotnet-gc bits={IntPtr.Size * 8} build={BuildId}";
 
     /// <summary><c>--help</c>: how to start the server (our wording; the forms are redis-server's).</summary>
     public const string Usage = """

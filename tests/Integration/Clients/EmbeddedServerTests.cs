@@ -9,7 +9,7 @@ namespace RedisClone.Tests.Clients;
 /// The embedding API (<see cref="RedisCloneServer"/>) as a test author uses it: one line starts a
 /// server on a free port, StackExchange.Redis connects to its ConnectionString, several run at once,
 /// nothing is written to the console or the working directory unless asked, and disposal frees the
-/// port. The README's example is <c>EmbeddedServerReadmeExample.cs</c>, checked here to be the same text.
+/// port. The example in docs/packages.md is <c>EmbeddedServerReadmeExample.cs</c>, checked here to be the same text.
 /// </summary>
 public sealed class EmbeddedServerTests
 {
@@ -241,9 +241,9 @@ public sealed class EmbeddedServerTests
     }
 
     [Fact]
-    public void Readme_EmbeddingExample_IsTheTestedFile()
+    public void PackagesDoc_EmbeddingExample_IsTheTestedFile()
     {
         string example = File.ReadAllText(Path.Combine(Repository.Root, "tests", "Integration", "Clients", "EmbeddedServerReadmeExample.cs"));
-        Assert.Equal(example.Replace("\r\n", "\n"), Repository.ReadmeCSharpBlock("class RedisCloneFixture"));
+        Assert.Equal(example.Replace("\r\n", "\n"), Repository.CSharpBlock("docs/packages.md", "class RedisCloneFixture"));
     }
 }

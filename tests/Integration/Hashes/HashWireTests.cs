@@ -194,7 +194,7 @@ public class HashWireTests
     }
 
     [Fact]
-    public void HIncrBy_ConcurrentClients_NoLostUpdates()
+    public async Task HIncrBy_ConcurrentClients_NoLostUpdates()
     {
         var k = TestServer.KeyPrefix("hincrconc") + "h";
         var tasks = Enumerable.Range(0, 4).Select(_ => Task.Run(() =>
@@ -202,7 +202,7 @@ public class HashWireTests
             using var c = Server.Connect();
             for (int i = 0; i < 500; i++) c.Call("HINCRBY", k, "n", "1");
         })).ToArray();
-        Task.WaitAll(tasks);
+        await Task.WhenAll(tasks);
         using var check = Server.Connect();
         Assert.Equal("$4\r\n2000\r\n", check.Call("HGET", k, "n"));
     }

@@ -1,27 +1,33 @@
 namespace RedisClone.Tests.Infrastructure;
 
-/// <summary>The source tree the tests were built from (README, sources, project files).</summary>
+/// <summary>The source tree the tests were built from (README, docs, sources, project files).</summary>
 public static class Repository
 {
     /// <summary>The directory holding RedisClone.sln, found above the test binaries.</summary>
     public static string Root { get; } = Find();
 
     /// <summary>The text of README.md (line breaks as \n).</summary>
-    public static string Readme => File.ReadAllText(Path.Combine(Root, "README.md")).Replace("\r\n", "\n");
+    public static string Readme => Text("README.md");
 
-    /// <summary>The README's first <c>```csharp</c> block that contains <paramref name="marker"/>, without its fences.</summary>
-    public static string ReadmeCSharpBlock(string marker)
+    /// <summary>The text of a file of the repository, by its path from the root (line breaks as \n).</summary>
+    public static string Text(string path) => File.ReadAllText(Path.Combine(Root, path)).Replace("\r\n", "\n");
+
+    /// <summary>
+    /// The first <c>```csharp</c> block of the Markdown file at <paramref name="path"/> (from the root, e.g.
+    /// <c>docs/packages.md</c>) that contains <paramref name="marker"/>, without its fences.
+    /// </summary>
+    public static string CSharpBlock(string path, string marker)
     {
-        string readme = Readme;
-        for (int start = readme.IndexOf("```csharp\n", StringComparison.Ordinal); start >= 0;
-             start = readme.IndexOf("```csharp\n", start + 1, StringComparison.Ordinal))
+        string text = Text(path);
+        for (int start = text.IndexOf("```csharp\n", StringComparison.Ordinal); start >= 0;
+             start = text.IndexOf("```csharp\n", start + 1, StringComparison.Ordinal))
         {
             int body = start + "```csharp\n".Length;
-            int end = readme.IndexOf("```", body, StringComparison.Ordinal);
-            string block = readme[body..end];
+            int end = text.IndexOf("```", body, StringComparison.Ordinal);
+            string block = text[body..end];
             if (block.Contains(marker, StringComparison.Ordinal)) return block;
         }
-        throw new InvalidOperationException($"no csharp block with '{marker}' in README.md");
+        throw new InvalidOperationException($"no csharp block with '{marker}' in {path}");
     }
 
     private static string Find()

@@ -31,7 +31,8 @@ public sealed class TlsClient : IDisposable
                 RevocationMode = X509RevocationMode.NoCheck,
                 CustomTrustStore = { ca },
             },
-            CipherSuitesPolicy = suites == null ? null : new CipherSuitesPolicy(suites),
+            // (No cipher suite policy on Windows, where .NET cannot set one.)
+            CipherSuitesPolicy = suites == null || OperatingSystem.IsWindows() ? null : new CipherSuitesPolicy(suites),
         };
         _ssl.AuthenticateAsClient(options);
     }

@@ -30,7 +30,7 @@ public class KeyspaceNotificationTests
     }
 
     [Fact]
-    public void ActiveExpiry_PublishesExpiredEvent()
+    public async Task ActiveExpiry_PublishesExpiredEvent()
     {
         var server = TestServer.Start(shards: 2);
         try
@@ -40,7 +40,7 @@ public class KeyspaceNotificationTests
         }
         finally
         {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            await server.DisposeAsync();
         }
     }
 }

@@ -7,9 +7,9 @@ using Xunit.Abstractions;
 namespace RedisClone.Tests.Packaging;
 
 /// <summary>
-/// The two packages work as the README says, as someone who installs them would find: both are
+/// The two packages work as docs/packages.md says, as someone who installs them would find: both are
 /// packed into a temporary folder, the <c>redisclone-server</c> tool is installed from there and
-/// serves, and a fresh xUnit project that references the <c>RedisClone</c> package runs the README's
+/// serves, and a fresh xUnit project that references the <c>RedisClone</c> package runs that page's
 /// example. Slow (packing, restoring, building: a minute or more each), so they run apart from the
 /// other tests (no other test competes with their builds). Every dotnet command is bounded in time;
 /// restores of the packed packages go to a private packages folder, so a package of the same version
@@ -80,7 +80,7 @@ public sealed class PackagingTests(PackedPackages packed, ITestOutputHelper outp
         output.WriteLine($"dotnet pack (both): {p.PackTime.TotalSeconds:0.0} s");
         string toolDir = Path.Combine(p.Directory, "tool");
         var sw = Stopwatch.StartNew();
-        // The README's command, with a folder instead of -g.
+        // docs/packages.md's command, with a folder instead of -g.
         var (code, text) = DotnetSdk.Run(
             $"tool install --tool-path \"{toolDir}\" --add-source \"{p.Packages}\" --ignore-failed-sources redisclone-server --version {p.Version}",
             p.Directory, p.PrivateNuGet, timeoutMs: 300_000);
@@ -91,7 +91,7 @@ public sealed class PackagingTests(PackedPackages packed, ITestOutputHelper outp
         // The version the package carries is the one the server reports.
         var (versionCode, versionLine) = ToolRunner.Run(command, "-v", timeoutMs: 60_000);
         Assert.True(versionCode == 0, versionLine);
-        Assert.StartsWith($"RedisClone server v={p.Version} ", versionLine);
+        Assert.StartsWith($"Redis server v={p.Version} ", versionLine);
 
         // The same arguments as `dotnet run --project src/RedisClone`: a configuration file first, then options.
         string conf = Path.Combine(p.Directory, "tool.conf");
@@ -113,7 +113,7 @@ public sealed class PackagingTests(PackedPackages packed, ITestOutputHelper outp
     }
 
     [DotnetSdkFact]
-    public void LibraryPackage_ReadmeExample_PassesInAFreshProject()
+    public void LibraryPackage_DocsExample_PassesInAFreshProject()
     {
         var p = packed.Get();
         output.WriteLine($"dotnet pack (both): {p.PackTime.TotalSeconds:0.0} s");
@@ -155,7 +155,7 @@ public sealed class PackagingTests(PackedPackages packed, ITestOutputHelper outp
             {(useCache ? $"  <fallbackPackageFolders>\n    <add key=\"user-cache\" value=\"{userCache}\" />\n  </fallbackPackageFolders>\n" : "")}</configuration>
 
             """);
-        File.WriteAllText(Path.Combine(project, "ReadmeExample.cs"), Repository.ReadmeCSharpBlock("class RedisCloneFixture"));
+        File.WriteAllText(Path.Combine(project, "ReadmeExample.cs"), Repository.CSharpBlock("docs/packages.md", "class RedisCloneFixture"));
 
         var sw = Stopwatch.StartNew();
         var (code, text) = DotnetSdk.Run("test --disable-build-servers -v minimal", project, p.PrivateNuGet, timeoutMs: 900_000);

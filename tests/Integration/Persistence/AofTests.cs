@@ -272,7 +272,7 @@ public class AofTests(ITestOutputHelper output)
     [Theory]
     [InlineData("always", 20)]
     [InlineData("everysec", 5)]
-    public void Aof_SigkillUnderLoad_AcknowledgedWritesSurvive(string fsync, int rounds)
+    public async Task Aof_SigkillUnderLoad_AcknowledgedWritesSurvive(string fsync, int rounds)
     {
         string dir = RdbFileTests.NewDir();
         var random = new Random(42);
@@ -326,7 +326,7 @@ public class AofTests(ITestOutputHelper output)
             stop.Cancel();
             foreach (var t in writers)
             {
-                var (key, value) = t.Result;
+                var (key, value) = await t;
                 acked[key] = value;
             }
         }

@@ -101,7 +101,7 @@ public class PubSubTests
     }
 
     [Fact]
-    public void PubSubIntrospection_CountsChannelsPatternsAndShardChannels()
+    public async Task PubSubIntrospection_CountsChannelsPatternsAndShardChannels()
     {
         var server = TestServer.Start(shards: 2);
         try
@@ -128,12 +128,12 @@ public class PubSubTests
         }
         finally
         {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            await server.DisposeAsync();
         }
     }
 
     [Fact]
-    public void SubscribersDroppedByTheirLimitDuringAPublish_PublishStillAnswers_OthersUnharmed()
+    public async Task SubscribersDroppedByTheirLimitDuringAPublish_PublishStillAnswers_OthersUnharmed()
     {
         // Each subscriber passes its limit inside PUBLISH's delivery loop and is disconnected; the
         // disconnect must not run the subscriber's clean-up on the publisher's thread in the middle
@@ -152,12 +152,12 @@ public class PubSubTests
         }
         finally
         {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            await server.DisposeAsync();
         }
     }
 
     [Fact]
-    public void SubscriberThatNeverReads_IsDisconnectedAtPubSubLimit()
+    public async Task SubscriberThatNeverReads_IsDisconnectedAtPubSubLimit()
     {
         var server = TestServer.Start(2, "--client-output-buffer-limit", "pubsub", "2mb", "1mb", "60");
         try
@@ -178,7 +178,7 @@ public class PubSubTests
         }
         finally
         {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            await server.DisposeAsync();
         }
     }
 }

@@ -163,7 +163,7 @@ public sealed class ConfigFileTests : IDisposable
     {
         var version = RunOurs(["-v"]);
         Assert.Equal(0, version.ExitCode);
-        Assert.Matches(@"^RedisClone server v=7\.2\.\d+ sha=00000000:0 malloc=dotnet-gc bits=64 build=[0-9a-f]{16}\n$", version.Stdout);
+        Assert.Matches(@"^Redis server v=7\.2\.\d+ sha=00000000:0 malloc=dotnet-gc bits=64 build=[0-9a-f]{16}\n$", version.Stdout);
         Assert.Equal(version.Stdout, RunOurs(["--version"]).Stdout);
         var help = RunOurs(["--help"]);
         Assert.Equal(1, help.ExitCode); // as redis-server
@@ -171,6 +171,32 @@ public sealed class ConfigFileTests : IDisposable
         var memtest = RunOurs(["--test-memory", "100"]);
         Assert.Equal(1, memtest.ExitCode);
         Assert.Contains("--test-memory", memtest.Stderr);
+    }
+
+    [RedisFact]
+    public void VersionAndHelp_SameFormsAsRedisServer()
+    {
+        // The version line's words and fields as redis-server prints them (values differ), on standard
+        // output with status 0; the usage on standard error with status 1, first line of the same form.
+        const string versionForm = @"^Redis server v=[0-9.]+ sha=[0-9a-f]{8}:[0-9]+ malloc=[^ ]+ bits=64 build=[0-9a-f]+\n$";
+        foreach (string flag in new[] { "-v", "--version" })
+        {
+            var redis = Run(ReferenceRedis.ServerPath!, [flag]);
+            var ours = RunOurs([flag]);
+            Assert.Equal((0, ""), (redis.ExitCode, redis.Stderr));
+            Assert.Matches(versionForm, redis.Stdout);
+            Assert.Equal((0, ""), (ours.ExitCode, ours.Stderr));
+            Assert.Matches(versionForm, ours.Stdout);
+        }
+        foreach (string flag in new[] { "-h", "--help" })
+        {
+            var redis = Run(ReferenceRedis.ServerPath!, [flag]);
+            var ours = RunOurs([flag]);
+            Assert.Equal((1, ""), (redis.ExitCode, redis.Stdout));
+            Assert.Equal((1, ""), (ours.ExitCode, ours.Stdout));
+            Assert.Matches(@"^Usage: \S+ \[/path/to/redis\.conf\] \[options\] \[-\]\n", redis.Stderr);
+            Assert.Matches(@"^Usage: \S+ \[/path/to/redis\.conf\] \[options\] \[-\]\n", ours.Stderr);
+        }
     }
 
     [RedisFact]

@@ -127,7 +127,7 @@ public class DebugCommandTests : IAsyncLifetime
     }
 
     [Fact]
-    public void Digest_OrderRulesTtlAndShards()
+    public async Task Digest_OrderRulesTtlAndShards()
     {
         using var c = _server.Connect();
         c.Call("FLUSHALL");
@@ -171,7 +171,7 @@ public class DebugCommandTests : IAsyncLifetime
         }
         finally
         {
-            single.DisposeAsync().AsTask().Wait();
+            await single.DisposeAsync();
         }
     }
 

@@ -118,7 +118,7 @@ public class ServerCommandTests
             a.Send("SHUTDOWN", "NOSAVE");
             Assert.True(a.IsClosedByServer());
             Assert.True(b.IsClosedByServer());
-            Assert.True(server.Server.Stopped.Wait(5000));
+            await server.Server.Stopped.WaitAsync(TimeSpan.FromSeconds(5));
         }
         finally
         {

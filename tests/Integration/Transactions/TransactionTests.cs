@@ -66,7 +66,7 @@ public class TransactionTests
     }
 
     [Fact]
-    public void Watch_ExpiryDeletionAndFlush_AbortExec()
+    public async Task Watch_ExpiryDeletionAndFlush_AbortExec()
     {
         var server = TestServer.Start(shards: 2);
         try
@@ -104,12 +104,12 @@ public class TransactionTests
         }
         finally
         {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            await server.DisposeAsync();
         }
     }
 
     [Fact]
-    public void Select_InsideMulti_AppliesToLaterQueuedCommandsAndAfter()
+    public async Task Select_InsideMulti_AppliesToLaterQueuedCommandsAndAfter()
     {
         var server = TestServer.Start(shards: 2);
         try
@@ -125,7 +125,7 @@ public class TransactionTests
         }
         finally
         {
-            server.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            await server.DisposeAsync();
         }
     }
 
