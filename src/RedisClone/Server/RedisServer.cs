@@ -422,6 +422,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 AofCron();
                 ClientEviction.Cron();
                 CloseIdleClients();
+                if (!CronPaused) Tracking.Cron();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
@@ -429,6 +430,11 @@ internal sealed class RedisServer : IAsyncDisposable
     }
 
     private Thread? _cron;
+
+    /// <summary>DEBUG PAUSE-CRON: the server cron's Redis work (so far the tracking table's bound) is skipped.</summary>
+    public bool CronPaused { get => Volatile.Read(ref _cronPaused); set => Volatile.Write(ref _cronPaused, value); }
+
+    private bool _cronPaused;
 
     private readonly Lock _tlsListenersLock = new();
 
