@@ -38,6 +38,8 @@ internal sealed class ClientTracking : IKeyChangeListener
     // How many of the Run calls nested on this thread are a script's own commands: a key they change
     // counts, for BCAST's NOLOOP, as changed by the script's client, not its caller (see KeyChanged).
     [ThreadStatic] private static int t_scriptCommands;
+    // The client whose command is being checked on this thread, before it runs (maxmemory may evict then).
+    [ThreadStatic] private static ClientSession? t_checking;
 
     private readonly RedisServer _server;
     private readonly object _lock = new();
@@ -187,6 +189,25 @@ internal sealed class ClientTracking : IKeyChangeListener
         if (Volatile.Read(ref _clients) > 0) LimitKeys(session, sink);
     }
 
+    /// <summary>Around the checks ahead of <paramref name="session"/>'s command (see <see cref="TakeAhead"/>).</summary>
+    public static void BeginChecks(ClientSession session) => t_checking = session;
+
+    public static void EndChecks() => t_checking = null;
+
+    /// <summary>
+    /// Writes the invalidations of <paramref name="session"/>'s keys evicted while its command was
+    /// checked (Redis's performEvictions runs in processCommand, so they go ahead of the reply).
+    /// </summary>
+    public void TakeAhead(ClientSession session, IBufferWriter<byte> sink)
+    {
+        if (session.TrackingAhead is not { Count: > 0 } ahead) return;
+        lock (_lock)
+        {
+            foreach (var key in ahead) Send(session, KeyValue(key), sink, session);
+            ahead.Clear();
+        }
+    }
+
     /// <summary>
     /// The server's cron (every 100 ms, as Redis's serverCron at hz 10): brings the table back under
     /// tracking-table-max-keys even while no command arrives, so lowering it with CONFIG SET takes
@@ -280,6 +301,12 @@ internal sealed class ClientTracking : IKeyChangeListener
                 {
                     if ((flags & TrackingFlags.NoLoop) != 0) continue;
                     (target.TrackingPending ??= new List<byte[]?>(1)).Add(keyArray);
+                }
+                else if (executing == null && target == t_checking)
+                {
+                    // Evicted before its command: Redis's current client, so NOLOOP holds here too.
+                    if ((flags & TrackingFlags.NoLoop) != 0) continue;
+                    (target.TrackingAhead ??= new List<byte[]>(1)).Add(keyArray);
                 }
                 else
                 {

@@ -247,6 +247,41 @@ public sealed class ClientTrackingLimitAndScriptTests
         });
     }
 
+    /// <summary>
+    /// A key maxmemory evicts before a tracking client's command runs is invalidated ahead of that
+    /// command's reply, as Redis's processCommand evicts before it (Redis's test "Tracking
+    /// invalidation message of eviction keys should be before response"); NOLOOP leaves it out.
+    /// </summary>
+    [RedisFact]
+    public void Tracking_MaxmemoryEvictsBeforeCommand_InvalidationAheadOfReply()
+    {
+        AssertSameTranscript(t =>
+        {
+            var a = t.Connect(3);
+            var b = t.Connect();
+            foreach (var mode in new[] { "on", "NOLOOP" })
+            {
+                t.Call(a, mode == "on" ? ["CLIENT", "TRACKING", "on"] : ["CLIENT", "TRACKING", "on", "NOLOOP"]);
+                // About 100 KB over what is used now: the 200 KB bitmap passes it, so the next command
+                // evicts the only key with a TTL (volatile-random) first.
+                var info = b.Call("INFO", "memory").Split("\r\n");
+                long used = long.Parse(info.First(l => l.StartsWith("used_memory:"))["used_memory:".Length..]);
+                b.Call("CONFIG", "SET", "maxmemory", (used + 100 * 1024).ToString());
+                t.Call(b, "CONFIG", "SET", "maxmemory-policy", "volatile-random");
+                t.Call(a, "SETEX", "volatile-key", "10000", "x");
+                t.Call(a, "GET", "volatile-key");
+                t.Call(a, "SETBIT", "big-key", "1600000", "0");
+                t.Call(a, "GETBIT", "big-key", "0");
+                if (mode == "on") t.Reply(a);
+                t.None(a);
+                t.Call(b, "CONFIG", "SET", "maxmemory", "0");
+                t.Call(b, "FLUSHALL");
+                t.Push(a);
+                t.Call(a, "CLIENT", "TRACKING", "off");
+            }
+        });
+    }
+
     private static void Info(Transcript t, RespClient c)
     {
         var lines = c.Call("INFO", "stats").Split("\r\n").Where(l => l.StartsWith("tracking_total_"));
