@@ -24,7 +24,12 @@ namespace RedisClone.PubSub;
 /// a RESP2 client redirecting to a subscribed connection, as a message on
 /// <c>__redis__:invalidate</c>. Messages for the client running the command that caused them wait
 /// until that command's reply is written (Redis's tracking_pending_keys); others are queued on the
-/// receiving connection at once.</para>
+/// receiving connection at once. Keys removed before a client's command runs (tracking-table-max-keys,
+/// maxmemory) are told to that client ahead of the command's reply, as Redis's processCommand does
+/// both before calling the command.</para>
+/// <para>Scripts: the keys a script's read commands read are remembered for the script's caller,
+/// with the caller's OPTIN/OPTOUT and CLIENT CACHING (Redis 7.2; 7.0 remembered the script's declared
+/// keys instead).</para>
 /// </remarks>
 internal sealed class ClientTracking : IKeyChangeListener
 {
