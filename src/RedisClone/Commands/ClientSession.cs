@@ -167,6 +167,9 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>Invalidations of keys this client changed itself, sent after the command's reply (null: a flush).</summary>
     public List<byte[]?>? TrackingPending { get; set; }
 
+    /// <summary>Invalidations of this client's keys that maxmemory evicted while its next command was checked: sent before that command's reply.</summary>
+    public List<byte[]>? TrackingAhead { get; set; }
+
     // --- MULTI/EXEC and WATCH (see Execution/BatchExecutor.Transactions.cs)
 
     /// <summary>Between MULTI and EXEC/DISCARD.</summary>

@@ -573,11 +573,12 @@ internal static class DebugCommands
         ctx.Reply.Ok();
     }
 
-    /// <summary>DEBUG PAUSE-CRON 0|1 — atoi: nonzero stops every shard's periodic work (see Shard.CronPaused).</summary>
+    /// <summary>DEBUG PAUSE-CRON 0|1 — atoi: nonzero stops every shard's periodic work (see Shard.CronPaused) and the server cron's tracking-table bound.</summary>
     private static void PauseCron(ref CommandContext ctx)
     {
         bool paused = Atoi(ctx.Arg(2)) != 0;
         for (int i = 0; i < ctx.Server.Shards.Count; i++) ctx.Server.Shards[i].CronPaused = paused;
+        ctx.Server.CronPaused = paused;
         ctx.Reply.Ok();
     }
 

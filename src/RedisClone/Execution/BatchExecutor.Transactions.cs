@@ -45,6 +45,8 @@ internal sealed partial class BatchExecutor
     /// </summary>
     private void QueueCommand(int i)
     {
+        // Redis's processCommand keeps the tracking table in bounds before queueing too.
+        if (_server.Tracking.Active) _server.Tracking.BeforeCommand(Session, _output);
         if (!Session.MultiDirty && !Session.WatchDirty)
         {
             var queue = Session.Queued!;
@@ -119,6 +121,8 @@ internal sealed partial class BatchExecutor
         var session = Session;
         var mode = session.ReplyMode;
         IBufferWriter<byte> sink = mode == ReplyMode.On ? target : NullBufferWriter.Instance;
+        // Evictions from the tracking table go ahead of EXEC's reply, never inside its array.
+        if (_server.Tracking.Active) _server.Tracking.BeforeCommand(session, sink);
         if (mode == ReplyMode.Skip) session.ReplyMode = ReplyMode.On;
         var reply = new RespWriter(sink, session.Protocol);
 

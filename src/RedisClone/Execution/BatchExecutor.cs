@@ -101,6 +101,17 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 }
             }
             var kind = Classify(i, out ulong mask);
+            if (Session.TrackingAhead is { Count: > 0 })
+            {
+                // maxmemory evicted keys this client tracks: their invalidations go after the replies
+                // of the commands before this one and ahead of its own.
+                if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
+                if (scriptCount > 0 && !await RunScriptsAsync(scriptStart, scriptCount)) return false;
+                segCount = scriptCount = 0;
+                segMask = 0;
+                segBytes = 0;
+                _server.Tracking.TakeAhead(Session, output);
+            }
             if (kind != Kind.Rejected && _server.Pause.Active && _server.Pause.Holds(_defs[i]!, Session, commands, i))
             {
                 // CLIENT PAUSE: what came before runs and its replies go out; this command waits,

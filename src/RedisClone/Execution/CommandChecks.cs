@@ -74,7 +74,18 @@ internal static class CommandChecks
         // Redis does not evict while re-entered from one. One read when maxmemory is 0.
         if (server.Config.MaxMemory != 0 && server.ScriptWatchdog.BusyKind == ScriptKind.None)
         {
-            bool oom = server.Evictor.OutOfMemory();
+            // Keys evicted now that this client tracks are told before this command's reply, as Redis does.
+            bool tracking = server.Tracking.Active;
+            if (tracking) PubSub.ClientTracking.BeginChecks(session);
+            bool oom;
+            try
+            {
+                oom = server.Evictor.OutOfMemory();
+            }
+            finally
+            {
+                if (tracking) PubSub.ClientTracking.EndChecks();
+            }
             session.OomAtStart = oom;
             if (oom && RefusedWhenOom(session, buffer, i, def))
             {

@@ -24,7 +24,12 @@ namespace RedisClone.PubSub;
 /// a RESP2 client redirecting to a subscribed connection, as a message on
 /// <c>__redis__:invalidate</c>. Messages for the client running the command that caused them wait
 /// until that command's reply is written (Redis's tracking_pending_keys); others are queued on the
-/// receiving connection at once.</para>
+/// receiving connection at once. Keys removed before a client's command runs (tracking-table-max-keys,
+/// maxmemory) are told to that client ahead of the command's reply, as Redis's processCommand does
+/// both before calling the command.</para>
+/// <para>Scripts: the keys a script's read commands read are remembered for the script's caller,
+/// with the caller's OPTIN/OPTOUT and CLIENT CACHING (Redis 7.2; 7.0 remembered the script's declared
+/// keys instead).</para>
 /// </remarks>
 internal sealed class ClientTracking : IKeyChangeListener
 {
@@ -35,6 +40,11 @@ internal sealed class ClientTracking : IKeyChangeListener
     // client), and how deeply Run calls are nested on it.
     [ThreadStatic] private static ClientSession? t_executing;
     [ThreadStatic] private static int t_depth;
+    // How many of the Run calls nested on this thread are a script's own commands: a key they change
+    // counts, for BCAST's NOLOOP, as changed by the script's client, not its caller (see KeyChanged).
+    [ThreadStatic] private static int t_scriptCommands;
+    // The client whose command is being checked on this thread, before it runs (maxmemory may evict then).
+    [ThreadStatic] private static ClientSession? t_checking;
 
     private readonly RedisServer _server;
     private readonly object _lock = new();
@@ -166,9 +176,51 @@ internal sealed class ClientTracking : IKeyChangeListener
     /// </summary>
     public void Enter(ClientSession session, IBufferWriter<byte> sink)
     {
+        if (session.IsScriptClient) t_scriptCommands++;
         if (t_depth++ != 0) return;
         t_executing = session;
-        if (Volatile.Read(ref _clients) > 0) LimitKeys(sink);
+        // EXEC's queued commands are not checked one by one: EXEC was, before its reply began
+        // (BeforeCommand), so no message lands inside the reply's array.
+        if (!session.InExec && Volatile.Read(ref _clients) > 0) LimitKeys(session, sink);
+    }
+
+    /// <summary>
+    /// What Redis's processCommand does for a command that does not reach <see cref="Enter"/> as the
+    /// outermost call (a command queued by MULTI, EXEC itself): brings the table back under
+    /// tracking-table-max-keys, the messages for <paramref name="session"/> going ahead of its reply.
+    /// </summary>
+    public void BeforeCommand(ClientSession session, IBufferWriter<byte> sink)
+    {
+        if (Volatile.Read(ref _clients) > 0) LimitKeys(session, sink);
+    }
+
+    /// <summary>Around the checks ahead of <paramref name="session"/>'s command (see <see cref="TakeAhead"/>).</summary>
+    public static void BeginChecks(ClientSession session) => t_checking = session;
+
+    public static void EndChecks() => t_checking = null;
+
+    /// <summary>
+    /// Writes the invalidations of <paramref name="session"/>'s keys evicted while its command was
+    /// checked (Redis's performEvictions runs in processCommand, so they go ahead of the reply).
+    /// </summary>
+    public void TakeAhead(ClientSession session, IBufferWriter<byte> sink)
+    {
+        if (session.TrackingAhead is not { Count: > 0 } ahead) return;
+        lock (_lock)
+        {
+            foreach (var key in ahead) Send(session, KeyValue(key), sink, session);
+            ahead.Clear();
+        }
+    }
+
+    /// <summary>
+    /// The server's cron (every 100 ms, as Redis's serverCron at hz 10): brings the table back under
+    /// tracking-table-max-keys even while no command arrives, so lowering it with CONFIG SET takes
+    /// effect on an idle server. No command runs, so every message is queued on its connection.
+    /// </summary>
+    public void Cron()
+    {
+        if (Volatile.Read(ref _clients) > 0) LimitKeys(null, null);
     }
 
     /// <summary>
@@ -177,6 +229,7 @@ internal sealed class ClientTracking : IKeyChangeListener
     /// </summary>
     public void Exit(ClientSession session, IBufferWriter<byte> sink)
     {
+        if (session.IsScriptClient) t_scriptCommands--;
         if (--t_depth != 0) return;
         t_executing = null;
         if (!session.InExec) FlushAfter(session, sink);
@@ -233,7 +286,10 @@ internal sealed class ClientTracking : IKeyChangeListener
         {
             if (_prefixes.Count > 0)
             {
-                CollectForBroadcast(key, executing);
+                // As Redis, a BCAST key remembers the client whose command changed it: for a script's
+                // command that is the script's own client, so a NOLOOP caller does hear of the keys its
+                // script changed (in default mode NOLOOP looks at the caller, below).
+                CollectForBroadcast(key, t_scriptCommands > 0 ? null : executing);
                 // A change outside any command (the expiry cycle) has no command end to wait for.
                 if (executing == null) Broadcast(null, null);
             }
@@ -250,6 +306,12 @@ internal sealed class ClientTracking : IKeyChangeListener
                 {
                     if ((flags & TrackingFlags.NoLoop) != 0) continue;
                     (target.TrackingPending ??= new List<byte[]?>(1)).Add(keyArray);
+                }
+                else if (executing == null && target == t_checking)
+                {
+                    // Evicted before its command: Redis's current client, so NOLOOP holds here too.
+                    if ((flags & TrackingFlags.NoLoop) != 0) continue;
+                    (target.TrackingAhead ??= new List<byte[]>(1)).Add(keyArray);
                 }
                 else
                 {
@@ -287,8 +349,10 @@ internal sealed class ClientTracking : IKeyChangeListener
     /// Over tracking-table-max-keys: invalidates keys until back under it, with an effort that grows
     /// each time one call was not enough (100 keys, then 200...), as Redis's trackingLimitUsedSlots.
     /// Redis picks the keys by a random walk; these go in the table's order (oldest first, mostly).
+    /// <paramref name="executing"/> is the client whose command is about to run (null from the cron):
+    /// its own messages go into <paramref name="sink"/>, ahead of that command's reply.
     /// </summary>
-    private void LimitKeys(IBufferWriter<byte> sink)
+    private void LimitKeys(ClientSession? executing, IBufferWriter<byte>? sink)
     {
         long max = _server.Config.TrackingTableMaxKeys;
         if (max <= 0) return;
@@ -306,7 +370,6 @@ internal sealed class ClientTracking : IKeyChangeListener
                 if (victims.Count == effort) break;
                 victims.Add(key);
             }
-            var executing = t_executing;
             foreach (var key in victims)
             {
                 if (!_keys.Remove(key, out var ids)) continue;
@@ -316,6 +379,10 @@ internal sealed class ClientTracking : IKeyChangeListener
                     if (!TryClient(id, out var target)) continue;
                     var flags = target.Tracking;
                     if ((flags & TrackingFlags.On) == 0 || (flags & TrackingFlags.Bcast) != 0) continue;
+                    // As Redis (its trackingInvalidateKey sees the client about to run a command as
+                    // the current one): a NOLOOP client is not told of its own keys evicted before its
+                    // command; they leave the table all the same.
+                    if (target == executing && (flags & TrackingFlags.NoLoop) != 0) continue;
                     // No command is running yet: the message goes ahead of its reply, as in Redis.
                     Send(target, KeyValue(key), sink, executing);
                 }

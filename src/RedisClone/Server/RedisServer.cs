@@ -440,6 +440,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 CloseIdleClients();
                 MigrateSockets.CloseIdle();
                 if (tick % 10 == 0) TrimIdleClients();
+                if (!CronPaused) Tracking.Cron();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
@@ -486,6 +487,11 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>Held while the plain or TLS listeners are replaced (CONFIG SET) or closed (the stop).</summary>
     private readonly Lock _listenersLock = new();
+
+    /// <summary>DEBUG PAUSE-CRON: the server cron's Redis work (so far the tracking table's bound) is skipped.</summary>
+    public bool CronPaused { get => Volatile.Read(ref _cronPaused); set => Volatile.Write(ref _cronPaused, value); }
+
+    private bool _cronPaused;
 
     /// <summary>
     /// Binds a listener for each bind address on <paramref name="port"/> (the first one's port for the

@@ -13,7 +13,7 @@ namespace RedisClone.Tests.Clients;
 public sealed class ClientTrackingTests
 {
     /// <summary>A scenario's view of one server: connections, and a transcript of what they received.</summary>
-    private sealed class Transcript(Func<RespClient> connect) : IDisposable
+    internal sealed class Transcript(Func<RespClient> connect) : IDisposable
     {
         private readonly List<RespClient> _clients = new();
         private readonly Dictionary<string, string> _ids = new();
@@ -56,6 +56,36 @@ public sealed class ClientTrackingTests
         /// <summary>One message that must arrive (an invalidation).</summary>
         public void Push(RespClient c) => Record("  push", c.ReadReply(), maskIds: true);
 
+        /// <summary>Sends a command whose replies <see cref="Reply"/> and <see cref="Evicted"/> then read.</summary>
+        public void Send(RespClient c, params string[] args)
+        {
+            c.Send(args);
+            Log.Append(string.Join(' ', args)).AppendLine(" (sent)");
+        }
+
+        /// <summary>The next reply or message, whatever it is.</summary>
+        public void Reply(RespClient c) => Record("  reply", c.ReadReply(), maskIds: true);
+
+        /// <summary>
+        /// One invalidation of a key tracking-table-max-keys evicted: Redis picks it at random, so the
+        /// transcript shows only that it was one of <paramref name="candidates"/> (anything else shows as is).
+        /// </summary>
+        public void Evicted(RespClient c, params string[] candidates)
+        {
+            var reply = c.ReadReply();
+            foreach (var key in candidates)
+            {
+                if (reply == $">2\r\n$10\r\ninvalidate\r\n*1\r\n${key.Length}\r\n{key}\r\n"
+                    || reply == $"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n${key.Length}\r\n{key}\r\n")
+                {
+                    Log.Append("  evicted -> ").Append(reply[0] == '>' ? "push" : "message").Append(" of one of ")
+                       .AppendLine(string.Join(',', candidates));
+                    return;
+                }
+            }
+            Record("  evicted?", reply, maskIds: true);
+        }
+
         /// <summary>No message may be waiting.</summary>
         public void None(RespClient c) => Record("  none?", c.TryReadReply(300) ?? "none", maskIds: false);
 
@@ -72,7 +102,7 @@ public sealed class ClientTrackingTests
         }
     }
 
-    private static void AssertSameTranscript(Action<Transcript> scenario, params string[] extraArgs)
+    internal static void AssertSameTranscript(Action<Transcript> scenario, params string[] extraArgs)
     {
         using var reference = ReferenceRedis.StartOrNull(string.Join(' ', extraArgs)) ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
         var server = TestServer.Start(2, extraArgs);
