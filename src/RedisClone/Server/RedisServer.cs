@@ -607,6 +607,19 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>The AOF being written, when appendonly is on.</summary>
     public Persistence.AofWriter? Aof => AofFiles?.Writer;
 
+    /// <summary>
+    /// Redis's writeCommandsDeniedByDiskError: the MISCONF error that write commands (and PING)
+    /// get while the last background save failed (with stop-writes-on-bgsave-error and save points
+    /// set) or the AOF cannot be written; null when writes may go on. Two reads when all is well.
+    /// </summary>
+    public string? WritesDeniedByDiskError()
+    {
+        if (!Rdb.LastBackgroundOk && Config.StopWritesOnBgsaveError && Config.HasSavePoints) return RespErrors.MisconfRdb;
+        var aof = Aof;
+        if (aof != null && !aof.LastWriteOk) return RespErrors.MisconfAof(aof.LastWriteError);
+        return null;
+    }
+
     /// <summary>The AOF's state, made (from the manifest on disk, if any) for BGREWRITEAOF with appendonly off; call with every gate held.</summary>
     public void EnsureAofFiles()
     {

@@ -120,6 +120,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int AppendFilenameIndex = IndexOf("appendfilename");
     private static readonly int AppendDirnameIndex = IndexOf("appenddirname");
     private static readonly int AofLoadTruncatedIndex = IndexOf("aof-load-truncated");
+    private static readonly int StopWritesOnBgsaveErrorIndex = IndexOf("stop-writes-on-bgsave-error");
     private static readonly int AofPreambleIndex = IndexOf("aof-use-rdb-preamble");
     private static readonly int SlowlogSlowerThanIndex = IndexOf("slowlog-log-slower-than");
     private static readonly int SlowlogMaxLenIndex = IndexOf("slowlog-max-len");
@@ -352,6 +353,12 @@ internal sealed partial class ConfigRegistry
             return points;
         }
     }
+
+    /// <summary>stop-writes-on-bgsave-error: writes are refused (MISCONF) after a failed background save.</summary>
+    public bool StopWritesOnBgsaveError => Volatile.Read(ref _numbers[StopWritesOnBgsaveErrorIndex]) != 0;
+
+    /// <summary>Whether any save point is set (Redis's saveparamslen &gt; 0), without parsing them.</summary>
+    public bool HasSavePoints => !string.IsNullOrWhiteSpace(Volatile.Read(ref _values[SaveIndex]));
 
     /// <summary>rdbcompression: strings in RDB files and DUMP payloads are LZF-compressed when it pays.</summary>
     public bool RdbCompression => Volatile.Read(ref _numbers[RdbCompressionIndex]) != 0;
