@@ -631,23 +631,22 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>
     /// CONFIG SET appendonly: yes starts the AOF with a rewrite of the dataset into a new base file
     /// (appending to a new incremental file from this instant); no stops appending. The caller holds
-    /// no gate; they are taken here. Null or the error.
+    /// every gate (CONFIG SET routes to all shards, so an event loop never waits for them here).
+    /// Null or the error.
     /// </summary>
     public string? SetAppendOnly(bool on)
     {
+        System.Diagnostics.Debug.Assert(Enumerable.Range(0, Shards.Count).All(s => Shards[s].Gate.IsHeldByCurrentThread));
         try
         {
-            return WithAllGates(() =>
+            if (!on)
             {
-                if (!on)
-                {
-                    AofFiles?.Stop();
-                    return null;
-                }
-                if (Aof != null) return null;
-                EnsureAofFiles();
-                return AofFiles!.TryStartRewrite(enable: true) ? null : "a background save or rewrite is in progress, try again later";
-            });
+                AofFiles?.Stop();
+                return null;
+            }
+            if (Aof != null) return null;
+            EnsureAofFiles();
+            return AofFiles!.TryStartRewrite(enable: true) ? null : "a background save or rewrite is in progress, try again later";
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or Persistence.RdbLoadException)
         {
