@@ -291,7 +291,15 @@ public class AofTests(ITestOutputHelper output)
             {
                 foreach (var (key, value) in acked)
                 {
-                    string reply = check.Call("GET", key);
+                    string reply;
+                    try
+                    {
+                        reply = check.Call("GET", key);
+                    }
+                    catch (System.Net.Sockets.SocketException ex)
+                    {
+                        throw new Xunit.Sdk.XunitException($"round {round}: GET {key} failed ({ex.Message}); the server said:\n{server.Output}");
+                    }
                     long present = Counter(reply);
                     Assert.True(present >= value, $"appendfsync {fsync}, round {round}: {key} acknowledged {value}, found {present}");
                     lost += Math.Max(0, value - present);

@@ -134,6 +134,8 @@ internal sealed partial class ConfigRegistry
     private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
     private static readonly int LazyServerDelIndex = IndexOf("lazyfree-lazy-server-del");
     private static readonly int LazyEvictionIndex = IndexOf("lazyfree-lazy-eviction");
+    private static readonly int LazyUserDelIndex = IndexOf("lazyfree-lazy-user-del");
+    private static readonly int LazyUserFlushIndex = IndexOf("lazyfree-lazy-user-flush");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
     private static readonly int OutputBufferLimitIndex = IndexOf("client-output-buffer-limit");
     private static readonly int HashEntriesIndex = IndexOf("hash-max-listpack-entries");
@@ -371,6 +373,12 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>lazyfree-lazy-eviction: an evicted key propagates as UNLINK rather than DEL.</summary>
     public bool LazyfreeLazyEviction => Volatile.Read(ref _numbers[LazyEvictionIndex]) != 0;
+
+    /// <summary>lazyfree-lazy-user-del: DEL frees as UNLINK does.</summary>
+    public bool LazyfreeLazyUserDel => Volatile.Read(ref _numbers[LazyUserDelIndex]) != 0;
+
+    /// <summary>lazyfree-lazy-user-flush: FLUSHALL/FLUSHDB without SYNC or ASYNC flush as ASYNC.</summary>
+    public bool LazyfreeLazyUserFlush => Volatile.Read(ref _numbers[LazyUserFlushIndex]) != 0;
 
     // Parsed from the setting's text, and replaced as a whole (one reference) when the text changes.
     // client-output-buffer-limit parsed: hard, soft, seconds for the normal and pubsub classes,
