@@ -30,7 +30,9 @@ internal sealed partial class CommandTable
                         Since = "2.0.0", Complexity = "O(N), N = parameters", Args = "parameter{parameter}...",
                         History = "7.0.0: several patterns at once",
                     },
-                    new("set", -4, Adm, ServerCommands.ConfigSet)
+                    // With every gate held: CONFIG SET appendonly starts or stops the AOF at an
+                    // instant of the whole dataset, and an event loop may not wait for gates.
+                    new("set", -4, Adm, ServerCommands.ConfigSet, routing: AllShards)
                     {
                         Summary = "Changes configuration parameters at run time.",
                         Since = "2.0.0", Complexity = "O(N), N = parameters", Args = "parameter_value{parameter value}...",

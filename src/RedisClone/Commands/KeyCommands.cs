@@ -54,8 +54,13 @@ internal static class KeyCommands
         {
             var key = ctx.Arg(i);
             var db = ctx.Db(key);
-            if (!db.Delete(key, ctx.NowMs)) continue;
+            if (!db.Delete(key, ctx.NowMs, out object? value)) continue;
             deleted++;
+            // UNLINK, or DEL under lazyfree-lazy-user-del: a value Redis frees on its lazyfree
+            // thread is counted (strings never are).
+            if (value is IRedisValue { FreeEffort: > LazyFreeThreshold }
+                && (ctx.ArgIs(0, "UNLINK") || ctx.Server.Config.LazyfreeLazyUserDel))
+                Interlocked.Increment(ref ctx.Server.Stats.LazyFreedObjects);
             // Only keys that existed are signalled: a WATCH on a missing key survives its DEL.
             if (db.HasWatchers) db.SignalModified(key);
             ctx.Notify(Ev.Generic, "del", key);
@@ -453,6 +458,7 @@ internal static class KeyCommands
     {
         if (!CheckFlushMode(ref ctx)) return;
         var shards = ctx.Server.Shards;
+        CountLazyFlush(ref ctx, ctx.DbIndex);
         for (int i = 0; i < shards.Count; i++) shards[i].Store[ctx.DbIndex].Clear();
         ctx.Server.Tracking.Flushed();
         ctx.Reply.Ok();
@@ -467,6 +473,7 @@ internal static class KeyCommands
         // is saved at once, so a restart does not bring the flushed keys back.
         rdb.AbortBackground();
         var shards = ctx.Server.Shards;
+        CountLazyFlush(ref ctx, -1);
         for (int i = 0; i < shards.Count; i++)
         {
             var store = shards[i].Store;
@@ -767,6 +774,28 @@ internal static class KeyCommands
     }
 
     /// <summary>FLUSHDB/FLUSHALL take at most one argument, SYNC or ASYNC; anything else is a syntax error.</summary>
+    /// <summary>Redis's LAZYFREE_THRESHOLD: a value whose free effort is above it is freed lazily.</summary>
+    private const long LazyFreeThreshold = 64;
+
+    /// <summary>
+    /// An async flush (ASYNC, or neither SYNC nor ASYNC under lazyfree-lazy-user-flush): Redis frees
+    /// the old databases on its lazyfree thread and counts every key of them in lazyfreed_objects.
+    /// </summary>
+    private static void CountLazyFlush(ref CommandContext ctx, int onlyDb)
+    {
+        bool async = ctx.ArgCount == 2 ? ctx.ArgIs(1, "ASYNC") : ctx.Server.Config.LazyfreeLazyUserFlush;
+        if (!async) return;
+        long keys = 0;
+        var shards = ctx.Server.Shards;
+        for (int i = 0; i < shards.Count; i++)
+        {
+            var store = shards[i].Store;
+            for (int db = 0; db < store.DatabaseCount; db++)
+                if (onlyDb < 0 || db == onlyDb) keys += store[db].Count;
+        }
+        Interlocked.Add(ref ctx.Server.Stats.LazyFreedObjects, keys);
+    }
+
     private static bool CheckFlushMode(ref CommandContext ctx)
     {
         if (ctx.ArgCount > 2 || (ctx.ArgCount == 2 && !ctx.ArgIs(1, "SYNC") && !ctx.ArgIs(1, "ASYNC")))

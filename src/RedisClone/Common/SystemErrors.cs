@@ -8,6 +8,9 @@ internal static class SystemErrors
     {
         FileNotFoundException or DirectoryNotFoundException => "No such file or directory",
         UnauthorizedAccessException => "Permission denied",
+        // On Unix .NET keeps the errno of other I/O errors (ENOSPC, EIO, ENOTDIR...) as the HResult.
+        IOException { HResult: > 0 and < 4096 } io when !OperatingSystem.IsWindows()
+            => System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(io.HResult),
         _ => ex.Message,
     };
 }

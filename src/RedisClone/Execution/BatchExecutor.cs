@@ -293,7 +293,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         int space = error.IndexOf(' ');
         var word = space > 0 ? error.AsSpan(0, space) : default;
         string code = word.SequenceEqual("BUSY") ? "BUSY" : word.SequenceEqual("NOAUTH") ? "NOAUTH" : word.SequenceEqual("NOPERM") ? "NOPERM"
-            : word.SequenceEqual("OOM") ? "OOM" : "ERR";
+            : word.SequenceEqual("OOM") ? "OOM" : word.SequenceEqual("MISCONF") ? "MISCONF" : "ERR";
         // Redis's rejectCommand aborts on any refused EXEC, in MULTI or not (NOAUTH before MULTI ran, too).
         var abort = def == ExecDef;
         _server.Stats.CountError(abort ? "EXECABORT" : code);
@@ -409,14 +409,21 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     }
 
     /// <summary>
-    /// With appendfsync always: completes once this client's last write is on disk, so no reply to
-    /// a write goes out before it is durable (call before flushing replies).
+    /// Call before flushing replies. With appendfsync always: completes once this client's last
+    /// write is on disk, so no reply to a write goes out before it is durable. With everysec and no:
+    /// this client's writes are written to the file (not fsynced) first, here, as Redis's beforeSleep
+    /// writes the AOF before the replies, so a killed process loses no acknowledged write.
     /// </summary>
     public ValueTask WaitForAofAsync()
     {
         var aof = _server.Aof;
         long seq = Session.AofSequence;
-        if (aof == null || seq <= aof.Durable || aof.Policy != Persistence.AofWriter.FsyncPolicy.Always) return default;
+        if (aof == null || seq <= aof.Durable) return default;
+        if (aof.Policy != Persistence.AofWriter.FsyncPolicy.Always)
+        {
+            aof.EnsureWritten(seq);
+            return default;
+        }
         return new ValueTask(aof.WaitDurableAsync(seq));
     }
 

@@ -94,6 +94,17 @@ internal static class CommandChecks
                 return null;
             }
         }
+        // A failed background save (with stop-writes-on-bgsave-error) or AOF write: Redis refuses
+        // write commands and PING with MISCONF until persisting works again (checked after maxmemory,
+        // before the subscribe-mode and loading checks, as processCommand does). No replicas obey a
+        // master here, so there is no exception for them.
+        if (((def.Flags & CommandFlags.Write) != 0 || def == PingDef || def == ExecDef || def == EvalDef)
+            && server.WritesDeniedByDiskError() is { } diskError && WritesForDiskCheck(session, buffer, i, def))
+        {
+            rejectedDef = def;
+            error = diskError;
+            return null;
+        }
         if (session.Protocol == 2 && session.InPubSubMode && Array.IndexOf(AllowedWhileSubscribed, def) < 0)
         {
             rejectedDef = def;
@@ -146,7 +157,26 @@ internal static class CommandChecks
     }
 
     private static readonly CommandDef ExecDef = Find("exec"), DiscardDef = Find("discard"), QuitDef = Find("quit"), ResetDef = Find("reset");
-    private static readonly CommandDef EvalDef = Find("eval"), EvalRoDef = Find("eval_ro");
+    private static readonly CommandDef EvalDef = Find("eval"), EvalRoDef = Find("eval_ro"), PingDef = Find("ping");
+
+    /// <summary>
+    /// Whether MISCONF refuses the command (Redis's is_write_command, and PING): a write command,
+    /// PING, EXEC of a transaction that queued a write, or EVAL of a script whose shebang declares
+    /// flags without no-writes. EVALSHA and FCALL are checked by their handlers, which know the flags.
+    /// </summary>
+    private static bool WritesForDiskCheck(ClientSession session, CommandBuffer buffer, int i, CommandDef def)
+    {
+        if ((def.Flags & CommandFlags.Write) != 0 || def == PingDef) return true;
+        if (def == ExecDef)
+        {
+            if (!session.InMulti || session.QueuedDefs is not { } defs) return false;
+            for (int j = 0; j < defs.Count; j++)
+                if ((defs[j].Flags & CommandFlags.Write) != 0) return true;
+            return false;
+        }
+        if (buffer.ArgCount(i) < 2 || ScriptShebang.Parse(buffer.Arg(i, 1), out var flags, out _) != null) return false;
+        return ScriptShebang.MayWrite(flags);
+    }
 
     /// <summary>Whether Redis refuses the command when out of memory (its is_denyoom_command, and MULTI's rule).</summary>
     private static bool RefusedWhenOom(ClientSession session, CommandBuffer buffer, int i, CommandDef def)

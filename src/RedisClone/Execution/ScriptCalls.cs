@@ -61,6 +61,13 @@ internal static class ScriptCalls
             server.CommandStats.Rejected(def.Id);
             return;
         }
+        // A write while persisting fails: MISCONF, unless the script already wrote (it cannot be
+        // stopped halfway), as Redis's scriptVerifyWriteCommandAllow.
+        if ((def.Flags & CommandFlags.Write) != 0 && !watchdog.HasWritten && server.WritesDeniedByDiskError() is { } diskError)
+        {
+            error = "-" + diskError;
+            return;
+        }
         // Out of memory when the script's command was checked: its first denyoom command is refused
         // unless it already wrote (it cannot be stopped halfway), as Redis's scriptVerifyOOM.
         if (denyOom && (def.Flags & CommandFlags.DenyOom) != 0 && !watchdog.HasWritten && server.Config.MaxMemory != 0)

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Diagnostics;
+using Microsoft.Win32.SafeHandles;
 using RedisClone.Common;
 using RedisClone.Server;
 using RedisClone.Storage;
@@ -14,28 +15,45 @@ namespace RedisClone.Persistence;
 /// <remarks>
 /// <para>Units are appended to a memory buffer under a lock by the thread that ran the command
 /// (still holding its shards' gates, so writes to one key reach the file in the order they ran),
-/// each getting a sequence number. One writer thread moves the buffer to the file: with
-/// <c>always</c> it fsyncs after every write it makes and then publishes the sequence now on disk;
-/// a connection waits for the sequence of its last write before its replies go out
-/// (<see cref="WaitDurableAsync"/>). Many clients' writes share one fsync (group commit), which is
-/// what keeps <c>always</c> fast. With <c>everysec</c> the file is written as writes come and
-/// fsynced once a second; with <c>no</c> the kernel decides.</para>
+/// each getting a sequence number. The buffer goes to the file (write(2), under a second lock that
+/// no fsync holds) in two ways. With <c>everysec</c> and <c>no</c>, a connection about to send
+/// replies to writes first makes sure its last write is in the file (<see cref="EnsureWritten"/>:
+/// whoever gets there first writes everything appended so far, so one write serves many clients),
+/// as Redis's beforeSleep writes the AOF before it writes replies: a killed process then loses no
+/// acknowledged write; only an OS crash or power loss can cost the last second. The writer thread
+/// writes what no connection did (expiries, evictions) within 100 ms and fsyncs once a second
+/// (everysec) outside the write lock, so replies never wait for an fsync. With <c>always</c> the
+/// writer thread writes and fsyncs, then publishes the sequence now on disk; a connection waits for
+/// the sequence of its last write before its replies go out (<see cref="WaitDurableAsync"/>).
+/// Many clients' writes share one fsync (group commit), which is what keeps <c>always</c> fast.</para>
+/// <para>A failed write or fsync sets <see cref="LastWriteOk"/> to false (writes then get MISCONF,
+/// see RedisServer.WritesDeniedByDiskError); what was not written stays in memory and is tried
+/// again until it goes, in this file or, after a rewrite started, in the next one.</para>
 /// </remarks>
 internal sealed class AofWriter : IPropagationListener, IDisposable
 {
     public enum FsyncPolicy { Always, EverySec, No }
 
     private readonly ServerLog _log;
+
+    /// <summary>Guards the append buffer, the selected database, the sequences appended and the waiters.</summary>
     private readonly object _lock = new();
-    private FileStream _file;
+
+    /// <summary>Guards the file handle, its offset and the buffer being written; never held during an fsync.</summary>
     private readonly object _fileLock = new();
+    private SafeFileHandle _handle;
+    private long _offset;
+    private bool _unsynced;
     private readonly Thread _thread;
     private readonly AutoResetEvent _dataReady = new(false);
     private ArrayBufferWriter<byte> _pending = new(1 << 16);
     private ArrayBufferWriter<byte> _writing = new(1 << 16);
     private readonly List<(long Seq, TaskCompletionSource Done)> _waiters = [];
     private int _selectedDb = -1;
-    private long _appended, _durable;
+
+    /// <summary>The database selected in the file where <see cref="_pending"/> starts (-1: the buffer selects one itself).</summary>
+    private int _pendingStartDb = -1;
+    private long _appended, _durable, _written;
 
     /// <summary>
     /// Sequences come from one counter for the process, so a client's sequence from a writer since
@@ -44,6 +62,8 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     /// </summary>
     private static long s_sequence;
     private volatile bool _stopping;
+    private volatile bool _writeFailed, _fsyncFailed;
+    private volatile string _lastError = "";
     private readonly LatencyMonitor? _latency;
     private readonly Func<FsyncPolicy> _policySource;
 
@@ -56,12 +76,15 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
         _log = log;
         _latency = latency;
         _policySource = policy;
-        _file = new FileStream(incrementalPath, FileMode.Append, FileAccess.Write, FileShare.Read, 1 << 16);
-        _appended = _durable = Interlocked.Read(ref s_sequence);
-        CurrentSize = _file.Length;
+        _handle = Open(incrementalPath);
+        _offset = RandomAccess.GetLength(_handle);
+        _appended = _durable = _written = Interlocked.Read(ref s_sequence);
+        CurrentSize = _offset;
         _thread = new Thread(Run) { IsBackground = true, Name = "aof-writer" };
         _thread.Start();
     }
+
+    private static SafeFileHandle Open(string path) => File.OpenHandle(path, FileMode.Append, FileAccess.Write, FileShare.Read);
 
     /// <summary>appendfsync as configured now (CONFIG SET changes it at any time).</summary>
     public FsyncPolicy Policy => _policySource();
@@ -69,8 +92,11 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     /// <summary>Bytes of the incremental file.</summary>
     public long CurrentSize { get; private set; }
 
-    /// <summary>False after a write or fsync failed (aof_last_write_status).</summary>
-    public bool LastWriteOk { get; private set; } = true;
+    /// <summary>False while the last write or fsync failed (aof_last_write_status; writes get MISCONF).</summary>
+    public bool LastWriteOk => !_writeFailed && !_fsyncFailed;
+
+    /// <summary>Why the last write or fsync failed, as strerror words it ("No space left on device").</summary>
+    public string LastWriteError => _lastError;
 
     public static FsyncPolicy ParsePolicy(string value) => value switch
     {
@@ -107,7 +133,8 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
             if (unit.Transaction) WriteWord("EXEC"u8);
             ThreadSequence = _appended = Interlocked.Increment(ref s_sequence);
         }
-        _dataReady.Set();
+        // everysec and no: the connection writes before it replies, the writer thread polls for the rest.
+        if (Policy == FsyncPolicy.Always) _dataReady.Set();
     }
 
     /// <summary>A command of one word (MULTI, EXEC).</summary>
@@ -157,102 +184,202 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     public long Durable => Volatile.Read(ref _durable);
 
     /// <summary>
+    /// Before replies go out (everysec, no): every unit up to <paramref name="seq"/> is written to
+    /// the file when this returns, unless the write failed (then the replies go anyway and the next
+    /// write gets MISCONF, as in Redis). A write(2) on the caller's thread, as Redis makes on its
+    /// event loop; nothing here waits for an fsync or a shard gate. Allocates nothing.
+    /// </summary>
+    public void EnsureWritten(long seq)
+    {
+        if (Volatile.Read(ref _written) >= seq) return;
+        lock (_fileLock)
+        {
+            if (_written >= seq) return;
+            WritePendingLocked();
+        }
+    }
+
+    /// <summary>
+    /// Writes what was appended so far to the file; the caller holds <see cref="_fileLock"/>. On an
+    /// error the data goes back in front of the buffer (a partly written tail is cut off the file)
+    /// and false is returned.
+    /// </summary>
+    private bool WritePendingLocked()
+    {
+        ArrayBufferWriter<byte> batch;
+        long seq;
+        int startDb;
+        lock (_lock)
+        {
+            batch = _pending;
+            _pending = _writing;
+            _writing = batch;
+            seq = _appended;
+            startDb = _pendingStartDb;
+            _pendingStartDb = _selectedDb;
+        }
+        try
+        {
+            if (batch.WrittenCount > 0)
+            {
+                long writeStart = Stopwatch.GetTimestamp();
+                RandomAccess.Write(_handle, batch.WrittenSpan, _offset);
+                _offset += batch.WrittenCount;
+                CurrentSize += batch.WrittenCount;
+                _unsynced = true;
+                if (_latency != null)
+                {
+                    // As Redis's aof-write: the write call, here with no child process ("alone").
+                    long ms = (long)Stopwatch.GetElapsedTime(writeStart).TotalMilliseconds;
+                    _latency.AddIfNeeded(LatencyMonitor.Events.AofWriteAlone, ms);
+                    _latency.AddIfNeeded(LatencyMonitor.Events.AofWrite, ms);
+                }
+            }
+            batch.ResetWrittenCount();
+            if (seq > _written) Volatile.Write(ref _written, seq);
+            if (_writeFailed)
+            {
+                _writeFailed = false;
+                _log.Warning("AOF write error looks solved, Redis can write again.");
+            }
+            return true;
+        }
+        catch (IOException ex)
+        {
+            // A short write leaves part of a command in the file: cut it off, as Redis truncates.
+            try { RandomAccess.SetLength(_handle, _offset); } catch (Exception cut) when (cut is IOException or ArgumentException or UnauthorizedAccessException) { }
+            if (!_writeFailed) _log.Warning($"Error writing to the AOF file: {SystemErrors.Describe(ex)}");
+            _lastError = SystemErrors.Describe(ex);
+            _writeFailed = true;
+            lock (_lock)
+            {
+                var rest = new ArrayBufferWriter<byte>(batch.WrittenCount + _pending.WrittenCount + 64);
+                rest.Write(batch.WrittenSpan);
+                rest.Write(_pending.WrittenSpan);
+                _pending = rest;
+                _pendingStartDb = startDb;
+                batch.ResetWrittenCount();
+            }
+            return false;
+        }
+    }
+
+    /// <summary>
     /// Moves appending to a new incremental file (an AOF rewrite starts): what was appended so far
-    /// is written and fsynced to the old file first. Call with every shard's gate held, so the
-    /// switch is an instant: writes before it are in the old file, writes after it in the new one.
+    /// is written to the old file first (if that fails it goes to the new one, as Redis's buffer
+    /// does). Call with every shard's gate held, so the switch is an instant: writes before it are
+    /// in the old file, writes after it in the new one. The old file is fsynced and closed after the
+    /// switch, outside the write lock.
     /// </summary>
     public void SwitchTo(string incrementalPath)
     {
+        SafeFileHandle old;
+        bool written;
         long seq;
         lock (_fileLock)
         {
+            written = WritePendingLocked();
+            var next = Open(incrementalPath);
+            old = _handle;
+            _handle = next;
+            _offset = RandomAccess.GetLength(next);
+            _unsynced = _offset > 0;
+            CurrentSize = _offset;
             lock (_lock)
             {
-                _file.Write(_pending.WrittenSpan);
-                CurrentSize += _pending.WrittenCount;
-                _pending.ResetWrittenCount();
                 seq = _appended;
+                // What failed to go to the old file starts the new one in the database it was selected in there.
+                if (!written && _pendingStartDb > 0 && _pending.WrittenCount > 0)
+                {
+                    var carried = _pending;
+                    _pending = new ArrayBufferWriter<byte>(carried.WrittenCount + 64);
+                    Span<byte> digits = stackalloc byte[20];
+                    int n = RedisNumbers.FormatInt64(_pendingStartDb, digits);
+                    WriteHeader(2);
+                    WriteBulk("SELECT"u8);
+                    WriteBulk(digits[..n]);
+                    _pending.Write(carried.WrittenSpan);
+                }
+                _pendingStartDb = -1;
                 _selectedDb = -1; // the new file starts with its own SELECT
             }
-            _file.Flush(flushToDisk: true);
-            _file.Dispose();
-            _file = new FileStream(incrementalPath, FileMode.Append, FileAccess.Write, FileShare.Read, 1 << 16);
-            CurrentSize = 0;
         }
-        Publish(seq);
+        try
+        {
+            RandomAccess.FlushToDisk(old);
+        }
+        catch (IOException)
+        {
+            // The rewrite that starts now writes the dataset of this instant as the new base.
+        }
+        old.Dispose();
+        if (written) Publish(seq);
     }
 
     private void Run()
     {
         long lastFsync = Stopwatch.GetTimestamp();
-        bool dirty = false;
         while (true)
         {
-            _dataReady.WaitOne(Policy == FsyncPolicy.EverySec ? 1000 : 250);
-            Monitor.Enter(_fileLock);
-            ArrayBufferWriter<byte> batch;
+            var policy = Policy;
+            _dataReady.WaitOne(policy == FsyncPolicy.Always ? 250 : 100);
+            policy = Policy;
+            bool written;
+            bool unsynced;
             long seq;
-            lock (_lock)
+            SafeFileHandle handle;
+            lock (_fileLock)
             {
-                batch = _pending;
-                _pending = _writing;
-                _writing = batch;
-                seq = _appended;
+                written = WritePendingLocked();
+                seq = _written;
+                unsynced = _unsynced;
+                handle = _handle;
             }
-            try
+            if (!written)
             {
-                if (batch.WrittenCount > 0)
-                {
-                    long writeStart = Stopwatch.GetTimestamp();
-                    _file.Write(batch.WrittenSpan);
-                    _file.Flush(flushToDisk: false);
-                    if (_latency != null)
-                    {
-                        // As Redis's aof-write: the write call, here with no child process ("alone").
-                        long ms = (long)Stopwatch.GetElapsedTime(writeStart).TotalMilliseconds;
-                        _latency.AddIfNeeded(LatencyMonitor.Events.AofWriteAlone, ms);
-                        _latency.AddIfNeeded(LatencyMonitor.Events.AofWrite, ms);
-                    }
-                    CurrentSize += batch.WrittenCount;
-                    dirty = true;
-                }
-                batch.ResetWrittenCount();
-                var policy = Policy;
-                bool sync = dirty && (policy == FsyncPolicy.Always || _stopping
-                    || (policy == FsyncPolicy.EverySec && Stopwatch.GetElapsedTime(lastFsync) >= TimeSpan.FromSeconds(1)));
-                if (sync)
-                {
-                    long syncStart = Stopwatch.GetTimestamp();
-                    _file.Flush(flushToDisk: true);
-                    // Redis's aof-fsync-always: the fsync every write waits for under appendfsync always.
-                    if (policy == FsyncPolicy.Always && _latency != null)
-                        _latency.AddIfNeeded(LatencyMonitor.Events.AofFsyncAlways, (long)Stopwatch.GetElapsedTime(syncStart).TotalMilliseconds);
-                    lastFsync = Stopwatch.GetTimestamp();
-                    dirty = false;
-                }
-                LastWriteOk = true;
-                // With everysec and no, replies never wait: only always publishes what is on disk.
-                if (sync || policy != FsyncPolicy.Always) Publish(seq);
-            }
-            catch (IOException ex)
-            {
-                if (LastWriteOk) _log.Warning($"Error writing to the AOF file: {ex.Message}");
-                LastWriteOk = false;
-                // The data stays in memory for the next attempt.
-                lock (_lock)
-                {
-                    var rest = new ArrayBufferWriter<byte>(batch.WrittenCount + _pending.WrittenCount);
-                    rest.Write(batch.WrittenSpan);
-                    rest.Write(_pending.WrittenSpan);
-                    _pending = rest;
-                    batch.ResetWrittenCount();
-                }
-                Monitor.Exit(_fileLock);
                 Thread.Sleep(100);
+                if (_stopping) break;
                 continue;
             }
-            Monitor.Exit(_fileLock);
-            if (_stopping && !dirty)
+            bool sync = unsynced && (policy == FsyncPolicy.Always || _stopping
+                || (policy == FsyncPolicy.EverySec && Stopwatch.GetElapsedTime(lastFsync) >= TimeSpan.FromSeconds(1)));
+            if (sync)
+            {
+                long syncStart = Stopwatch.GetTimestamp();
+                lock (_fileLock)
+                {
+                    if (ReferenceEquals(handle, _handle)) _unsynced = false;
+                }
+                try
+                {
+                    RandomAccess.FlushToDisk(handle);
+                    if (_fsyncFailed)
+                    {
+                        _fsyncFailed = false;
+                        _log.Warning("AOF write error looks solved, Redis can write again.");
+                    }
+                }
+                catch (ObjectDisposedException)
+                {
+                    // A rewrite switched files meanwhile and fsynced the old one itself.
+                }
+                catch (IOException ex)
+                {
+                    lock (_fileLock) _unsynced = true;
+                    if (!_fsyncFailed) _log.Warning($"Error writing to the AOF file: {SystemErrors.Describe(ex)}");
+                    _lastError = SystemErrors.Describe(ex);
+                    _fsyncFailed = true;
+                    Thread.Sleep(100);
+                    continue;
+                }
+                // Redis's aof-fsync-always: the fsync every write waits for under appendfsync always.
+                if (policy == FsyncPolicy.Always && _latency != null)
+                    _latency.AddIfNeeded(LatencyMonitor.Events.AofFsyncAlways, (long)Stopwatch.GetElapsedTime(syncStart).TotalMilliseconds);
+                lastFsync = Stopwatch.GetTimestamp();
+            }
+            // With everysec and no, replies never wait: only always publishes what is on disk.
+            if (sync || policy != FsyncPolicy.Always) Publish(seq);
+            if (_stopping && !sync)
             {
                 lock (_lock)
                 {
@@ -289,20 +416,16 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
         long seq;
         lock (_fileLock)
         {
+            if (!WritePendingLocked()) return LastWriteError;
+            seq = _written;
             try
             {
-                lock (_lock)
-                {
-                    _file.Write(_pending.WrittenSpan);
-                    CurrentSize += _pending.WrittenCount;
-                    _pending.ResetWrittenCount();
-                    seq = _appended;
-                }
-                _file.Flush(flushToDisk: true);
+                RandomAccess.FlushToDisk(_handle);
+                _unsynced = false;
             }
             catch (IOException ex)
             {
-                return ex.Message;
+                return SystemErrors.Describe(ex);
             }
         }
         Publish(seq);
@@ -315,7 +438,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
         _stopping = true;
         _dataReady.Set();
         _thread.Join(TimeSpan.FromSeconds(10));
-        _file.Dispose();
+        lock (_fileLock) _handle.Dispose();
         _dataReady.Dispose();
     }
 }

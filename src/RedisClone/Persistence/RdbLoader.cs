@@ -119,7 +119,8 @@ internal static class RdbLoader
             if (window.Span.Length < 8) throw Truncated(window.Offset);
             ulong stored = BinaryPrimitives.ReadUInt64LittleEndian(window.Span);
             if (config.RdbChecksum && stored != 0 && crc != stored)
-                throw new RdbLoadException($"Wrong RDB checksum expected: ({stored:x}) got: ({crc:x}). Aborting now.", window.Offset, final: true);
+                // Redis's words and order: "expected" is the checksum of the data read, "got" the one the file ends with.
+                throw new RdbLoadException($"Wrong RDB checksum expected: ({crc:x}) but got ({stored:x}). Aborting now.", window.Offset, final: true);
         }
         return new Result(loaded, expired, version);
     }

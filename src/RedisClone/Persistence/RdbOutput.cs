@@ -33,7 +33,15 @@ internal sealed class RdbOutput : IDisposable
         _finalPath = finalPath;
         _tempPath = Path.Combine(Path.GetDirectoryName(Path.GetFullPath(finalPath)) ?? ".", $"temp-{Environment.ProcessId}-{Guid.NewGuid():N}.rdb");
         _checksum = checksum;
-        _file = new FileStream(_tempPath, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1 << 16);
+        try
+        {
+            _file = new FileStream(_tempPath, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1 << 16);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            throw new RdbSaveException(
+                $"Failed opening the temp RDB file {Path.GetFileName(_tempPath)} (in server root dir {Path.GetDirectoryName(_tempPath)}) for saving: {SystemErrors.Describe(ex)}", ex);
+        }
     }
 
     /// <summary>Bytes written so far.</summary>
@@ -155,7 +163,15 @@ internal sealed class RdbOutput : IDisposable
         _file.Write(end);
         _file.Flush(flushToDisk: true);
         _file.Dispose();
-        File.Move(_tempPath, _finalPath, overwrite: true);
+        try
+        {
+            File.Move(_tempPath, _finalPath, overwrite: true);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            throw new RdbSaveException(
+                $"Error moving temp DB file {Path.GetFileName(_tempPath)} on the final destination {Path.GetFileName(_finalPath)} (in server root dir {Path.GetDirectoryName(_finalPath)}): {SystemErrors.Describe(ex)}", ex);
+        }
         _done = true;
     }
 

@@ -93,13 +93,15 @@ internal sealed class RdbSaves
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            _server.Log.Warning($"Failed opening the temp RDB file for saving: {ex.Message}");
+            _server.Log.Warning(SaveErrorLine(ex));
             return ex.Message;
         }
         _server.Log.Notice("DB saved on disk");
         Volatile.Write(ref _dirtyAtSave, dirty);
         LastSaveUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         Saves++;
+        // As Redis's rdbSave: a save that worked ends a MISCONF of a failed background save.
+        LastBackgroundOk = true;
         return null;
     }
 
@@ -137,7 +139,9 @@ internal sealed class RdbSaves
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ObjectDisposedException or InvalidOperationException)
         {
             ok = false;
-            _server.Log.Warning($"Background saving error: {ex.Message}");
+            // Redis's child logs what failed, then the parent that the save failed.
+            _server.Log.Warning(SaveErrorLine(ex));
+            _server.Log.Warning("Background saving error");
         }
         long seconds = (Stopwatch.GetTimestamp() - _runningSince) / Stopwatch.Frequency;
         if (ok)
@@ -152,6 +156,10 @@ internal sealed class RdbSaves
         LastAheadBytes = snapshot.AheadBytes;
         Volatile.Write(ref _running, null);
     }
+
+    /// <summary>Redis's log line for a failed save: the step that failed (see <see cref="RdbSaveException"/>) or a write error.</summary>
+    private static string SaveErrorLine(Exception ex)
+        => ex is RdbSaveException ? ex.Message : "Write error saving DB on disk: " + SystemErrors.Describe(ex);
 
     /// <summary>Stops the background save in progress, if any; the caller holds every gate.</summary>
     public void AbortBackground() => Volatile.Read(ref _running)?.Abort();

@@ -265,6 +265,16 @@ internal static partial class RespErrors
 
     /// <summary><see cref="Oom"/> as a reply.</summary>
     public static ReadOnlySpan<byte> OomReply => "-OOM command not allowed when used memory > 'maxmemory'.\r\n"u8;
+    /// <summary>
+    /// A background save failed and stop-writes-on-bgsave-error is on: write commands and PING are
+    /// refused until a save succeeds (Redis's shared.bgsaveerr).
+    /// </summary>
+    public const string MisconfRdb =
+        "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
+
+    /// <summary>Writing or fsyncing the AOF failed: writes and PING are refused until a write succeeds; the reason is strerror's.</summary>
+    public static string MisconfAof(string reason) => "MISCONF Errors writing to the AOF file: " + reason;
+
     public static ReadOnlySpan<byte> BackgroundSaveInProgress => "-ERR Background save already in progress\r\n"u8;
     public static ReadOnlySpan<byte> BareErr => "-ERR\r\n"u8;
     public static ReadOnlySpan<byte> BgSaveWhileRewriting =>

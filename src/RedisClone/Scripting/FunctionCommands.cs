@@ -72,6 +72,12 @@ internal static class FunctionCommands
                 ctx.Error(RespErrors.OomReply);
                 return;
             }
+            // A function without no-writes is a write command: MISCONF while persisting fails.
+            if (!noWrites && ctx.Server.WritesDeniedByDiskError() is { } diskError)
+            {
+                ctx.Error(diskError);
+                return;
+            }
             store.Run(function, ref ctx, 3, numKeys, readOnly || noWrites);
         }
     }

@@ -243,6 +243,13 @@ internal sealed partial class LuaEngine : IDisposable
                 ctx.Error(RespErrors.OomReply);
                 return true;
             }
+            // Likewise a script with flags and without no-writes is a write command: MISCONF while
+            // persisting fails (EVAL was refused before it ran; EVALSHA is refused here).
+            if (ScriptShebang.MayWrite(flags) && ctx.Server.WritesDeniedByDiskError() is { } diskError)
+            {
+                ctx.Error(diskError);
+                return true;
+            }
         }
         _allowOom = (flags & ScriptFlags.EvalCompat) == 0 && (flags & ScriptFlags.AllowOom) != 0;
         var lua = _lua;

@@ -30,6 +30,9 @@ internal static class ScriptShebang
     public static bool DeniesOom(ScriptFlags flags)
         => (flags & ScriptFlags.EvalCompat) == 0 && (flags & (ScriptFlags.AllowOom | ScriptFlags.NoWrites)) == 0;
 
+    /// <summary>A script that declared flags without no-writes is a write command (Redis's scriptFlagsToCmdFlags).</summary>
+    public static bool MayWrite(ScriptFlags flags) => (flags & (ScriptFlags.EvalCompat | ScriptFlags.NoWrites)) == 0;
+
     /// <summary>
     /// Reads the shebang of an EVAL script, if it has one: its flags (or
     /// <see cref="ScriptFlags.EvalCompat"/> without one) and the length of the line before its line

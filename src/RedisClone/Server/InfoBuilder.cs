@@ -298,7 +298,7 @@ internal static class InfoBuilder
         Line(sb, "mem_allocator", "dotnet-gc");
         Line(sb, "active_defrag_running", 0);
         Line(sb, "lazyfree_pending_objects", 0);
-        Line(sb, "lazyfreed_objects", 0);
+        Line(sb, "lazyfreed_objects", Volatile.Read(ref server.Stats.LazyFreedObjects));
     }
 
     /// <summary>

@@ -741,6 +741,19 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>The AOF being written, when appendonly is on.</summary>
     public Persistence.AofWriter? Aof => AofFiles?.Writer;
 
+    /// <summary>
+    /// Redis's writeCommandsDeniedByDiskError: the MISCONF error that write commands (and PING)
+    /// get while the last background save failed (with stop-writes-on-bgsave-error and save points
+    /// set) or the AOF cannot be written; null when writes may go on. Two reads when all is well.
+    /// </summary>
+    public string? WritesDeniedByDiskError()
+    {
+        if (!Rdb.LastBackgroundOk && Config.StopWritesOnBgsaveError && Config.HasSavePoints) return RespErrors.MisconfRdb;
+        var aof = Aof;
+        if (aof != null && !aof.LastWriteOk) return RespErrors.MisconfAof(aof.LastWriteError);
+        return null;
+    }
+
     /// <summary>The AOF's state, made (from the manifest on disk, if any) for BGREWRITEAOF with appendonly off; call with every gate held.</summary>
     public void EnsureAofFiles()
     {
@@ -752,23 +765,22 @@ internal sealed class RedisServer : IAsyncDisposable
     /// <summary>
     /// CONFIG SET appendonly: yes starts the AOF with a rewrite of the dataset into a new base file
     /// (appending to a new incremental file from this instant); no stops appending. The caller holds
-    /// no gate; they are taken here. Null or the error.
+    /// every gate (CONFIG SET routes to all shards, so an event loop never waits for them here).
+    /// Null or the error.
     /// </summary>
     public string? SetAppendOnly(bool on)
     {
+        System.Diagnostics.Debug.Assert(Enumerable.Range(0, Shards.Count).All(s => Shards[s].Gate.IsHeldByCurrentThread));
         try
         {
-            return WithAllGates(() =>
+            if (!on)
             {
-                if (!on)
-                {
-                    AofFiles?.Stop();
-                    return null;
-                }
-                if (Aof != null) return null;
-                EnsureAofFiles();
-                return AofFiles!.TryStartRewrite(enable: true) ? null : "a background save or rewrite is in progress, try again later";
-            });
+                AofFiles?.Stop();
+                return null;
+            }
+            if (Aof != null) return null;
+            EnsureAofFiles();
+            return AofFiles!.TryStartRewrite(enable: true) ? null : "a background save or rewrite is in progress, try again later";
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or Persistence.RdbLoadException)
         {

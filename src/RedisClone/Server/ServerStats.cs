@@ -20,6 +20,12 @@ internal sealed class ServerStats
     public readonly Common.RecentPeak RecentMaxInput = new(), RecentMaxOutput = new();
     public long TotalErrorReplies;
     public long UnexpectedErrorReplies;
+    /// <summary>
+    /// lazyfreed_objects: values Redis would have freed on its lazyfree thread (UNLINK and the
+    /// lazyfree-lazy-* deletes of a value whose free effort is over 64, every key of an async flush).
+    /// Here the GC frees everything; the count tells clients the same story Redis's does.
+    /// </summary>
+    public long LazyFreedObjects;
     public readonly Dictionary<string, long> ErrorCounts = new();
 
     public void CountError(string code)
@@ -65,6 +71,7 @@ internal sealed class ServerStats
         ThreadedWritesProcessed.Reset();
         TotalErrorReplies = 0;
         UnexpectedErrorReplies = 0;
+        LazyFreedObjects = 0;
         lock (ErrorCounts) ErrorCounts.Clear();
     }
 }

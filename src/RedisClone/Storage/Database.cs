@@ -384,6 +384,17 @@ internal sealed class Database
         return true;
     }
 
+    /// <summary>Deletes the key if it is live; <paramref name="value"/> is what it held (null when it was not there).</summary>
+    public bool Delete(ReadOnlySpan<byte> key, long nowMs, out object? value)
+    {
+        value = null;
+        int slot = FindLive(key, nowMs);
+        if (slot < 0) return false;
+        value = _table.At(slot).Value;
+        RemoveAt(slot);
+        return true;
+    }
+
     // Blocked clients (BLPOP...) waiting for each key, first come first served. Null until the first.
     private Dictionary<byte[], List<BlockedClient>>? _blocked;
 

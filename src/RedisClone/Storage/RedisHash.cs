@@ -51,6 +51,8 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     public string Encoding => _table == null ? "listpack" : "hashtable";
 
+    public long FreeEffort => _table == null ? 1 : Count;
+
     public IRedisValue DeepCopy() => new RedisHash(this);
 
     /// <summary>True while the hash is in the packed (listpack) form.</summary>

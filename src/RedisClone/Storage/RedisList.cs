@@ -32,6 +32,8 @@ internal sealed class RedisList : MeteredValue, IRedisValue
 
     public string Encoding => _data is byte[] ? "listpack" : "quicklist";
 
+    public long FreeEffort => _data is byte[] ? 1 : ((Quicklist)_data).NodeCount;
+
     public bool IsListpack => _data is byte[];
 
     public long Count => _data is byte[] lp ? Listpack.Count(lp) : ((Quicklist)_data).Count;

@@ -97,6 +97,8 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
 
     public string TypeName => "set";
 
+    public long FreeEffort => _kind == HashtableKind ? Table.Count : 1;
+
     public string Encoding => _kind switch
     {
         IntsetKind => "intset",

@@ -117,6 +117,8 @@ internal sealed class RedisSortedSet : MeteredValue, IRedisValue
 
     public string Encoding => _index == null ? "listpack" : "skiplist";
 
+    public long FreeEffort => _index == null ? 1 : _index.Count;
+
     public bool IsListpack => _index == null;
 
     public int Count => _index == null ? _pack.Count : _index.Count;

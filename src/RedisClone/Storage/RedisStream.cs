@@ -83,6 +83,12 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
 
     public string Encoding => "stream";
 
+    /// <summary>
+    /// Redis counts its rax's nodes (at least one per listpack node), and each group with its PEL
+    /// sized as the first group's: here the listpack nodes and the same estimate for groups.
+    /// </summary>
+    public long FreeEffort => _nodes.Count + (_groups is { Count: > 0 } groups ? groups.Count * (1L + groups.ItemAt(0).Pel.Count) : 0);
+
     public IRedisValue DeepCopy() => new RedisStream(this);
 
     /// <summary>Object, list, and per node its object and buffer; then the consumer groups, if any.</summary>

@@ -112,6 +112,44 @@ public sealed class ExecutionTests
         Assert.Equal("*2\r\n$1\r\na\r\n$1\r\nb\r\n", other.Call("MGET", k0, k1));
     }
 
+    /// <summary>
+    /// CONFIG SET appendonly yes starts the AOF at an instant of the whole dataset, with every gate
+    /// held: while a shard is busy it waits for the gates off the event loop, which keeps answering
+    /// its other clients (it used to take the gates on the loop and stall them all).
+    /// </summary>
+    [Fact]
+    public async Task ConfigSetAppendOnly_OnBusyShard_LoopKeepsServingOthers()
+    {
+        await using var server = TestServer.Start(2, "--io-threads", "1");
+        using var admin = server.Connect();
+        using var other = server.Connect();
+        Assert.Equal("+PONG\r\n", admin.Call("PING"));
+        Assert.Equal("+PONG\r\n", other.Call("PING"));
+
+        var busy = new BusyShard();
+        server.Server.Shards[1].Post(busy);
+        Assert.True(busy.Entered.Wait(TimeSpan.FromSeconds(10)));
+        try
+        {
+            admin.Send("CONFIG", "SET", "appendonly", "yes");
+            admin.Send("PING"); // behind it, answered in order
+            // Same event loop (one io thread): still answering.
+            Assert.Equal("+PONG\r\n", other.Call("PING"));
+            Assert.Equal("$5\r\nhello\r\n", other.Call("ECHO", "hello"));
+            Assert.Null(admin.TryReadReply(200)); // CONFIG SET is still waiting for the gate
+        }
+        finally
+        {
+            busy.Release.Set();
+        }
+        Assert.Equal("+OK\r\n", admin.ReadReply());
+        Assert.Equal("+PONG\r\n", admin.ReadReply());
+        Assert.Contains("aof_enabled:1", other.Call("INFO", "persistence"));
+        // And off again, the same way.
+        Assert.Equal("+OK\r\n", admin.Call("CONFIG", "SET", "appendonly", "no"));
+        Assert.Contains("aof_enabled:0", other.Call("INFO", "persistence"));
+    }
+
     [Fact]
     public async Task Exec_OnBusyShard_LoopKeepsServingOthers()
     {

@@ -379,6 +379,42 @@ public class RdbFileTests
         await using var ok = TestServer.Start(2, "--dir", dir);
     }
 
+    /// <summary>
+    /// A byte of a value changed: only the checksum tells, and the error names both checksums as
+    /// redis-server's log line does for the same file ("expected" the data's, "got" the file's).
+    /// </summary>
+    [RedisFact]
+    public async Task Startup_ChecksumMismatch_NamedAsRedisDoes()
+    {
+        string dir = NewDir();
+        await using (var server = TestServer.Start(2, "--dir", dir))
+        {
+            using var c = server.Connect();
+            c.Call("SET", "key", "hellohellohello");
+            Assert.Equal("+OK\r\n", c.Call("SAVE"));
+        }
+        string path = Path.Combine(dir, "dump.rdb");
+        byte[] file = File.ReadAllBytes(path);
+        int at = file.AsSpan().IndexOf("hellohello"u8);
+        Assert.True(at > 0);
+        file[at] = (byte)'j';
+        File.WriteAllBytes(path, file);
+
+        var ours = Assert.Throws<RdbLoadException>(() => { TestServer.Start(2, "--dir", dir); });
+
+        string log = Path.Combine(dir, "redis.log");
+        var psi = new System.Diagnostics.ProcessStartInfo(ReferenceRedis.ServerPath!,
+            $"--port {ReferenceRedis.FreePort()} --bind 127.0.0.1 --save \"\" --appendonly no --dir {dir} --logfile {log}")
+        { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
+        using (var redis = System.Diagnostics.Process.Start(psi)!)
+        {
+            if (!redis.WaitForExit(30_000)) redis.Kill();
+        }
+        string theirs = File.ReadAllLines(log).Select(l => l[(l.IndexOf("Wrong RDB", StringComparison.Ordinal) is var i and >= 0 ? i : 0)..])
+            .First(l => l.StartsWith("Wrong RDB checksum", StringComparison.Ordinal));
+        Assert.Equal(theirs, ours.Message);
+    }
+
     /// <summary>SIGTERM (docker stop, systemd) saves when save points are configured, and the data is back after a restart.</summary>
     [Fact]
     public void Sigterm_WithSavePoints_SavesThenExits()

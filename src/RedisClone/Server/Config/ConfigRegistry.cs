@@ -123,6 +123,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int AppendFilenameIndex = IndexOf("appendfilename");
     private static readonly int AppendDirnameIndex = IndexOf("appenddirname");
     private static readonly int AofLoadTruncatedIndex = IndexOf("aof-load-truncated");
+    private static readonly int StopWritesOnBgsaveErrorIndex = IndexOf("stop-writes-on-bgsave-error");
     private static readonly int AofPreambleIndex = IndexOf("aof-use-rdb-preamble");
     private static readonly int SlowlogSlowerThanIndex = IndexOf("slowlog-log-slower-than");
     private static readonly int SlowlogMaxLenIndex = IndexOf("slowlog-max-len");
@@ -136,6 +137,8 @@ internal sealed partial class ConfigRegistry
     private static readonly int LazyExpireIndex = IndexOf("lazyfree-lazy-expire");
     private static readonly int LazyServerDelIndex = IndexOf("lazyfree-lazy-server-del");
     private static readonly int LazyEvictionIndex = IndexOf("lazyfree-lazy-eviction");
+    private static readonly int LazyUserDelIndex = IndexOf("lazyfree-lazy-user-del");
+    private static readonly int LazyUserFlushIndex = IndexOf("lazyfree-lazy-user-flush");
     private static readonly int MaxMemoryPolicyIndex = IndexOf("maxmemory-policy");
     private static readonly int OutputBufferLimitIndex = IndexOf("client-output-buffer-limit");
     private static readonly int HashEntriesIndex = IndexOf("hash-max-listpack-entries");
@@ -356,6 +359,12 @@ internal sealed partial class ConfigRegistry
         }
     }
 
+    /// <summary>stop-writes-on-bgsave-error: writes are refused (MISCONF) after a failed background save.</summary>
+    public bool StopWritesOnBgsaveError => Volatile.Read(ref _numbers[StopWritesOnBgsaveErrorIndex]) != 0;
+
+    /// <summary>Whether any save point is set (Redis's saveparamslen &gt; 0), without parsing them.</summary>
+    public bool HasSavePoints => !string.IsNullOrWhiteSpace(Volatile.Read(ref _values[SaveIndex]));
+
     /// <summary>rdbcompression: strings in RDB files and DUMP payloads are LZF-compressed when it pays.</summary>
     public bool RdbCompression => Volatile.Read(ref _numbers[RdbCompressionIndex]) != 0;
 
@@ -367,6 +376,12 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>lazyfree-lazy-eviction: an evicted key propagates as UNLINK rather than DEL.</summary>
     public bool LazyfreeLazyEviction => Volatile.Read(ref _numbers[LazyEvictionIndex]) != 0;
+
+    /// <summary>lazyfree-lazy-user-del: DEL frees as UNLINK does.</summary>
+    public bool LazyfreeLazyUserDel => Volatile.Read(ref _numbers[LazyUserDelIndex]) != 0;
+
+    /// <summary>lazyfree-lazy-user-flush: FLUSHALL/FLUSHDB without SYNC or ASYNC flush as ASYNC.</summary>
+    public bool LazyfreeLazyUserFlush => Volatile.Read(ref _numbers[LazyUserFlushIndex]) != 0;
 
     // Parsed from the setting's text, and replaced as a whole (one reference) when the text changes.
     // client-output-buffer-limit parsed: hard, soft, seconds for the normal and pubsub classes,
