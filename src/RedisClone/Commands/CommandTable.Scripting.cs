@@ -69,23 +69,27 @@ internal sealed partial class CommandTable
                 Since = "7.0.0", Complexity = "Depends on the function that is executed.",
                 Args = "function:string numkeys:integer [key:key...] [arg:string...]",
             },
+            // The subcommands that take the function store's lock route to every shard: a running
+            // function holds that lock with every gate held, so an event loop that took the gates
+            // never waits for the lock, and one that could not posts the work instead of stalling
+            // its other clients for the length of the function (the threading contract).
             new("function", -2, None, FunctionCommands.Container, group: "scripting")
             {
                 Summary = "Subcommands that manage function libraries.",
                 Since = "7.0.0", Complexity = "Depends on subcommand.",
                 Subcommands =
                 [
-                    new("delete", 3, Write | NoScript, FunctionCommands.Delete)
+                    new("delete", 3, Write | NoScript, FunctionCommands.Delete, routing: Routing.AllShards)
                     {
                         Summary = "Removes a library and its functions.",
                         Since = "7.0.0", Complexity = "O(1)", Args = "library-name:string", Tips = AllShardsSucceed,
                     },
-                    new("dump", 2, NoScript, FunctionCommands.Dump)
+                    new("dump", 2, NoScript, FunctionCommands.Dump, routing: Routing.AllShards)
                     {
                         Summary = "Serializes every library into one payload.",
                         Since = "7.0.0", Complexity = "O(N), N = functions",
                     },
-                    new("flush", -2, Write | NoScript, FunctionCommands.Flush)
+                    new("flush", -2, Write | NoScript, FunctionCommands.Flush, routing: Routing.AllShards)
                     {
                         Summary = "Removes every library.",
                         Since = "7.0.0", Complexity = "O(N), N = functions removed", Args = "[async(ASYNC | SYNC)]",
@@ -96,19 +100,19 @@ internal sealed partial class CommandTable
                         Summary = "Shows what the FUNCTION subcommands do.",
                         Since = "7.0.0", Complexity = "O(1)",
                     },
-                    new("list", -2, NoScript, FunctionCommands.List)
+                    new("list", -2, NoScript, FunctionCommands.List, routing: Routing.AllShards)
                     {
                         Summary = "Describes the libraries and their functions.",
                         Since = "7.0.0", Complexity = "O(N), N = functions",
                         Args = "[LIBRARYNAME=library-name-pattern:string] [WITHCODE]", Tips = "nondeterministic_output_order",
                     },
-                    new("load", -3, Write | DenyOom | NoScript, FunctionCommands.Load)
+                    new("load", -3, Write | DenyOom | NoScript, FunctionCommands.Load, routing: Routing.AllShards)
                     {
                         Summary = "Loads a library of functions from its code.",
                         Since = "7.0.0", Complexity = "O(1), compilation aside", Args = "[REPLACE] function-code:string",
                         Tips = AllShardsSucceed,
                     },
-                    new("restore", -3, Write | DenyOom | NoScript, FunctionCommands.Restore)
+                    new("restore", -3, Write | DenyOom | NoScript, FunctionCommands.Restore, routing: Routing.AllShards)
                     {
                         Summary = "Loads the libraries of a FUNCTION DUMP payload.",
                         Since = "7.0.0", Complexity = "O(N), N = functions in the payload",
@@ -128,19 +132,21 @@ internal sealed partial class CommandTable
                     },
                 ],
             },
+            // LOAD, EXISTS and FLUSH take the script cache's lock, which a running script holds:
+            // every shard's gates first, as for FUNCTION's subcommands above.
             new("script", -2, None, ScriptCommands.Container, group: "scripting")
             {
                 Summary = "Subcommands that manage the script cache.",
                 Since = "2.6.0", Complexity = "Depends on subcommand.",
                 Subcommands =
                 [
-                    new("exists", -3, NoScript, ScriptCommands.Exists)
+                    new("exists", -3, NoScript, ScriptCommands.Exists, routing: Routing.AllShards)
                     {
                         Summary = "Tells whether scripts are in the script cache.",
                         Since = "2.6.0", Complexity = "O(N), N = scripts checked", Args = "sha1:string...",
                         Tips = "request_policy:all_shards response_policy:agg_logical_and",
                     },
-                    new("flush", -2, NoScript, ScriptCommands.Flush)
+                    new("flush", -2, NoScript, ScriptCommands.Flush, routing: Routing.AllShards)
                     {
                         Summary = "Removes every script from the script cache.",
                         Since = "2.6.0", Complexity = "O(N), N = scripts in cache", Args = "[async(ASYNC | SYNC)@6.2.0]",
@@ -158,7 +164,7 @@ internal sealed partial class CommandTable
                         Since = "2.6.0", Complexity = "O(1)",
                         Tips = "request_policy:all_shards response_policy:one_succeeded",
                     },
-                    new("load", 3, NoScript | Stale, ScriptCommands.Load)
+                    new("load", 3, NoScript | Stale, ScriptCommands.Load, routing: Routing.AllShards)
                     {
                         Summary = "Compiles a script and caches it without running it; returns its SHA1.",
                         Since = "2.6.0", Complexity = "O(N), N = bytes of the script", Args = "script:string",

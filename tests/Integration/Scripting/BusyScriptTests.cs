@@ -324,4 +324,47 @@ public class BusyScriptTests
     [RedisFact]
     public void FunctionStatsAndKill_DuringBusyEval_AsRedis()
         => AssertSameAsRedis(Spin, during: [["FUNCTION", "STATS"], ["FUNCTION", "KILL"]], after: [["FUNCTION", "STATS"]]);
+
+    /// <summary>
+    /// SCRIPT LOAD/EXISTS/FLUSH and FUNCTION LOAD/LIST/DUMP/... take the cache's lock, which a running
+    /// script holds: sent before the script is busy, they must not hold the one event loop (every
+    /// client here is on it) while they wait, so another client's PING is still answered.
+    /// </summary>
+    [Theory]
+    [InlineData("SCRIPT", "LOAD", "return 1")]
+    [InlineData("SCRIPT", "EXISTS", "0000000000000000000000000000000000000000")]
+    [InlineData("SCRIPT", "FLUSH")]
+    [InlineData("FUNCTION", "LIST")]
+    [InlineData("FUNCTION", "DUMP")]
+    [InlineData("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")]
+    public async Task CacheCommand_SentWhileAScriptRuns_LoopKeepsAnswering(params string[] command)
+    {
+        // The default threshold (5 s), so the command arrives while the script runs but is not busy yet.
+        await using var server = TestServer.Start(2, "--io-threads", "1");
+        using var caller = server.Connect();
+        using var waiter = server.Connect();
+        using var other = server.Connect();
+        Assert.Equal("+PONG\r\n", other.Call("PING"));
+        // FUNCTION's subcommands wait for the function store's lock, which a running function holds;
+        // SCRIPT's for the script cache's, which an EVAL holds.
+        bool function = command[0] == "FUNCTION";
+        if (function)
+        {
+            Assert.Equal("$7\r\nspinlib\r\n", other.Call("FUNCTION", "LOAD", "#!lua name=spinlib\nredis.register_function('spin', function() " + Spin + " end)"));
+            caller.Send("FCALL", "spin", "0");
+        }
+        else caller.Send("EVAL", Spin, "0");
+        var sw = Stopwatch.StartNew();
+        while (server.Server.ScriptWatchdog.RunningKind == RedisClone.Scripting.ScriptKind.None)
+        {
+            Assert.True(sw.ElapsedMilliseconds < 10_000, "the script never started");
+            Thread.Sleep(5);
+        }
+        waiter.Send(command);
+        // The same event loop answers (PONG, or BUSY once the threshold has passed).
+        Assert.Contains(other.Call("PING"), new[] { "+PONG\r\n", BusyEval, BusyFunction });
+        Assert.Equal("+OK\r\n", other.Call(function ? "FUNCTION" : "SCRIPT", "KILL"));
+        Assert.StartsWith("-ERR Script killed by user", caller.ReadReply());
+        Assert.NotEmpty(waiter.ReadReply()); // its own reply, once the script is gone (BUSY if it came late)
+    }
 }
