@@ -621,7 +621,7 @@ internal static class DebugCommands
     /// <summary>DEBUG CHANGE-REPL-ID — a new random master_replid (master_replid2 stays cleared).</summary>
     private static void ChangeReplId(ref CommandContext ctx)
     {
-        RuntimeStats.For(ctx.Server).ChangeReplicationId();
+        ctx.Server.Replication.ChangeReplicationId();
         ctx.Reply.Ok();
     }
 

@@ -90,7 +90,7 @@ internal sealed class AofState
                 if (Writer == null)
                 {
                     Writer = new AofWriter(nextPath, () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency);
-                    _server.PropagationListener = Writer;
+                    _server.AofListener = Writer;
                 }
                 else
                 {
@@ -193,7 +193,7 @@ internal sealed class AofState
         lock (_lock)
         {
             if (Writer == null) return;
-            if (ReferenceEquals(_server.PropagationListener, Writer)) _server.PropagationListener = null;
+            if (ReferenceEquals(_server.AofListener, Writer)) _server.AofListener = null;
             Writer.Dispose();
             Writer = null;
         }

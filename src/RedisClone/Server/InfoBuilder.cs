@@ -448,17 +448,19 @@ internal static class InfoBuilder
 
     private static void AppendReplication(StringBuilder sb, RedisServer server, RuntimeStats runtime)
     {
+        var repl = server.Replication;
+        var backlog = repl.Backlog;
         Line(sb, "role", "master");
         Line(sb, "connected_slaves", 0);
         Line(sb, "master_failover_state", "no-failover");
-        Line(sb, "master_replid", runtime.ReplicationId);
-        Line(sb, "master_replid2", new string('0', 40));
-        Line(sb, "master_repl_offset", 0);
-        Line(sb, "second_repl_offset", -1);
-        Line(sb, "repl_backlog_active", 0);
+        Line(sb, "master_replid", repl.ReplicationId);
+        Line(sb, "master_replid2", repl.ReplicationId2);
+        Line(sb, "master_repl_offset", repl.Offset);
+        Line(sb, "second_repl_offset", repl.SecondReplicationOffset);
+        Line(sb, "repl_backlog_active", backlog != null ? 1 : 0);
         Line(sb, "repl_backlog_size", server.Config.ReplBacklogSize);
-        Line(sb, "repl_backlog_first_byte_offset", 0);
-        Line(sb, "repl_backlog_histlen", 0);
+        Line(sb, "repl_backlog_first_byte_offset", backlog?.FirstByteOffset ?? 0);
+        Line(sb, "repl_backlog_histlen", backlog?.HistoryLength ?? 0);
     }
 
     private static void AppendCpu(StringBuilder sb)

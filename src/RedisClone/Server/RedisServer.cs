@@ -69,6 +69,7 @@ internal sealed class RedisServer : IAsyncDisposable
         RunId = Common.RandomHex.Next40();
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         Rdb = new Persistence.RdbSaves(this);
+        Replication = new Replication.ReplicationState(this);
         ClientEviction = new ClientEviction(this);
         Shutdown = new ServerShutdown(this);
     }
@@ -133,6 +134,9 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>RDB snapshots: changes since the last save, the background save, save points.</summary>
     public Persistence.RdbSaves Rdb { get; }
+
+    /// <summary>Replication: the ids, the offset, the backlog and the replicas' stream.</summary>
+    public Replication.ReplicationState Replication { get; }
 
     public ServerOptions Options { get; }
 
@@ -257,15 +261,65 @@ internal sealed class RedisServer : IAsyncDisposable
     public long NextClientId() => Interlocked.Increment(ref _nextClientId);
 
     /// <summary>
-    /// Receives every write as Redis replicates it (the AOF and replicas will; tests do now), or null.
-    /// Set before clients connect.
+    /// Receives every write as Redis replicates it: the AOF's writer, the replication stream, both
+    /// (<see cref="PropagationFanout"/>), or null when neither is on, so that commands pay nothing.
+    /// Setting it attaches a listener of its own (tests record what propagates), beside the others.
     /// </summary>
     public IPropagationListener? PropagationListener
     {
         get => Volatile.Read(ref _propagationListener);
-        set => Volatile.Write(ref _propagationListener, value);
+        set
+        {
+            lock (_listenerLock)
+            {
+                _extraListener = value;
+                ComposeListeners();
+            }
+        }
     }
     private IPropagationListener? _propagationListener;
+    private IPropagationListener? _aofListener, _replicationListener, _extraListener;
+    private readonly object _listenerLock = new();
+
+    /// <summary>The AOF writer's listener (AofState sets it when the AOF turns on, clears it when it turns off).</summary>
+    public IPropagationListener? AofListener
+    {
+        get => Volatile.Read(ref _aofListener);
+        set
+        {
+            lock (_listenerLock)
+            {
+                _aofListener = value;
+                ComposeListeners();
+            }
+        }
+    }
+
+    /// <summary>The replication stream's listener (set while a backlog exists).</summary>
+    public IPropagationListener? ReplicationListener
+    {
+        get => Volatile.Read(ref _replicationListener);
+        set
+        {
+            lock (_listenerLock)
+            {
+                _replicationListener = value;
+                ComposeListeners();
+            }
+        }
+    }
+
+    private void ComposeListeners()
+    {
+        var parts = new[] { _aofListener, _replicationListener, _extraListener }.Where(l => l != null).ToArray();
+        IPropagationListener? effective = parts.Length switch
+        {
+            0 => null,
+            1 => parts[0],
+            _ => new PropagationFanout(parts!),
+        };
+        Volatile.Write(ref _propagationListener, effective);
+    }
 
     /// <summary>
     /// A key removed because it expired goes to replicas as DEL (UNLINK with lazyfree-lazy-expire):
@@ -816,8 +870,7 @@ internal sealed class RedisServer : IAsyncDisposable
         }
         AofFiles = new Persistence.AofState(this, manifest);
         AofFiles.OpenAtStartup();
-        if (PropagationListener != null) Log.Warning("A propagation listener is attached already: it replaces the AOF's.");
-        else PropagationListener = Aof;
+        AofListener = Aof;
     }
 
 

@@ -4,8 +4,8 @@ namespace RedisClone.Server;
 
 /// <summary>
 /// Figures INFO reports that are not plain counters: the instantaneous rates (ops/sec, network
-/// kbps), sampled every 100 ms over the last 16 samples as Redis's serverCron does, the memory
-/// peak, and the replication id. One per server, created by the first INFO (or CONFIG RESETSTAT),
+/// kbps), sampled every 100 ms over the last 16 samples as Redis's serverCron does, and the
+/// memory peak. One per server, created by the first INFO (or CONFIG RESETSTAT),
 /// so a server nobody asks about runs no timer; it stops with the server.
 /// </summary>
 internal sealed class RuntimeStats
@@ -25,20 +25,11 @@ internal sealed class RuntimeStats
     private RuntimeStats(RedisServer server)
     {
         _server = server;
-        ReplicationId = NewReplicationId();
         Sample();
         _timer = new Timer(_ => Tick(), null, IntervalMs, IntervalMs);
     }
 
     public static RuntimeStats For(RedisServer server) => PerServer.GetValue(server, s => new RuntimeStats(s));
-
-    /// <summary>master_replid: random per server run, as Redis's; DEBUG CHANGE-REPL-ID draws a new one.</summary>
-    public string ReplicationId { get; private set; }
-
-    /// <summary>DEBUG CHANGE-REPL-ID: a new random replication ID (the secondary one is always cleared here).</summary>
-    public void ChangeReplicationId() => ReplicationId = NewReplicationId();
-
-    private static string NewReplicationId() => Common.RandomHex.Next40();
 
     public long OpsPerSecond => _commands.Average;
     public double InputKbps => _netInput.Average / 1024.0;

@@ -290,3 +290,12 @@ internal sealed class PropagationLog
         _used += arg.Length;
     }
 }
+
+/// <summary>Hands each unit to several listeners in turn (the AOF and the replication stream).</summary>
+internal sealed class PropagationFanout(IPropagationListener[] listeners) : IPropagationListener
+{
+    public void Propagate(PropagatedUnit unit)
+    {
+        foreach (var listener in listeners) listener.Propagate(unit);
+    }
+}

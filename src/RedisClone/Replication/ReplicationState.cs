@@ -1,0 +1,266 @@
+using System.Buffers;
+using RedisClone.Common;
+using RedisClone.Server;
+using RedisClone.Storage;
+
+namespace RedisClone.Replication;
+
+/// <summary>
+/// The server's replication identity and stream: master_replid and the secondary id with the
+/// offset up to which it is valid (PSYNC2), master_repl_offset, and the backlog with the replicas'
+/// cursors. As a master it formats what the propagation hook emits into the stream (SELECT when the
+/// database changes, MULTI/EXEC around transactions); as a replica the master's stream is appended
+/// as received (<see cref="FeedFromMaster"/>) so that chained replicas get it byte for byte.
+/// </summary>
+/// <remarks>
+/// Like Redis, the offset only moves while a backlog exists: it is created when the first replica
+/// asks for a sync (or when this server becomes a replica) and freed after <c>repl-backlog-ttl</c>
+/// seconds without replicas. Until then nothing listens to the propagation hook for replication,
+/// so a server without replicas pays nothing for it.
+/// </remarks>
+internal sealed class ReplicationState : IPropagationListener
+{
+    private readonly RedisServer _server;
+
+    /// <summary>Guards the feed: the selected database of the stream and the scratch buffer.</summary>
+    private readonly object _feedLock = new();
+    private readonly ArrayBufferWriter<byte> _scratch = new(4096);
+    private int _selectedDb = -1;
+    private long _offsetWithoutBacklog;
+    private volatile ReplicationBacklog? _backlog;
+
+    public ReplicationState(RedisServer server)
+    {
+        _server = server;
+        ReplicationId = RandomHex.Next40();
+    }
+
+    /// <summary>master_replid.</summary>
+    public string ReplicationId { get; private set; }
+
+    /// <summary>master_replid2: the id this server's history had before it changed (all zeros when none).</summary>
+    public string ReplicationId2 { get; private set; } = new('0', 40);
+
+    /// <summary>second_repl_offset: the first offset not valid for <see cref="ReplicationId2"/> (-1 when none).</summary>
+    public long SecondReplicationOffset { get; private set; } = -1;
+
+    /// <summary>The backlog, or null while there is none (repl_backlog_active:0).</summary>
+    public ReplicationBacklog? Backlog => _backlog;
+
+    /// <summary>master_repl_offset.</summary>
+    public long Offset => _backlog?.Offset ?? Volatile.Read(ref _offsetWithoutBacklog);
+
+    /// <summary>
+    /// True while this server is a replica (REPLICAOF host port): its own writes and the master's
+    /// commands it runs are not fed as its stream; the master's bytes are (see <see cref="FeedFromMaster"/>).
+    /// </summary>
+    public volatile bool IsReplica;
+
+    /// <summary>
+    /// master_repl_offset after the last unit this thread appended (0 when none since it was read):
+    /// the execution layer moves it into the client's write offset, which WAIT waits for.
+    /// </summary>
+    [ThreadStatic] public static long ThreadOffset;
+
+    /// <summary>Creates the backlog when there is none (the first replica, or becoming a replica) and starts listening.</summary>
+    public ReplicationBacklog EnsureBacklog()
+    {
+        lock (_feedLock)
+        {
+            if (_backlog is { } existing) return existing;
+            var backlog = new ReplicationBacklog(Volatile.Read(ref _offsetWithoutBacklog), _server.Config.ReplBacklogSize);
+            _selectedDb = -1;
+            _backlog = backlog;
+            _server.ReplicationListener = this;
+            return backlog;
+        }
+    }
+
+    /// <summary>Frees the backlog (repl-backlog-ttl expired with no replicas); the offset stays where it was.</summary>
+    public void FreeBacklog()
+    {
+        lock (_feedLock)
+        {
+            var backlog = _backlog;
+            if (backlog == null) return;
+            _server.ReplicationListener = null;
+            Volatile.Write(ref _offsetWithoutBacklog, backlog.Offset);
+            _backlog = null;
+            backlog.Release();
+        }
+    }
+
+    /// <summary>DEBUG CHANGE-REPL-ID, a master's start-up, or a replica's full sync with a new master: a new id, no secondary one.</summary>
+    public void ChangeReplicationId()
+    {
+        lock (_feedLock)
+        {
+            ReplicationId = RandomHex.Next40();
+            ClearSecondaryLocked();
+        }
+    }
+
+    /// <summary>Takes the master's id and offset after a full sync (the stream now continues the master's history).</summary>
+    public void Adopt(string replicationId, long offset)
+    {
+        lock (_feedLock)
+        {
+            ReplicationId = replicationId;
+            ClearSecondaryLocked();
+            SetOffsetLocked(offset);
+        }
+    }
+
+    /// <summary>
+    /// A replica becomes a master (REPLICAOF NO ONE, FAILOVER): the old id stays valid up to the
+    /// current offset as the secondary one, so its former siblings can still resync partially
+    /// (PSYNC2), and a new id starts.
+    /// </summary>
+    public void ShiftReplicationId()
+    {
+        lock (_feedLock)
+        {
+            ReplicationId2 = ReplicationId;
+            SecondReplicationOffset = Offset + 1;
+            ReplicationId = RandomHex.Next40();
+            _selectedDb = -1;
+        }
+    }
+
+    /// <summary>
+    /// A replica's master moved to another history (+CONTINUE with a new id): the old id becomes the
+    /// secondary one, valid up to here, and the master's id is taken.
+    /// </summary>
+    public void FollowNewId(string replicationId)
+    {
+        lock (_feedLock)
+        {
+            ReplicationId2 = ReplicationId;
+            SecondReplicationOffset = Offset + 1;
+            ReplicationId = replicationId;
+        }
+    }
+
+    public void ClearSecondary()
+    {
+        lock (_feedLock) ClearSecondaryLocked();
+    }
+
+    private void ClearSecondaryLocked()
+    {
+        ReplicationId2 = new string('0', 40);
+        SecondReplicationOffset = -1;
+    }
+
+    /// <summary>Moves master_repl_offset (a replica adopting its master's, or loading it from an RDB); the backlog restarts there.</summary>
+    public void SetOffset(long offset)
+    {
+        lock (_feedLock) SetOffsetLocked(offset);
+    }
+
+    private void SetOffsetLocked(long offset)
+    {
+        Volatile.Write(ref _offsetWithoutBacklog, offset);
+        if (_backlog is { } old)
+        {
+            _backlog = new ReplicationBacklog(offset, _server.Config.ReplBacklogSize);
+            old.Release();
+        }
+        _selectedDb = -1;
+    }
+
+    /// <summary>The next unit fed starts with a SELECT (a new full sync: the replica's database is unknown).</summary>
+    public void ForceSelect()
+    {
+        lock (_feedLock) _selectedDb = -1;
+    }
+
+    /// <summary>A PING to the replicas (every repl-ping-replica-period seconds while any is attached).</summary>
+    public void FeedPing()
+    {
+        lock (_feedLock)
+        {
+            var backlog = _backlog;
+            if (backlog == null || IsReplica) return;
+            backlog.Append("*1\r\n$4\r\nPING\r\n"u8);
+        }
+    }
+
+    /// <summary>As a replica: bytes of the master's stream, applied, passed on to chained replicas as they came.</summary>
+    public void FeedFromMaster(ReadOnlySpan<byte> bytes)
+    {
+        lock (_feedLock)
+        {
+            if (_backlog is { } backlog) backlog.Append(bytes);
+            else Volatile.Write(ref _offsetWithoutBacklog, Volatile.Read(ref _offsetWithoutBacklog) + bytes.Length);
+        }
+    }
+
+    /// <summary>The propagation hook: a unit's commands for replicas, in Redis's format.</summary>
+    public void Propagate(PropagatedUnit unit)
+    {
+        if (IsReplica) return; // a replica passes its master's stream on instead
+        lock (_feedLock)
+        {
+            var backlog = _backlog;
+            if (backlog == null) return;
+            var output = _scratch;
+            output.ResetWrittenCount();
+            bool any = false;
+            for (int c = 0; c < unit.Count; c++)
+            {
+                if ((unit.Target(c) & PropagationTarget.Replicas) == 0) continue;
+                int db = unit.Db(c);
+                if (db != _selectedDb)
+                {
+                    Span<byte> digits = stackalloc byte[20];
+                    int n = RedisNumbers.FormatInt64(db, digits);
+                    WriteHeader(output, 2);
+                    WriteBulk(output, "SELECT"u8);
+                    WriteBulk(output, digits[..n]);
+                    _selectedDb = db;
+                }
+                if (!any && unit.Transaction)
+                {
+                    WriteHeader(output, 1);
+                    WriteBulk(output, "MULTI"u8);
+                }
+                any = true;
+                int argc = unit.ArgCount(c);
+                WriteHeader(output, argc);
+                for (int a = 0; a < argc; a++) WriteBulk(output, unit.Arg(c, a));
+            }
+            if (!any) return;
+            if (unit.Transaction)
+            {
+                WriteHeader(output, 1);
+                WriteBulk(output, "EXEC"u8);
+            }
+            ThreadOffset = backlog.Append(output.WrittenSpan);
+        }
+    }
+
+    private static void WriteHeader(IBufferWriter<byte> output, int count)
+    {
+        var span = output.GetSpan(16);
+        span[0] = (byte)'*';
+        int n = 1 + RedisNumbers.FormatInt64(count, span[1..]);
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        output.Advance(n);
+    }
+
+    private static void WriteBulk(IBufferWriter<byte> output, ReadOnlySpan<byte> value)
+    {
+        var span = output.GetSpan(value.Length + 16);
+        span[0] = (byte)'$';
+        int n = 1 + RedisNumbers.FormatInt64(value.Length, span[1..]);
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        value.CopyTo(span[n..]);
+        n += value.Length;
+        span[n++] = (byte)'\r';
+        span[n++] = (byte)'\n';
+        output.Advance(n);
+    }
+}
