@@ -83,7 +83,7 @@ internal static class InfoBuilder
         if (Has("replication"))
         {
             Header("Replication");
-            AppendReplication(sb, server, runtime);
+            Replication.ReplicationInfo.Append(sb, server);
         }
         if (Has("cpu"))
         {
@@ -444,23 +444,6 @@ internal static class InfoBuilder
         Line(sb, "acl_access_denied_cmd", server.Acl.Log.DeniedCommand);
         Line(sb, "acl_access_denied_key", server.Acl.Log.DeniedKey);
         Line(sb, "acl_access_denied_channel", server.Acl.Log.DeniedChannel);
-    }
-
-    private static void AppendReplication(StringBuilder sb, RedisServer server, RuntimeStats runtime)
-    {
-        var repl = server.Replication;
-        var backlog = repl.Backlog;
-        Line(sb, "role", "master");
-        Line(sb, "connected_slaves", 0);
-        Line(sb, "master_failover_state", "no-failover");
-        Line(sb, "master_replid", repl.ReplicationId);
-        Line(sb, "master_replid2", repl.ReplicationId2);
-        Line(sb, "master_repl_offset", repl.Offset);
-        Line(sb, "second_repl_offset", repl.SecondReplicationOffset);
-        Line(sb, "repl_backlog_active", backlog != null ? 1 : 0);
-        Line(sb, "repl_backlog_size", server.Config.ReplBacklogSize);
-        Line(sb, "repl_backlog_first_byte_offset", backlog?.FirstByteOffset ?? 0);
-        Line(sb, "repl_backlog_histlen", backlog?.HistoryLength ?? 0);
     }
 
     private static void AppendCpu(StringBuilder sb)
