@@ -53,6 +53,18 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>The AOF sequence of this client's last write: with appendfsync always its replies wait until it is on disk.</summary>
     public long AofSequence { get; set; }
 
+    /// <summary>master_repl_offset after this client's last write (Redis's c->woff): what WAIT waits for replicas to acknowledge.</summary>
+    public long ReplOffset { get; set; }
+
+    /// <summary>
+    /// Set by REPLCONF (its options) and SYNC/PSYNC (the connection is then a replica, see
+    /// Replication/ReplicaLink): the connection writes the replication stream.
+    /// </summary>
+    public Replication.ReplicaLink? ReplicaLink { get; set; }
+
+    /// <summary>A replica (SYNC/PSYNC): CLIENT LIST flag S, type replica.</summary>
+    public bool IsReplica => ReplicaLink is { Attached: true };
+
     /// <summary>
     /// The ACL user the connection runs as: the default user until AUTH or HELLO AUTH, back to it on
     /// RESET. Null for the server's own clients (AOF replay), which Redis runs with no user: no checks.

@@ -850,7 +850,8 @@ internal static class ConnectionCommands
     /// Redis's getClientType: a client subscribed to anything is "pubsub" (a MONITOR stays "normal");
     /// there is no replication, so no replica or master.
     /// </summary>
-    private static ClientType TypeOf(ClientSession client) => client.InPubSubMode ? ClientType.PubSub : ClientType.Normal;
+    private static ClientType TypeOf(ClientSession client)
+        => client.IsReplica ? ClientType.Replica : client.InPubSubMode ? ClientType.PubSub : ClientType.Normal;
 
     /// <summary>
     /// Clients oldest first, as Redis's client list keeps them. A killed client leaves the registry
@@ -911,6 +912,7 @@ internal static class ConnectionCommands
     private static void AppendClientInfo(StringBuilder sb, ClientSession c, long nowMs, bool isCurrent, long currentArgvMem, long currentWire)
     {
         var flags = new StringBuilder(4);
+        if (c.IsReplica) flags.Append('S');
         if (c.IsMonitor) flags.Append('O');
         if (c.InPubSubMode) flags.Append('P');
         if (c.InMulti) flags.Append('x');

@@ -123,6 +123,7 @@ internal static class ServerCommands
             server.Shards[i].ResetExpiryStats();
         }
         server.ClientEviction.ResetStats();
+        server.Replication.Master.ResetStats();
         RuntimeStats.For(server).Reset();
         server.Evictor.ResetExceeded();
         ctx.Reply.Ok();
@@ -197,13 +198,7 @@ internal static class ServerCommands
     /// replicas (replication is not built), so its offset is 0 and the list empty, as a fresh
     /// Redis master's.
     /// </summary>
-    public static void Role(ref CommandContext ctx)
-    {
-        ctx.Reply.ArrayHeader(3);
-        ctx.Reply.Bulk("master"u8);
-        ctx.Reply.Integer(0);
-        ctx.Reply.ArrayHeader(0);
-    }
+    public static void Role(ref CommandContext ctx) => ctx.Server.Replication.Master.Role(ref ctx);
 
     public static void LastSave(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Server.Rdb.LastSaveUnix);
 

@@ -6,33 +6,44 @@ namespace RedisClone.Commands;
 
 /// <summary>
 /// WAIT and WAITAOF: a client waits until its writes reached replicas (and, for WAITAOF, the local
-/// AOF). There are no replicas here, so the replica count is always 0: asking for none answers at
-/// once, asking for some waits out the timeout (0: forever) unless CLIENT UNBLOCK ends it first,
-/// as a Redis master without replicas does. Inside MULTI or a script they answer at once.
+/// AOF): the replicas that acknowledged (REPLCONF ACK, or ACK ... FACK for their AOF) the master
+/// offset after the client's last write are counted. Enough already answers at once; otherwise the
+/// replicas are asked for an ACK (REPLCONF GETACK * in the stream) and the client waits until enough
+/// did or the timeout (0: forever), or CLIENT UNBLOCK. Inside MULTI or a script they answer at once.
 /// </summary>
 internal static class WaitCommands
 {
-    /// <summary>WAIT numreplicas timeout — 0 at once when numreplicas &lt;= 0, else 0 after the timeout (ms).</summary>
+    /// <summary>WAIT numreplicas timeout — the number of replicas that acknowledged the client's last write.</summary>
     public static void Wait(ref CommandContext ctx)
     {
+        if (ctx.Server.Replication.IsReplica)
+        {
+            ctx.Error(RespErrors.WaitOnReplica);
+            return;
+        }
         if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out long replicas))
         {
             ctx.Error(RespErrors.NotInteger);
             return;
         }
         if (!TryTimeout(ref ctx, ctx.Arg(2), out long timeoutMs)) return;
-        if (replicas <= 0 || ctx.Client.DenyBlocking)
+        var master = ctx.Server.Replication.Master;
+        long offset = ctx.Client.ReplOffset;
+        long acked = master.CountAcks(offset);
+        if (acked >= replicas || ctx.Client.DenyBlocking)
         {
-            ctx.Reply.Integer(0);
+            ctx.Reply.Integer(acked);
             return;
         }
-        Block(ref ctx, new BlockedClient(ctx.DbIndex, [], BlockedOn.Replicas, timeoutMs));
+        var blocked = new BlockedClient(ctx.DbIndex, [], BlockedOn.Replicas, timeoutMs) { ReplOffset = offset };
+        blocked.Until = master.WaitForAcks(offset, replicas, aof: false, blocked.Done);
+        Block(ref ctx, blocked);
     }
 
     /// <summary>
     /// WAITAOF numlocal numreplicas timeout — [local, replicas]: local is 1 once the client's last
-    /// write is in the AOF (numlocal 1 needs appendonly yes), replicas is 0. Answers at once when
-    /// that already meets both counts, else when it does or at the timeout.
+    /// write is in the AOF (numlocal 1 needs appendonly yes), replicas counts those with it in theirs.
+    /// Answers at once when that already meets both counts, else when it does or at the timeout.
     /// </summary>
     /// <remarks>
     /// "In the AOF" is what this server's AOF writer reports as durable: fsynced under appendfsync
@@ -61,24 +72,34 @@ internal static class WaitCommands
             return;
         }
         if (!TryTimeout(ref ctx, ctx.Arg(3), out long timeoutMs)) return;
+        if (ctx.Server.Replication.IsReplica)
+        {
+            ctx.Error(RespErrors.WaitAofOnReplica);
+            return;
+        }
         var aof = ctx.Server.Aof;
         if (local != 0 && !ctx.Server.Config.AppendOnly)
         {
             ctx.Error(RespErrors.WaitAofNoAof);
             return;
         }
+        var master = ctx.Server.Replication.Master;
         long seq = ctx.Client.AofSequence;
+        long offset = ctx.Client.ReplOffset;
         bool onDisk = aof != null && aof.Durable >= seq;
-        if ((onDisk || local == 0) && replicas == 0 || ctx.Client.DenyBlocking)
+        long acked = master.CountAcks(offset, aof: true);
+        if ((onDisk || local == 0) && acked >= replicas || ctx.Client.DenyBlocking)
         {
             ctx.Reply.ArrayHeader(2);
             ctx.Reply.Integer(onDisk ? 1 : 0);
-            ctx.Reply.Integer(0);
+            ctx.Reply.Integer(acked);
             return;
         }
-        // With replicas asked for, only the timeout ends the wait (none will ever acknowledge).
-        var until = replicas == 0 && aof != null ? aof.WaitDurableAsync(seq) : null;
-        Block(ref ctx, new BlockedClient(ctx.DbIndex, [], BlockedOn.AofSync, timeoutMs) { Until = until, AofSequence = seq });
+        var blocked = new BlockedClient(ctx.DbIndex, [], BlockedOn.AofSync, timeoutMs) { AofSequence = seq, ReplOffset = offset };
+        var localDone = local != 0 && aof != null ? aof.WaitDurableAsync(seq) : Task.CompletedTask;
+        var replicasDone = replicas > 0 ? master.WaitForAcks(offset, replicas, aof: true, blocked.Done) : Task.CompletedTask;
+        blocked.Until = Task.WhenAll(localDone, replicasDone);
+        Block(ref ctx, blocked);
     }
 
     private static void Block(ref CommandContext ctx, BlockedClient blocked)

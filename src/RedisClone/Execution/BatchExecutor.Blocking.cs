@@ -202,22 +202,23 @@ internal sealed partial class BatchExecutor
     }
 
     /// <summary>
-    /// The end of a WAIT (the count of replicas that acknowledged: none here) or WAITAOF ([whether
-    /// the write is on disk locally, replicas]), however it ended short of CLIENT UNBLOCK ERROR.
+    /// The end of a WAIT (the count of replicas that acknowledged) or WAITAOF ([whether the write is
+    /// on disk locally, replicas with it in their AOF]), however it ended short of CLIENT UNBLOCK ERROR.
     /// </summary>
     private void WriteWaitReply(BlockedClient blocked)
     {
         if (Session.ReplyMode != ReplyMode.On) return;
         var reply = new RespWriter(_output, Session.Protocol);
+        var master = _server.Replication.Master;
         if (blocked.Kind == BlockedOn.Replicas)
         {
-            reply.Integer(0);
+            reply.Integer(master.CountAcks(blocked.ReplOffset));
             return;
         }
         var aof = _server.Aof;
         reply.ArrayHeader(2);
         reply.Integer(aof != null && aof.Durable >= blocked.AofSequence ? 1 : 0);
-        reply.Integer(0);
+        reply.Integer(master.CountAcks(blocked.ReplOffset, aof: true));
     }
 
     private static long Now() => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();

@@ -105,6 +105,14 @@ internal static class CommandChecks
             error = diskError;
             return null;
         }
+        // min-replicas-to-write: too few good replicas refuse writes (Redis checks it right after MISCONF).
+        if (((def.Flags & CommandFlags.Write) != 0 || def == ExecDef || def == EvalDef)
+            && server.WritesDeniedByReplicas() is { } replicasError && def != PingDef && WritesForDiskCheck(session, buffer, i, def))
+        {
+            rejectedDef = def;
+            error = replicasError;
+            return null;
+        }
         if (session.Protocol == 2 && session.InPubSubMode && Array.IndexOf(AllowedWhileSubscribed, def) < 0)
         {
             rejectedDef = def;

@@ -74,6 +74,12 @@ internal static class CommandRunner
                     Persistence.AofWriter.ThreadSequence = 0;
                     if (appended > session.AofSequence) session.AofSequence = appended;
                 }
+                long replicated = Replication.ReplicationState.ThreadOffset;
+                if (replicated != 0)
+                {
+                    Replication.ReplicationState.ThreadOffset = 0;
+                    if (replicated > session.ReplOffset) session.ReplOffset = replicated;
+                }
             }
         }
         finally

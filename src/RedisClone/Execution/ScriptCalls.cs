@@ -68,6 +68,12 @@ internal static class ScriptCalls
             error = "-" + diskError;
             return;
         }
+        // Too few good replicas (min-replicas-to-write): as Redis's scriptVerifyWriteCommandAllow.
+        if ((def.Flags & CommandFlags.Write) != 0 && server.WritesDeniedByReplicas() is { } replicasError)
+        {
+            error = "-" + replicasError;
+            return;
+        }
         // Out of memory when the script's command was checked: its first denyoom command is refused
         // unless it already wrote (it cannot be stopped halfway), as Redis's scriptVerifyOOM.
         if (denyOom && (def.Flags & CommandFlags.DenyOom) != 0 && !watchdog.HasWritten && server.Config.MaxMemory != 0)

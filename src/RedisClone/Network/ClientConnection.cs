@@ -182,6 +182,11 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     private async ValueTask EndSessionAsync()
     {
         try { await _executor.EndAsync(); } catch (Exception) { }
+        if (Session.ReplicaLink is { } replica)
+        {
+            if (replica.Attached) _server.Replication.Master.Remove(replica);
+            else replica.Close();
+        }
         PubSubCommands.UnsubscribeEverything(_server.PubSub, Session);
         ConnectionCommands.StopMonitoring(_server, Session);
         _server.Tracking.Disable(Session);
@@ -207,6 +212,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                     _commands.TrimIdle(); // between batches: the last one was cleared
                 }
                 if (!_pushes.IsEmpty) DrainPushes();
+                // A replica: its sync's lines, its RDB and the replication stream (see Replication/ReplicaLink).
+                if (Session.ReplicaLink is { HasWork: true } replica && !await replica.PumpAsync(output)) break;
                 if (!input.TryRead(out var result))
                 {
                     if (output.UnflushedBytes > 0)

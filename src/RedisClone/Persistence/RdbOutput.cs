@@ -8,7 +8,8 @@ namespace RedisClone.Persistence;
 
 /// <summary>
 /// An RDB file being written: to a temporary file beside the target, with a running CRC64, then
-/// fsynced and renamed over the target, so a reader never sees a half-written file.
+/// fsynced and renamed over the target, so a reader never sees a half-written file; or to any
+/// stream (a diskless full sync's replicas), where the checksum ends it and nothing is renamed.
 /// </summary>
 /// <remarks>
 /// The layout is Redis's (version 10): "REDIS0010", aux fields, function libraries, then per
@@ -21,9 +22,10 @@ internal sealed class RdbOutput : IDisposable
     public const byte OpcodeFunction = 245, OpcodeModuleAux = 247, OpcodeIdle = 248, OpcodeFreq = 249, OpcodeAux = 250,
         OpcodeResizeDb = 251, OpcodeExpireTimeMs = 252, OpcodeExpireTime = 253, OpcodeSelectDb = 254, OpcodeEof = 255;
 
-    private readonly FileStream _file;
-    private readonly string _tempPath, _finalPath;
+    private readonly Stream _file;
+    private readonly string? _tempPath, _finalPath;
     private readonly bool _checksum;
+    private long _written;
     private ulong _crc;
     private int _currentDb = -1;
     private bool _done;
@@ -44,13 +46,21 @@ internal sealed class RdbOutput : IDisposable
         }
     }
 
+    /// <summary>An RDB written to <paramref name="stream"/> as it is produced (the caller owns the stream).</summary>
+    public RdbOutput(Stream stream, bool checksum)
+    {
+        _file = stream;
+        _checksum = checksum;
+    }
+
     /// <summary>Bytes written so far.</summary>
-    public long Length => _file.Position;
+    public long Length => _written;
 
     public void Write(ReadOnlySpan<byte> bytes)
     {
         if (_checksum) _crc = Crc64.Update(_crc, bytes);
         _file.Write(bytes);
+        _written += bytes.Length;
     }
 
     private ulong _resized; // databases whose RESIZEDB is written (bit per database below 64)
@@ -92,15 +102,25 @@ internal sealed class RdbOutput : IDisposable
         RdbString.WriteLength(output, (ulong)db);
     }
 
-    /// <summary>The header and the aux fields Redis 7 writes (version, word size, creation time, memory, aof-base).</summary>
-    public void WriteHeader(string version, long usedMemory)
+    /// <summary>
+    /// The header and the aux fields Redis 7 writes (version, word size, creation time, memory,
+    /// aof-base); for replication also repl-stream-db, repl-id and repl-offset, where Redis puts them.
+    /// </summary>
+    public void WriteHeader(string version, long usedMemory, RdbReplicationInfo? replication = null)
     {
         var buffer = new ArrayBufferWriter<byte>(128);
         buffer.Write(Encoding.ASCII.GetBytes($"REDIS{RdbType.WriteVersion:D4}"));
+        var inv = System.Globalization.CultureInfo.InvariantCulture;
         Aux(buffer, "redis-ver", version);
         Aux(buffer, "redis-bits", "64");
-        Aux(buffer, "ctime", DateTimeOffset.UtcNow.ToUnixTimeSeconds().ToString(System.Globalization.CultureInfo.InvariantCulture));
-        Aux(buffer, "used-mem", usedMemory.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        Aux(buffer, "ctime", DateTimeOffset.UtcNow.ToUnixTimeSeconds().ToString(inv));
+        Aux(buffer, "used-mem", usedMemory.ToString(inv));
+        if (replication is { } r)
+        {
+            Aux(buffer, "repl-stream-db", r.StreamDb.ToString(inv));
+            Aux(buffer, "repl-id", r.ReplicationId);
+            Aux(buffer, "repl-offset", r.Offset.ToString(inv));
+        }
         Aux(buffer, "aof-base", "0");
         Write(buffer.WrittenSpan);
     }
@@ -161,11 +181,18 @@ internal sealed class RdbOutput : IDisposable
         if (_checksum) _crc = Crc64.Update(_crc, end[..1]);
         BinaryPrimitives.WriteUInt64LittleEndian(end[1..], _checksum ? _crc : 0);
         _file.Write(end);
-        _file.Flush(flushToDisk: true);
+        _written += end.Length;
+        if (_finalPath == null)
+        {
+            _file.Flush();
+            _done = true;
+            return;
+        }
+        ((FileStream)_file).Flush(flushToDisk: true);
         _file.Dispose();
         try
         {
-            File.Move(_tempPath, _finalPath, overwrite: true);
+            File.Move(_tempPath!, _finalPath, overwrite: true);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
@@ -193,6 +220,7 @@ internal sealed class RdbOutput : IDisposable
 
     public void Dispose()
     {
+        if (_tempPath == null) return; // a stream's owner disposes it
         _file.Dispose();
         if (!_done)
         {
@@ -200,3 +228,6 @@ internal sealed class RdbOutput : IDisposable
         }
     }
 }
+
+/// <summary>The aux fields an RDB made for replication carries: the stream's database, the replication id and offset at its instant.</summary>
+internal readonly record struct RdbReplicationInfo(int StreamDb, string ReplicationId, long Offset);

@@ -106,23 +106,38 @@ internal sealed class RdbSaves
     }
 
     /// <summary>BGSAVE: starts a background save; the caller holds every gate. False when one already runs.</summary>
-    public bool TryStartBackground()
+    public bool TryStartBackground() => TryStartBackground(null);
+
+    /// <summary>
+    /// Starts a background save, for a full sync when <paramref name="replication"/> is given: to the
+    /// file (counted as a save, as Redis's BGSAVE for SYNC with target disk) or to the replicas'
+    /// stream (not a save: Redis's RDB transfer with target replicas sockets). The caller holds every
+    /// gate. False when a save or an AOF rewrite already runs (one snapshot at a time).
+    /// </summary>
+    public bool TryStartBackground(IReplicationSave? replication)
     {
         if (InProgress || _server.AofFiles?.RewriteInProgress == true) return false;
-        Scheduled = false;
+        bool socket = replication?.Target != null;
+        if (!socket) Scheduled = false;
         long dirty = _dirty.Value;
         var snapshot = new RdbSnapshot(_server, background: true);
+        replication?.AtInstant(snapshot);
         _runningSince = Stopwatch.GetTimestamp();
-        LastBackgroundTryUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        if (!socket) LastBackgroundTryUnix = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
         Volatile.Write(ref _running, snapshot);
-        _server.Log.Notice("Background saving started");
-        var thread = new Thread(() => RunBackground(snapshot, dirty)) { IsBackground = true, Name = "rdb-bgsave" };
+        _server.Log.Notice(socket ? "Background RDB transfer started" : "Background saving started");
+        var thread = new Thread(() => RunBackground(snapshot, dirty, replication)) { IsBackground = true, Name = socket ? "rdb-transfer" : "rdb-bgsave" };
         thread.Start();
         return true;
     }
 
-    private void RunBackground(RdbSnapshot snapshot, long dirty)
+    private void RunBackground(RdbSnapshot snapshot, long dirty, IReplicationSave? replication)
     {
+        if (replication?.Target is { } target)
+        {
+            RunTransfer(snapshot, target, replication);
+            return;
+        }
         bool ok = true;
         try
         {
@@ -134,6 +149,7 @@ internal sealed class RdbSaves
             if (!_stoppingForShutdown) _server.Log.Notice("Background saving stopped: the dataset was flushed");
             LastBackgroundSeconds = (Stopwatch.GetTimestamp() - _runningSince) / Stopwatch.Frequency;
             Volatile.Write(ref _running, null);
+            replication?.Completed(false);
             return;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ObjectDisposedException or InvalidOperationException)
@@ -155,6 +171,34 @@ internal sealed class RdbSaves
         LastBackgroundSeconds = seconds;
         LastAheadBytes = snapshot.AheadBytes;
         Volatile.Write(ref _running, null);
+        replication?.Completed(ok);
+    }
+
+    /// <summary>
+    /// A diskless full sync: the snapshot goes to the replicas' stream. Not a save (no change to
+    /// the dirty count, LASTSAVE or rdb_last_bgsave_status), as Redis's socket target.
+    /// </summary>
+    private void RunTransfer(RdbSnapshot snapshot, Stream target, IReplicationSave replication)
+    {
+        bool ok = true;
+        try
+        {
+            snapshot.Run(target);
+            _server.Log.Notice("Background RDB transfer terminated with success");
+        }
+        catch (Exception ex) when (ex is IOException or OperationCanceledException or ObjectDisposedException or InvalidOperationException)
+        {
+            ok = false;
+            _server.Log.Warning($"Background transfer error: {ex.Message}");
+        }
+        finally
+        {
+            // The hooks may still be on when the stream failed before the walk began.
+            snapshot.DetachIfAttached();
+        }
+        LastAheadBytes = snapshot.AheadBytes;
+        Volatile.Write(ref _running, null);
+        replication.Completed(ok);
     }
 
     /// <summary>Redis's log line for a failed save: the step that failed (see <see cref="RdbSaveException"/>) or a write error.</summary>
@@ -216,4 +260,17 @@ internal sealed class RdbSaves
         if (!start) return;
         _server.WithAllGates(TryStartBackground);
     }
+}
+
+/// <summary>A background save a full sync asked for (see Replication/ReplicationMaster).</summary>
+internal interface IReplicationSave
+{
+    /// <summary>The replicas' stream for a diskless sync; null for the file.</summary>
+    Stream? Target { get; }
+
+    /// <summary>Called with every gate held at the snapshot's instant: the replicas' stream starts here.</summary>
+    void AtInstant(RdbSnapshot snapshot);
+
+    /// <summary>Called on the saver thread once the save ended (the file is in place when ok).</summary>
+    void Completed(bool ok);
 }

@@ -165,11 +165,26 @@ internal sealed class RdbSnapshot
     /// Writes the file: for a foreground snapshot the caller still holds every gate; a background
     /// one takes each shard's gate in turns. Throws on an I/O error (the old file stays).
     /// </summary>
-    public void Run()
+    public void Run() => Run(null);
+
+    /// <summary>For a full sync: the aux fields the RDB carries (repl-stream-db, repl-id, repl-offset), set at the instant.</summary>
+    public RdbReplicationInfo? ReplicationInfo { get; set; }
+
+    /// <summary>REPLCONF rdb-filter-only: no keys (and, without "functions", no functions either).</summary>
+    public bool ExcludeData { get; set; }
+
+    public bool ExcludeFunctions { get; set; }
+
+    /// <summary>
+    /// Writes the RDB to <paramref name="target"/> (a diskless full sync's replicas) or, when null,
+    /// to the file. Throws on an I/O error (the old file stays).
+    /// </summary>
+    public void Run(Stream? target)
     {
-        using var output = new RdbOutput(_path, _checksum);
-        output.WriteHeader(ServerInfo.Version, _usedMemory);
-        foreach (var code in _functions) output.WriteFunction(code, _compress);
+        using var output = target != null ? new RdbOutput(target, _checksum) : new RdbOutput(_path, _checksum);
+        output.WriteHeader(ServerInfo.Version, _usedMemory, ReplicationInfo);
+        if (!ExcludeFunctions)
+            foreach (var code in _functions) output.WriteFunction(code, _compress);
         var buffer = new ArrayBufferWriter<byte>(BytesPerTurn + 4096);
         var shards = _server.Shards;
         // rdb-key-save-delay (Redis's hidden knob for tests): a pause per key, slept in whole
@@ -178,7 +193,7 @@ internal sealed class RdbSnapshot
         long yieldEvery = Stopwatch.Frequency / 1000, lastYield = Stopwatch.GetTimestamp();
         try
         {
-            for (int s = 0; s < shards.Count; s++)
+            for (int s = 0; s < (ExcludeData ? 0 : shards.Count); s++)
             {
                 var store = shards[s].Store;
                 var state = _shards[s];
@@ -250,7 +265,7 @@ internal sealed class RdbSnapshot
         {
             if (Background && !_aborted) Detach();
         }
-        DrainPending(output);
+        if (!ExcludeData) DrainPending(output);
         lock (_commitLock)
         {
             if (_aborted) throw new OperationCanceledException("the background save was aborted");
@@ -265,6 +280,19 @@ internal sealed class RdbSnapshot
         for (int s = 0; s < shards.Count; s++)
         {
             lock (shards[s].Gate) shards[s].Store.Snapshot = null;
+        }
+        Released();
+    }
+
+    /// <summary>Removes this snapshot's hooks where they are still installed (a save that failed early); idempotent.</summary>
+    public void DetachIfAttached()
+    {
+        if (!Background) return;
+        var shards = _server.Shards;
+        for (int s = 0; s < shards.Count; s++)
+        {
+            lock (shards[s].Gate)
+                if (ReferenceEquals(shards[s].Store.Snapshot, _shards[s])) shards[s].Store.Snapshot = null;
         }
         Released();
     }

@@ -269,6 +269,13 @@ internal static partial class RespErrors
     /// A background save failed and stop-writes-on-bgsave-error is on: write commands and PING are
     /// refused until a save succeeds (Redis's shared.bgsaveerr).
     /// </summary>
+    public const string WaitOnReplica = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.";
+
+    public const string WaitAofOnReplica = "ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated.";
+
+    /// <summary>min-replicas-to-write with too few good replicas (shared.noreplicaserr).</summary>
+    public const string NoReplicas = "NOREPLICAS Not enough good replicas to write.";
+
     public const string MisconfRdb =
         "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
 

@@ -20,6 +20,9 @@ internal sealed class ReplicationBacklog
 {
     private const int BlockSize = 64 * 1024;
 
+    /// <summary>CONFIG_REPL_BACKLOG_MIN_SIZE: Redis keeps at least 16 KB of history whatever repl-backlog-size says.</summary>
+    public const long MinSize = 16 * 1024;
+
     private sealed class Block(long start)
     {
         public readonly byte[] Data = ArrayPool<byte>.Shared.Rent(BlockSize);
@@ -67,7 +70,7 @@ internal sealed class ReplicationBacklog
     {
         _offset = offset;
         _firstByte = offset + 1;
-        _size = Math.Max(1, size);
+        _size = Math.Max(MinSize, size);
         _head = _tail = new Block(offset + 1);
     }
 
@@ -111,7 +114,7 @@ internal sealed class ReplicationBacklog
         {
             lock (_lock)
             {
-                _size = Math.Max(1, value);
+                _size = Math.Max(MinSize, value);
                 TrimLocked();
             }
         }

@@ -32,7 +32,21 @@ internal static class ReplicationInfo
     /// <summary>connected_slaves and a slaveN line per replica (the master side fills these).</summary>
     private static void AppendMasterFields(StringBuilder sb, RedisServer server)
     {
-        Line(sb, "connected_slaves", 0);
+        var master = server.Replication.Master;
+        var replicas = master.Replicas;
+        Line(sb, "connected_slaves", replicas.Length);
+        var config = server.Config;
+        if (config.MinReplicasToWrite != 0 && config.MinReplicasMaxLag != 0) Line(sb, "min_slaves_good_slaves", master.GoodReplicas);
+        int n = 0;
+        long nowSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        foreach (var link in replicas)
+        {
+            string state = ReplicationMaster.StateName(link.State);
+            if (state.Length == 0) continue;
+            long lag = link.State == ReplicaState.Online ? nowSeconds - link.AckTimeMs / 1000 : 0;
+            sb.Append("slave").Append(n++).Append(":ip=").Append(link.Ip).Append(",port=").Append(link.ListeningPort)
+              .Append(",state=").Append(state).Append(",offset=").Append(link.AckOffset).Append(",lag=").Append(lag).Append("\r\n");
+        }
     }
 
     private static void Line(StringBuilder sb, string key, string value) => sb.Append(key).Append(':').Append(value).Append("\r\n");

@@ -33,7 +33,11 @@ internal sealed class ReplicationState : IPropagationListener
     {
         _server = server;
         ReplicationId = RandomHex.Next40();
+        Master = new ReplicationMaster(server, this);
     }
+
+    /// <summary>The master side: replicas, syncs, acknowledgements.</summary>
+    public ReplicationMaster Master { get; }
 
     /// <summary>master_replid.</summary>
     public string ReplicationId { get; private set; }
@@ -186,6 +190,20 @@ internal sealed class ReplicationState : IPropagationListener
         }
     }
 
+    /// <summary>
+    /// REPLCONF GETACK * to the replicas (WAIT asks for acknowledgements), unless the last one sent
+    /// ended at <paramref name="lastEnd"/> and nothing came after it. The offset after it, or -1.
+    /// </summary>
+    public long FeedGetAck(long lastEnd)
+    {
+        lock (_feedLock)
+        {
+            var backlog = _backlog;
+            if (backlog == null || IsReplica || backlog.Offset == lastEnd) return -1;
+            return backlog.Append("*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n"u8);
+        }
+    }
+
     /// <summary>As a replica: bytes of the master's stream, applied, passed on to chained replicas as they came.</summary>
     public void FeedFromMaster(ReadOnlySpan<byte> bytes)
     {
@@ -207,13 +225,13 @@ internal sealed class ReplicationState : IPropagationListener
             var output = _scratch;
             output.ResetWrittenCount();
             bool any = false;
+            Span<byte> digits = stackalloc byte[20];
             for (int c = 0; c < unit.Count; c++)
             {
                 if ((unit.Target(c) & PropagationTarget.Replicas) == 0) continue;
                 int db = unit.Db(c);
                 if (db != _selectedDb)
                 {
-                    Span<byte> digits = stackalloc byte[20];
                     int n = RedisNumbers.FormatInt64(db, digits);
                     WriteHeader(output, 2);
                     WriteBulk(output, "SELECT"u8);

@@ -78,6 +78,11 @@ internal static class FunctionCommands
                 ctx.Error(diskError);
                 return;
             }
+            if (!noWrites && ctx.Server.WritesDeniedByReplicas() is { } replicasError)
+            {
+                ctx.Error(replicasError);
+                return;
+            }
             store.Run(function, ref ctx, 3, numKeys, readOnly || noWrites);
         }
     }

@@ -250,6 +250,12 @@ internal sealed partial class LuaEngine : IDisposable
                 ctx.Error(diskError);
                 return true;
             }
+            // And NOREPLICAS with too few good replicas (scriptPrepareForRun).
+            if (ScriptShebang.MayWrite(flags) && ctx.Server.WritesDeniedByReplicas() is { } replicasError)
+            {
+                ctx.Error(replicasError);
+                return true;
+            }
         }
         _allowOom = (flags & ScriptFlags.EvalCompat) == 0 && (flags & ScriptFlags.AllowOom) != 0;
         var lua = _lua;

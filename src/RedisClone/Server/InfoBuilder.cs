@@ -395,9 +395,10 @@ internal static class InfoBuilder
         Line(sb, "instantaneous_input_repl_kbps", "0.00");
         Line(sb, "instantaneous_output_repl_kbps", "0.00");
         Line(sb, "rejected_connections", Volatile.Read(ref stats.RejectedConnections));
-        Line(sb, "sync_full", 0);
-        Line(sb, "sync_partial_ok", 0);
-        Line(sb, "sync_partial_err", 0);
+        var master = server.Replication.Master;
+        Line(sb, "sync_full", Interlocked.Read(ref master.SyncFull));
+        Line(sb, "sync_partial_ok", Interlocked.Read(ref master.SyncPartialOk));
+        Line(sb, "sync_partial_err", Interlocked.Read(ref master.SyncPartialErr));
         Line(sb, "expired_keys", expired);
         Line(sb, "expired_stale_perc", F2(stale));
         Line(sb, "expired_time_cap_reached_count", capReached);

@@ -495,6 +495,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 MigrateSockets.CloseIdle();
                 if (tick % 10 == 0) TrimIdleClients();
                 if (!CronPaused) Tracking.Cron();
+                Replication.Master.Cron();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
@@ -703,7 +704,7 @@ internal sealed class RedisServer : IAsyncDisposable
         long nowSeconds = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 1000;
         foreach (var session in Clients.Values)
         {
-            if (session.Killed || session.Blocked != null || session.InPubSubMode || session.IsMonitor) continue;
+            if (session.Killed || session.Blocked != null || session.InPubSubMode || session.IsMonitor || session.IsReplica) continue;
             // Whole seconds on both sides, as Redis compares its unixtime clock.
             if (nowSeconds - session.LastInteractionMs / 1000 <= timeout) continue;
             Log.Write(ServerLog.Level.Verbose, "Closing idle client");
@@ -794,6 +795,9 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>The AOF being written, when appendonly is on.</summary>
     public Persistence.AofWriter? Aof => AofFiles?.Writer;
+
+    /// <summary>min-replicas-to-write: the NOREPLICAS error writes get while too few replicas are good; null when writes may go on.</summary>
+    public string? WritesDeniedByReplicas() => Replication.Master.EnoughGoodReplicas ? null : RespErrors.NoReplicas;
 
     /// <summary>
     /// Redis's writeCommandsDeniedByDiskError: the MISCONF error that write commands (and PING)

@@ -79,8 +79,11 @@ internal sealed class BlockedClient
     /// <summary>A stream waiter's COUNT, 0 for no limit: how many of the new entries one XREADGROUP takes.</summary>
     public long Count { get; }
 
-    /// <summary>WAITAOF: completes when what it waits for locally is done (null: only the timeout ends the wait).</summary>
-    public Task? Until { get; init; }
+    /// <summary>WAIT, WAITAOF: completes when what it waits for is done (null: only the timeout ends the wait).</summary>
+    public Task? Until { get; set; }
+
+    /// <summary>WAIT, WAITAOF: master_repl_offset after the client's last write, which replicas must acknowledge.</summary>
+    public long ReplOffset { get; init; }
 
     /// <summary>WAITAOF: the AOF sequence of the client's last write, for the local count in its reply.</summary>
     public long AofSequence { get; init; }

@@ -191,6 +191,13 @@ public sealed class RespClient : IDisposable
         }
     }
 
+    /// <summary>One raw byte of what the server sent (a replication stream, an RDB).</summary>
+    public byte ReadByte()
+    {
+        if (_start == _end) Fill();
+        return _buffer[_start++];
+    }
+
     private void Fill()
     {
         _start = 0;

@@ -164,6 +164,15 @@ internal sealed partial class ConfigRegistry
     private static readonly int ShutdownOnSigintIndex = IndexOf("shutdown-on-sigint");
     private static readonly int ShutdownOnSigtermIndex = IndexOf("shutdown-on-sigterm");
     private static readonly int RdbKeySaveDelayIndex = IndexOf("rdb-key-save-delay");
+    private static readonly int ReplBacklogTtlIndex = IndexOf("repl-backlog-ttl");
+    private static readonly int ReplDisklessSyncIndex = IndexOf("repl-diskless-sync");
+    private static readonly int ReplDisklessSyncDelayIndex = IndexOf("repl-diskless-sync-delay");
+    private static readonly int ReplDisklessSyncMaxReplicasIndex = IndexOf("repl-diskless-sync-max-replicas");
+    private static readonly int ReplPingPeriodIndex = IndexOf("repl-ping-replica-period");
+    private static readonly int ReplTimeoutIndex = IndexOf("repl-timeout");
+    private static readonly int MinReplicasToWriteIndex = IndexOf("min-replicas-to-write");
+    private static readonly int MinReplicasMaxLagIndex = IndexOf("min-replicas-max-lag");
+    private static readonly int ReplDisableTcpNoDelayIndex = IndexOf("repl-disable-tcp-nodelay");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -287,6 +296,33 @@ internal sealed partial class ConfigRegistry
 
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
 
+    /// <summary>repl-backlog-ttl: seconds without replicas after which a master frees its backlog (0: never).</summary>
+    public long ReplBacklogTtl => Volatile.Read(ref _numbers[ReplBacklogTtlIndex]);
+
+    /// <summary>repl-diskless-sync: full syncs stream the snapshot to the replicas' sockets.</summary>
+    public bool ReplDisklessSync => Volatile.Read(ref _numbers[ReplDisklessSyncIndex]) != 0;
+
+    /// <summary>repl-diskless-sync-delay: seconds a diskless sync waits for more replicas.</summary>
+    public long ReplDisklessSyncDelay => Volatile.Read(ref _numbers[ReplDisklessSyncDelayIndex]);
+
+    /// <summary>repl-diskless-sync-max-replicas: a diskless sync starts at once with this many waiting (0: no limit).</summary>
+    public long ReplDisklessSyncMaxReplicas => Volatile.Read(ref _numbers[ReplDisklessSyncMaxReplicasIndex]);
+
+    /// <summary>repl-ping-replica-period: seconds between PINGs in the stream.</summary>
+    public long ReplPingReplicaPeriod => Volatile.Read(ref _numbers[ReplPingPeriodIndex]);
+
+    /// <summary>repl-timeout: seconds without an ACK before a replica is dropped.</summary>
+    public long ReplTimeout => Volatile.Read(ref _numbers[ReplTimeoutIndex]);
+
+    /// <summary>min-replicas-to-write: writes need this many good replicas (0: off).</summary>
+    public long MinReplicasToWrite => Volatile.Read(ref _numbers[MinReplicasToWriteIndex]);
+
+    /// <summary>min-replicas-max-lag: a good replica acknowledged within this many seconds (0: off).</summary>
+    public long MinReplicasMaxLag => Volatile.Read(ref _numbers[MinReplicasMaxLagIndex]);
+
+    /// <summary>repl-disable-tcp-nodelay: replicas' sockets batch small writes (Nagle).</summary>
+    public bool ReplDisableTcpNoDelay => Volatile.Read(ref _numbers[ReplDisableTcpNoDelayIndex]) != 0;
+
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
 
     /// <summary>appendfsync: always, everysec or no.</summary>
@@ -387,9 +423,9 @@ internal sealed partial class ConfigRegistry
     // client-output-buffer-limit parsed: hard, soft, seconds for the normal and pubsub classes,
     // replaced as a whole (one reference) when the text changes.
     private sealed record OutputLimits(string Source, long NormalHard, long NormalSoft, int NormalSeconds,
-        long PubSubHard, long PubSubSoft, int PubSubSeconds);
+        long PubSubHard, long PubSubSoft, int PubSubSeconds, long ReplicaHard, long ReplicaSoft, int ReplicaSeconds);
 
-    private OutputLimits _outputLimits = new("", 0, 0, 0, 0, 0, 0);
+    private OutputLimits _outputLimits = new("", 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     private OutputLimits CurrentOutputLimits()
     {
@@ -398,7 +434,8 @@ internal sealed partial class ConfigRegistry
         if (ReferenceEquals(cached.Source, current)) return cached;
         var parts = current.Split(' ');
         cached = new OutputLimits(current, long.Parse(parts[1]), long.Parse(parts[2]), int.Parse(parts[3]),
-            long.Parse(parts[9]), long.Parse(parts[10]), int.Parse(parts[11]));
+            long.Parse(parts[9]), long.Parse(parts[10]), int.Parse(parts[11]),
+            long.Parse(parts[5]), long.Parse(parts[6]), int.Parse(parts[7]));
         Volatile.Write(ref _outputLimits, cached);
         return cached;
     }
@@ -413,6 +450,16 @@ internal sealed partial class ConfigRegistry
         {
             var l = CurrentOutputLimits();
             return (l.PubSubHard, l.PubSubSoft, l.PubSubSeconds);
+        }
+    }
+
+    /// <summary>The normal class of client-output-buffer-limit (0 0 0 by default: no limit).</summary>
+    public (long Hard, long Soft, int Seconds) ReplicaOutputLimits
+    {
+        get
+        {
+            var l = CurrentOutputLimits();
+            return (l.ReplicaHard, l.ReplicaSoft, l.ReplicaSeconds);
         }
     }
 
@@ -707,6 +754,10 @@ internal sealed partial class ConfigRegistry
     {
         "replicaof" or "cluster-enabled" or "activedefrag" => null, // refused with texts of their own
         "masterauth" or "masteruser" or "bind-source-addr" => "replication is",
+        // The master side of replication (Replication/ReplicationMaster).
+        "repl-backlog-size" or "repl-backlog-ttl" or "repl-diskless-sync" or "repl-diskless-sync-delay"
+            or "repl-diskless-sync-max-replicas" or "repl-ping-replica-period" or "repl-timeout"
+            or "min-replicas-to-write" or "min-replicas-max-lag" or "repl-disable-tcp-nodelay" => null,
         _ when name.StartsWith("repl-", StringComparison.Ordinal) || name.StartsWith("replica-", StringComparison.Ordinal) ||
                name.StartsWith("min-replicas-", StringComparison.Ordinal) => "replication is",
         _ when name.StartsWith("cluster-", StringComparison.Ordinal) => "cluster mode is",
@@ -1180,6 +1231,12 @@ internal sealed partial class ConfigRegistry
         };
 
     /// <summary>A memory-sized number (accepts "1gb"); <paramref name="unsigned"/> for size_t and unsigned long long.</summary>
+    private static Param Applying(Param p, Action<ConfigRegistry, string, long> apply)
+    {
+        p.Apply = apply;
+        return p;
+    }
+
     private static Param M(string name, long min, long max, string value, bool unsigned = false, string? alias = null)
         => N(name, min, max, value, alias: alias, format: NumberFormat.Memory, unsigned: unsigned);
 
@@ -1379,7 +1436,8 @@ internal sealed partial class ConfigRegistry
             N("latency-monitor-threshold", 0, LongMax, "0"),
             M("proto-max-bulk-len", 1024 * 1024, LongMax, "536870912"),
             N("stream-node-max-entries", 0, LongMax, "100"),
-            M("repl-backlog-size", 1, LongMax, "1048576"),
+            // CONFIG SET resizes the backlog at once (trimming it when it shrinks), as Redis's resizeReplicationBacklog.
+            Applying(M("repl-backlog-size", 1, LongMax, "1048576"), (r, _, n) => { if (r._server is { Replication.Backlog: { } b }) b.Size = n; }),
             new Param
             {
                 Name = "maxmemory", Kind = Kind.Number, Min = 0, Max = ULongLongMax, Default = "0",

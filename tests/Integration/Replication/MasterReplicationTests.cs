@@ -1,0 +1,416 @@
+using System.Text.RegularExpressions;
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Replication;
+
+/// <summary>
+/// RedisClone as the master of Debian's redis-server 7.0 (started with --replicaof our port): full
+/// syncs from the fork-free snapshot (to disk, and diskless), the stream after them (transactions,
+/// scripts, expiries), partial resyncs from the backlog after the link is cut, a full one when the
+/// backlog no longer covers the replica, WAIT, min-replicas-to-write, ROLE, INFO, CLIENT LIST, and
+/// redis-cli --rdb / --replica. Both sides are compared with DEBUG DIGEST (the same algorithm).
+/// </summary>
+public class MasterReplicationTests
+{
+    private static string[] MasterArgs(bool diskless, params string[] more) =>
+    [
+        "--enable-debug-command", "yes", "--repl-diskless-sync", diskless ? "yes" : "no",
+        "--repl-diskless-sync-delay", "0", .. more,
+    ];
+
+    /// <summary>
+    /// redis-server replicating our <paramref name="port"/>, in a directory of its own (a replica
+    /// writes the RDB it receives, and one left behind would make the next replica try a partial
+    /// resync from it); disposed (killed, its directory removed) by the caller.
+    /// </summary>
+    private static Replica StartReplica(int port, string extra = "")
+    {
+        string dir = Path.Combine(Path.GetTempPath(), "rc-replica-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        var server = ReferenceRedis.StartOrNull($"--dir {dir} --replicaof 127.0.0.1 {port} --enable-debug-command yes {extra}");
+        if (server == null)
+        {
+            Directory.Delete(dir, recursive: true);
+            throw new InvalidOperationException("redis-server did not start");
+        }
+        return new Replica(server, dir);
+    }
+
+    private sealed class Replica(ReferenceRedis server, string dir) : IDisposable
+    {
+        public int Port => server.Port;
+
+        public RespClient Connect() => server.Connect();
+
+        public void Dispose()
+        {
+            server.Dispose();
+            // The process may take a moment to let go of its files.
+            for (int i = 0; i < 50 && Directory.Exists(dir); i++)
+            {
+                try { Directory.Delete(dir, recursive: true); }
+                catch (IOException) { Thread.Sleep(100); }
+            }
+        }
+    }
+
+    private static string Info(RespClient c, string section) => c.Call("INFO", section);
+
+    private static long Field(string info, string name)
+    {
+        var m = Regex.Match(info, $"^{Regex.Escape(name)}:(-?\\d+)", RegexOptions.Multiline);
+        return m.Success ? long.Parse(m.Groups[1].Value) : -1;
+    }
+
+    /// <summary>Waits until the replica is linked and has processed everything the master wrote.</summary>
+    private static void WaitInSync(RespClient master, RespClient replica, int seconds = 20)
+    {
+        Eventually.Wait(() =>
+        {
+            string r = Info(replica, "replication");
+            return r.Contains("master_link_status:up") && Field(r, "slave_repl_offset") == Field(Info(master, "replication"), "master_repl_offset");
+        }, () => "replica in sync: " + Info(replica, "replication") + " / " + Info(master, "replication"), seconds);
+    }
+
+    private static string Digest(RespClient c) => c.Call("DEBUG", "DIGEST");
+
+    /// <summary>Keys of every type, with and without TTLs, in three databases, big and small encodings.</summary>
+    private static void Fill(RespClient c, string tag)
+    {
+        for (int db = 0; db < 3; db++)
+        {
+            c.Call("SELECT", db.ToString());
+            c.Call("SET", $"{tag}:s", "value");
+            c.Call("SET", $"{tag}:n", "12345");
+            c.Call("SET", $"{tag}:ttl", "v", "EX", "1000");
+            c.Call("RPUSH", $"{tag}:l", "a", "b", "c");
+            c.Call("HSET", $"{tag}:h", "f1", "v1", "f2", "v2");
+            c.Call("SADD", $"{tag}:si", "1", "2", "3");
+            c.Call("SADD", $"{tag}:ss", "x", "y", "z");
+            c.Call("ZADD", $"{tag}:z", "1", "a", "2.5", "b");
+            c.Call("XADD", $"{tag}:x", "1-1", "f", "v");
+            c.Call("XADD", $"{tag}:x", "2-1", "f", "w");
+            c.Call("XGROUP", "CREATE", $"{tag}:x", "g", "0");
+            c.Call("XREADGROUP", "GROUP", "g", "alice", "COUNT", "1", "STREAMS", $"{tag}:x", ">");
+            c.Call("PEXPIRE", $"{tag}:h", "5000000");
+        }
+        c.Call("SELECT", "0");
+        var big = new List<string> { "RPUSH", $"{tag}:bigl" };
+        var hash = new List<string> { "HSET", $"{tag}:bigh" };
+        var zset = new List<string> { "ZADD", $"{tag}:bigz" };
+        var set = new List<string> { "SADD", $"{tag}:bigs" };
+        for (int i = 0; i < 600; i++)
+        {
+            big.Add("element-" + i);
+            hash.Add("field-" + i);
+            hash.Add("value-" + i);
+            zset.Add(i.ToString());
+            zset.Add("member-" + i);
+            set.Add("member-" + i);
+        }
+        c.Call([.. big]);
+        c.Call([.. hash]);
+        c.Call([.. zset]);
+        c.Call([.. set]);
+        c.Call("SET", $"{tag}:large", new string('q', 100_000));
+    }
+
+    /// <summary>Writes after the sync: a transaction, a script, TTLs, a key that expires, commands in other databases.</summary>
+    private static void WriteStream(RespClient c, string tag)
+    {
+        c.Call("SELECT", "1");
+        c.Call("MULTI");
+        c.Call("INCR", $"{tag}:n");
+        c.Call("LPUSH", $"{tag}:l", "m");
+        c.Call("SET", $"{tag}:ex", "1", "EX", "500");
+        Assert.StartsWith("*3", c.Call("EXEC"));
+        c.Call("SELECT", "0");
+        c.Call("EVAL", "redis.call('set', KEYS[1], 'from-script'); return redis.call('hincrby', KEYS[2], 'f', 3)", "2", $"{tag}:e", $"{tag}:h");
+        c.Call("SET", $"{tag}:px", "gone", "PX", "50");
+        c.Call("EXPIRE", $"{tag}:s", "900");
+        c.Call("ZINCRBY", $"{tag}:z", "10", "a");
+        c.Call("XADD", $"{tag}:x", "*", "f", "new");
+        c.Call("XACK", $"{tag}:x", "g", "1-1");
+        c.Call("SELECT", "2");
+        c.Call("DEL", $"{tag}:si");
+        c.Call("SELECT", "0");
+        Thread.Sleep(200); // tag:px expires: its DEL goes to the replica
+        c.Call("GET", $"{tag}:px");
+    }
+
+    [RedisTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task FullSync_ThenStream_ReplicaDigestEqualsOurs(bool diskless)
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless));
+        using var master = server.Connect();
+        Fill(master, "t");
+        using var replicaServer = StartReplica(server.Port);
+        using var replica = replicaServer.Connect();
+        WaitInSync(master, replica);
+        Assert.Equal(Digest(master), Digest(replica));
+
+        WriteStream(master, "t");
+        Assert.Equal(":1\r\n", master.Call("WAIT", "1", "5000"));
+        WaitInSync(master, replica);
+        Assert.Equal(Digest(master), Digest(replica));
+        string stats = Info(master, "stats");
+        Assert.Equal(1, Field(stats, "sync_full"));
+        Assert.Equal(0, Field(stats, "sync_partial_ok"));
+    }
+
+    [RedisFact]
+    public async Task FullSync_WhileWriting_ReplicaEqualsOurs()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        master.Call("DEBUG", "POPULATE", "20000", "k", "50");
+        using var replicaServer = StartReplica(server.Port);
+        // Writes while the snapshot is taken and sent: each lands in the RDB or in the stream, once.
+        using var writer = server.Connect();
+        for (int i = 0; i < 3000; i++) writer.Call("SET", "k:" + (i * 7 % 20000), "changed-" + i);
+        using var replica = replicaServer.Connect();
+        WaitInSync(master, replica);
+        Assert.Equal(Digest(master), Digest(replica));
+    }
+
+    [RedisFact]
+    public async Task LinkCut_ReplicaReconnects_PartialResync()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: false));
+        using var master = server.Connect();
+        Fill(master, "p");
+        using var replicaServer = StartReplica(server.Port);
+        using var replica = replicaServer.Connect();
+        WaitInSync(master, replica);
+
+        Assert.Equal(":1\r\n", master.Call("CLIENT", "KILL", "TYPE", "replica"));
+        WriteStream(master, "p");
+        Eventually.Wait(() => Field(Info(master, "stats"), "sync_partial_ok") == 1, () => Info(master, "stats"));
+        WaitInSync(master, replica);
+        Assert.Equal(Digest(master), Digest(replica));
+        string stats = Info(master, "stats");
+        Assert.Equal(1, Field(stats, "sync_full"));
+
+        // And from the replica's side: it drops its master link, then continues where it was.
+        replica.Call("CLIENT", "KILL", "TYPE", "master");
+        master.Call("SET", "p:after", "1");
+        Eventually.Wait(() => Field(Info(master, "stats"), "sync_partial_ok") == 2, () => Info(master, "stats"));
+        WaitInSync(master, replica);
+        Assert.Equal("$1\r\n1\r\n", replica.Call("GET", "p:after"));
+        Assert.Equal(1, Field(Info(master, "stats"), "sync_full"));
+    }
+
+    [RedisFact]
+    public async Task LinkCut_BacklogTooSmall_FullResync()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: false, "--repl-backlog-size", "16kb"));
+        using var master = server.Connect();
+        Fill(master, "b");
+        using var replicaServer = StartReplica(server.Port);
+        using var replica = replicaServer.Connect();
+        WaitInSync(master, replica);
+
+        // The kill and 64 KB of writes in one pipeline: the replica cannot be back before them.
+        var pipeline = new List<byte>(RespClient.Encode("CLIENT", "KILL", "TYPE", "replica"));
+        for (int i = 0; i < 4; i++) pipeline.AddRange(RespClient.Encode("SET", "b:big" + i, new string('w', 16_000)));
+        master.SendRaw([.. pipeline]);
+        for (int i = 0; i < 5; i++) master.ReadReply();
+
+        Eventually.Wait(() => Field(Info(master, "stats"), "sync_full") == 2, () => Info(master, "stats"));
+        WaitInSync(master, replica);
+        Assert.Equal(Digest(master), Digest(replica));
+        string stats = Info(master, "stats");
+        Assert.Equal(0, Field(stats, "sync_partial_ok"));
+        Assert.Equal(1, Field(stats, "sync_partial_err"));
+    }
+
+    [RedisFact]
+    public async Task Wait_RoleInfoClientList_ShowTheReplica()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        using var replicaServer = StartReplica(server.Port);
+        using var replica = replicaServer.Connect();
+        master.Call("SET", "w", "1");
+        Assert.Equal(":1\r\n", master.Call("WAIT", "1", "5000"));
+        // Two asked for, one there: the timeout answers with the count.
+        Assert.Equal(":1\r\n", master.Call("WAIT", "2", "200"));
+        WaitInSync(master, replica);
+
+        long offset = Field(Info(master, "replication"), "master_repl_offset");
+        string port = replicaServer.Port.ToString();
+        Eventually.Wait(() => master.Call("ROLE") == $"*3\r\n$6\r\nmaster\r\n:{offset}\r\n*1\r\n*3\r\n$9\r\n127.0.0.1\r\n${port.Length}\r\n{port}\r\n${offset.ToString().Length}\r\n{offset}\r\n",
+            () => master.Call("ROLE"));
+        string info = Info(master, "replication");
+        Assert.Contains("connected_slaves:1\r\n", info);
+        Assert.Matches($"slave0:ip=127\\.0\\.0\\.1,port={port},state=online,offset=\\d+,lag=\\d+\r\n", info);
+        string list = master.Call("CLIENT", "LIST", "TYPE", "replica");
+        Assert.Contains("flags=S ", list);
+        Assert.Single(Regex.Matches(list, "^id=", RegexOptions.Multiline));
+        Assert.DoesNotContain("flags=S", master.Call("CLIENT", "LIST", "TYPE", "normal"));
+    }
+
+    [RedisFact]
+    public async Task MinReplicasToWrite_WithoutThenWithReplica_NoReplicasThenOk()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true, "--min-replicas-to-write", "1"));
+        using var master = server.Connect();
+        Assert.Equal("-NOREPLICAS Not enough good replicas to write.\r\n", master.Call("SET", "k", "v"));
+        // From a script, as Redis 7: the error with the script's location.
+        Assert.StartsWith("-NOREPLICAS Not enough good replicas to write. script: ", master.Call("EVAL", "return redis.call('set','k','v')", "0"));
+        Assert.Equal("-NOREPLICAS Not enough good replicas to write.\r\n", master.Call("EVAL", "#!lua\nreturn redis.call('set','k','v')", "0"));
+        Assert.Equal("+OK\r\n", master.Call("MULTI"));
+        Assert.Equal("-NOREPLICAS Not enough good replicas to write.\r\n", master.Call("SET", "k", "v"));
+        Assert.StartsWith("-EXECABORT", master.Call("EXEC"));
+        Assert.Equal("$-1\r\n", master.Call("GET", "k")); // reads go on
+        Assert.Contains("min_slaves_good_slaves:0\r\n", Info(master, "replication"));
+        using var replicaServer = StartReplica(server.Port);
+        Eventually.Wait(() => master.Call("SET", "k", "v") == "+OK\r\n", () => Info(master, "replication"));
+        Assert.Contains("min_slaves_good_slaves:1\r\n", Info(master, "replication"));
+    }
+
+    [RedisCliFact]
+    public async Task RedisCliRdb_FileLoadsInRedis()
+    {
+        if (!ReferenceRedis.Available) return;
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        Fill(master, "c");
+        string dir = Path.Combine(Path.GetTempPath(), "rc-cli-rdb-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        try
+        {
+            string file = Path.Combine(dir, "dump.rdb");
+            var (code, output) = ToolRunner.Run(ReferenceRedis.CliPath!, $"-p {server.Port} --rdb {file}", timeoutMs: 20_000);
+            Assert.True(code == 0, output);
+            if (ReferenceRedis.FindOnPath("redis-check-rdb") is { } check)
+            {
+                var (checkCode, checkOutput) = ToolRunner.Run(check, file, timeoutMs: 20_000);
+                Assert.True(checkCode == 0 && checkOutput.Contains("RDB looks OK!"), checkOutput);
+            }
+            using var loaded = ReferenceRedis.StartOrNull($"--dir {dir} --enable-debug-command yes")!;
+            using var theirs = loaded.Connect();
+            Assert.Equal(Digest(master), Digest(theirs));
+            // An rdb-only replica is gone once its file is sent.
+            Eventually.Wait(() => Field(Info(master, "replication"), "connected_slaves") == 0, () => Info(master, "replication"));
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    [RedisCliFact]
+    public async Task RedisCliReplica_PrintsTheStream()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        var cli = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo(ReferenceRedis.CliPath!, $"-p {server.Port} --replica")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        })!;
+        try
+        {
+            var lines = new System.Collections.Concurrent.ConcurrentQueue<string>();
+            cli.OutputDataReceived += (_, e) => { if (e.Data != null) lines.Enqueue(e.Data); };
+            cli.BeginOutputReadLine();
+            cli.BeginErrorReadLine();
+            Eventually.Wait(() => Field(Info(master, "replication"), "connected_slaves") == 1, () => Info(master, "replication"));
+            Eventually.Wait(() =>
+            {
+                master.Call("SET", "cli:k", "v");
+                return lines.Any(l => l.Equals("\"set\",\"cli:k\",\"v\"", StringComparison.OrdinalIgnoreCase));
+            }, () => string.Join("\n", lines), seconds: 15);
+        }
+        finally
+        {
+            cli.Kill();
+            cli.WaitForExit(5000);
+            cli.Dispose();
+        }
+    }
+
+    /// <summary>REPLCONF's replies and errors, byte for byte against redis-server.</summary>
+    [RedisFact]
+    public void ReplConf_Options_MatchRedis() => Differential.AssertSame(new string[][]
+    {
+        ["REPLCONF", "listening-port", "6380"],
+        ["REPLCONF", "listening-port", "abc"],
+        ["REPLCONF", "capa", "eof", "capa", "psync2", "capa", "whatever"],
+        ["REPLCONF", "ip-address", "10.0.0.1"],
+        ["REPLCONF", "ip-address", new string('a', 300)],
+        ["REPLCONF", "rdb-only", "1"],
+        ["REPLCONF", "rdb-only", "2"],
+        ["REPLCONF", "rdb-only", "x"],
+        ["REPLCONF", "rdb-filter-only", "functions"],
+        ["REPLCONF", "rdb-filter-only", "foo"],
+        ["REPLCONF", "rdb-filter-only", ""],
+        ["REPLCONF", "nosuchoption", "1"],
+        ["REPLCONF", "listening-port"],
+        ["REPLCONF"],
+    });
+
+    /// <summary>REPLCONF ACK from a connection that is not a replica, and GETACK, get no reply at all (a PING after them answers first).</summary>
+    [Fact]
+    public void ReplConf_AckAndGetAck_NoReply()
+    {
+        using var c = TestServer.Shared.Connect();
+        c.SendRaw([.. RespClient.Encode("REPLCONF", "ACK", "5"), .. RespClient.Encode("REPLCONF", "GETACK", "*"), .. RespClient.Encode("PING")]);
+        Assert.Equal("+PONG\r\n", c.ReadReply());
+    }
+
+    /// <summary>PSYNC answers +FULLRESYNC with the id and offset, then the RDB ($EOF: diskless), over a raw socket.</summary>
+    [Fact]
+    public async Task Psync_RawClient_FullResyncThenRdbThenStream()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var c = server.Connect();
+        c.Call("SET", "raw", "1");
+        Assert.Equal("+OK\r\n", c.Call("REPLCONF", "capa", "eof", "capa", "psync2"));
+        c.Send("PSYNC", "?", "-1");
+        string line = ReadLine(c);
+        Assert.Matches("^\\+FULLRESYNC [0-9a-f]{40} 0$", line);
+        string header = ReadLine(c);
+        Assert.Matches("^\\$EOF:[0-9a-f]{40}$", header);
+        string mark = header[5..];
+        var rdb = ReadUntil(c, mark);
+        Assert.StartsWith("REDIS0010", rdb);
+        Assert.Contains("repl-offset", rdb);
+        c.Send("REPLCONF", "ACK", "0");
+        using var writer = server.Connect();
+        writer.Call("SET", "raw", "2");
+        string stream = ReadUntil(c, "$3\r\nraw\r\n$1\r\n2\r\n");
+        Assert.Contains("SELECT", stream);
+        Assert.Equal(1, Field(writer.Call("INFO", "stats"), "sync_full"));
+    }
+
+    private static string ReadLine(RespClient c)
+    {
+        var sb = new System.Text.StringBuilder();
+        while (true)
+        {
+            byte b = c.ReadByte();
+            if (b == '\n')
+            {
+                if (sb.Length == 0) continue; // a keep-alive newline
+                return sb.ToString().TrimEnd('\r');
+            }
+            sb.Append((char)b);
+        }
+    }
+
+    private static string ReadUntil(RespClient c, string end)
+    {
+        var sb = new System.Text.StringBuilder();
+        while (sb.Length < 10_000_000)
+        {
+            sb.Append((char)c.ReadByte());
+            if (sb.Length >= end.Length && sb.ToString(sb.Length - end.Length, end.Length) == end) return sb.ToString();
+        }
+        throw new InvalidOperationException("no end");
+    }
+}
