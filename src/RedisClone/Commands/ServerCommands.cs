@@ -199,6 +199,11 @@ internal static class ServerCommands
     /// </summary>
     public static void Role(ref CommandContext ctx)
     {
+        if (ctx.Server.Replication.IsReplica)
+        {
+            ctx.Server.Replica.Role(ref ctx);
+            return;
+        }
         ctx.Reply.ArrayHeader(3);
         ctx.Reply.Bulk("master"u8);
         ctx.Reply.Integer(0);
