@@ -93,7 +93,7 @@ internal sealed class RdbOutput : IDisposable
     }
 
     /// <summary>The header and the aux fields Redis 7 writes (version, word size, creation time, memory, aof-base).</summary>
-    public void WriteHeader(string version, long usedMemory)
+    public void WriteHeader(string version, long usedMemory, RdbReplicationInfo? replication = null)
     {
         var buffer = new ArrayBufferWriter<byte>(128);
         buffer.Write(Encoding.ASCII.GetBytes($"REDIS{RdbType.WriteVersion:D4}"));
@@ -101,6 +101,13 @@ internal sealed class RdbOutput : IDisposable
         Aux(buffer, "redis-bits", "64");
         Aux(buffer, "ctime", DateTimeOffset.UtcNow.ToUnixTimeSeconds().ToString(System.Globalization.CultureInfo.InvariantCulture));
         Aux(buffer, "used-mem", usedMemory.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        if (replication is { } repl)
+        {
+            // Redis's rdbSaveInfoAuxFields: where the stream stood, so a restarted replica resyncs partially.
+            Aux(buffer, "repl-stream-db", repl.StreamDb.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            Aux(buffer, "repl-id", repl.Id);
+            Aux(buffer, "repl-offset", repl.Offset.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
         Aux(buffer, "aof-base", "0");
         Write(buffer.WrittenSpan);
     }
@@ -200,3 +207,6 @@ internal sealed class RdbOutput : IDisposable
         }
     }
 }
+
+/// <summary>The replication aux fields an RDB file carries: the stream's database, the replication id and offset.</summary>
+internal readonly record struct RdbReplicationInfo(int StreamDb, string Id, long Offset);

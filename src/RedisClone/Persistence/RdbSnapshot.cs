@@ -34,6 +34,9 @@ internal sealed class RdbSnapshot
     private const int BytesPerTurn = 256 * 1024;
 
     private readonly RedisServer _server;
+
+    /// <summary>The replication aux fields at the instant (Redis's rdbSaveInfo), or null.</summary>
+    private readonly RdbReplicationInfo? _replication;
     private readonly string _path;
     private readonly bool _compress, _checksum, _writeIdle, _writeFreq;
     private readonly byte[][] _functions;
@@ -115,6 +118,7 @@ internal sealed class RdbSnapshot
         // after BGSAVE's reply does not change the save under way.
         _keySaveDelayMicros = config.RdbKeySaveDelay;
         _functions = server.Functions.All.Select(l => l.Code).ToArray();
+        _replication = server.Replica.RdbSaveInfo();
         var (dataset, tables) = InfoBuilder.DataMemory(server);
         _usedMemory = dataset + tables;
         var shards = server.Shards;
@@ -168,7 +172,7 @@ internal sealed class RdbSnapshot
     public void Run()
     {
         using var output = new RdbOutput(_path, _checksum);
-        output.WriteHeader(ServerInfo.Version, _usedMemory);
+        output.WriteHeader(ServerInfo.Version, _usedMemory, _replication);
         foreach (var code in _functions) output.WriteFunction(code, _compress);
         var buffer = new ArrayBufferWriter<byte>(BytesPerTurn + 4096);
         var shards = _server.Shards;

@@ -82,6 +82,9 @@ internal sealed class MasterLink
     public long SyncTotalBytes { get; private set; }
     public long SyncReadBytes { get; private set; }
 
+    /// <summary>The master client's selected database while streaming (an RDB save's repl-stream-db).</summary>
+    public int? MasterDb => _client?.Db;
+
     /// <summary>The link applied a stream at some point (its loss caches the master).</summary>
     public bool WasConnected { get; private set; }
 

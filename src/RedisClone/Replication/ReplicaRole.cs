@@ -174,6 +174,20 @@ internal sealed class ReplicaRole
         }
     }
 
+    /// <summary>
+    /// Redis's rdbPopulateSaveInfo on a replica: with a master client (its database) or a cached
+    /// master, the save records the replication id and offset the data stands at; null otherwise
+    /// (the master's own case, with a backlog, is the master side's).
+    /// </summary>
+    public Persistence.RdbReplicationInfo? RdbSaveInfo()
+    {
+        if (_host == null) return null;
+        var repl = _server.Replication;
+        if (_link is { State: LinkState.Connected } link && link.MasterDb is int db) return new(db, repl.ReplicationId, repl.Offset);
+        if (HasCachedMaster) return new(CachedStreamDb, repl.ReplicationId, repl.Offset);
+        return null;
+    }
+
     /// <summary>The server stops: the link goes (its socket closed; a load in progress finishes).</summary>
     public void Stop() => _link?.Stop();
 
