@@ -85,7 +85,7 @@ internal sealed class ReplicaRole
         int space = value.LastIndexOf(' ');
         _host = value[..space];
         _port = int.Parse(value[(space + 1)..], CultureInfo.InvariantCulture);
-        _server.Replication.IsReplica = true;
+        SetReplica(true);
     }
 
     /// <summary>
@@ -128,11 +128,22 @@ internal sealed class ReplicaRole
                 // the new master starts (it succeeds when the new master shares it: PSYNC2).
                 HasCachedMaster = true;
                 CachedStreamDb = 0;
-                _server.Replication.IsReplica = true;
+                SetReplica(true);
             }
             StartLinkLocked(previous?.Completion ?? Task.CompletedTask);
             return true;
         }
+    }
+
+    /// <summary>
+    /// Is a replica or not: the propagation feed ignores local writes, and keys expire only through
+    /// the master's DELs (no active expiry; lookups hide expired keys without deleting them).
+    /// </summary>
+    private void SetReplica(bool replica)
+    {
+        _server.Replication.IsReplica = replica;
+        var shards = _server.Shards;
+        for (int s = 0; s < shards.Count; s++) shards[s].Store.ExpiryByMaster = replica;
     }
 
     private void StartLinkLocked(Task previous)
@@ -166,7 +177,7 @@ internal sealed class ReplicaRole
             if (HasCachedMaster || connected) _server.Log.Notice("Discarding previously cached master state.");
             HasCachedMaster = false;
             var repl = _server.Replication;
-            repl.IsReplica = false;
+            SetReplica(false);
             repl.ShiftReplicationId();
             _server.Log.Warning($"Setting secondary replication ID to {repl.ReplicationId2}, valid up to offset: {repl.SecondReplicationOffset}. " +
                                 $"New replication ID is {repl.ReplicationId}");

@@ -193,6 +193,45 @@ public sealed class ReplicaOfRedisTests
         Assert.Equal("0", Info(r, "slave_read_only"));
     }
 
+    [RedisFact]
+    public async Task ReplicaReadOnly_ScriptWrite_ReadOnlyError()
+    {
+        int nobody = ReferenceRedis.FreePort();
+        await using var server = StartReplica();
+        using var r = server.Connect();
+        r.Call("REPLICAOF", "127.0.0.1", nobody.ToString());
+        // As redis-server 7.0 replies (a script with flags is refused before it runs).
+        Assert.Equal("-READONLY You can't write against a read only replica. script: 8b2ae6dd76cda7fc3e27f97431ae27d7b08a221d, on @user_script:1.\r\n",
+            r.Call("EVAL", "return redis.call('set','x','1')", "0"));
+        Assert.Equal("-READONLY You can't write against a read only replica.\r\n", r.Call("EVAL", "#!lua\nreturn redis.call('set','x','1')", "0"));
+        Assert.Equal(":0\r\n", r.Call("EXISTS", "x"));
+    }
+
+    [RedisFact]
+    public async Task ExpiredKey_OnReplica_HiddenUntilTheMastersDel()
+    {
+        using var redis = StartMaster(diskless: false);
+        await using var server = StartReplica();
+        using var m = redis.Connect();
+        using var r = server.Connect();
+        Assert.Equal("+OK\r\n", m.Call("DEBUG", "SET-ACTIVE-EXPIRE", "0"));
+        r.Call("REPLICAOF", "127.0.0.1", redis.Port.ToString());
+        WaitLinkUp(r);
+        m.Call("SET", "soon", "v", "PX", "200");
+        m.Call("SET", "stays", "v");
+        WaitInSync(m, r);
+        // Past its expiry (the master has not deleted it: no active expiry, nobody read it there).
+        Eventually.Wait(() => r.Call("PTTL", "soon") == ":-2\r\n", () => "the key's TTL to pass", WaitSeconds);
+        Assert.Equal("$-1\r\n", r.Call("GET", "soon"));
+        Assert.Equal(":0\r\n", r.Call("EXISTS", "soon"));
+        Assert.Equal(":2\r\n", r.Call("DBSIZE")); // hidden, not deleted
+        Assert.Equal("0", Info(r, "expired_keys", "stats"));
+        // The master's access deletes it and sends DEL: then it is gone here too.
+        Assert.Equal("$-1\r\n", m.Call("GET", "soon"));
+        WaitInSync(m, r);
+        Assert.Equal(":1\r\n", r.Call("DBSIZE"));
+    }
+
     [Fact]
     public async Task ServeStaleDataNo_LinkDown_MasterDownError()
     {
