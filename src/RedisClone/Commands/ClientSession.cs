@@ -145,8 +145,14 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>For the script client: the connection whose script is running (the ACL log shows it).</summary>
     public ClientSession? ScriptCaller { get; set; }
 
+    /// <summary>
+    /// The client a replica runs its master's stream as (Redis's CLIENT_MASTER, flag M): it obeys
+    /// without the checks a normal client gets (ACL, OOM, MISCONF, READONLY, MASTERDOWN) and never blocks.
+    /// </summary>
+    public bool IsMaster { get; init; }
+
     /// <summary>Redis's CLIENT_DENY_BLOCKING: inside EXEC or a script, a blocking command answers at once.</summary>
-    public bool DenyBlocking => InExec || IsScriptClient;
+    public bool DenyBlocking => InExec || IsScriptClient || IsMaster;
 
     // --- Pub/sub
 

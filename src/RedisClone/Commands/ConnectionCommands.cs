@@ -851,7 +851,7 @@ internal static class ConnectionCommands
     /// there is no replication, so no replica or master.
     /// </summary>
     private static ClientType TypeOf(ClientSession client)
-        => client.IsReplica ? ClientType.Replica : client.InPubSubMode ? ClientType.PubSub : ClientType.Normal;
+        => client.IsReplica ? ClientType.Replica : client.IsMaster ? ClientType.Master : client.InPubSubMode ? ClientType.PubSub : ClientType.Normal;
 
     /// <summary>
     /// Clients oldest first, as Redis's client list keeps them. A killed client leaves the registry
@@ -914,6 +914,7 @@ internal static class ConnectionCommands
         var flags = new StringBuilder(4);
         if (c.IsReplica) flags.Append('S');
         if (c.IsMonitor) flags.Append('O');
+        if (c.IsMaster) flags.Append('M');
         if (c.InPubSubMode) flags.Append('P');
         if (c.InMulti) flags.Append('x');
         if (c.Blocked != null || c.Paused) flags.Append('b');
@@ -973,7 +974,7 @@ internal static class ConnectionCommands
           .Append(" tot-mem=").Append(totMem)
           .Append(u.WritePending ? " events=rw" : " events=r")
           .Append(" cmd=").Append(c.LastCommand)
-          .Append(" user=").Append(c.User?.Name ?? DefaultUser)
+          .Append(" user=").Append(c.User?.Name ?? (c.IsMaster ? "(superuser)" : DefaultUser))
           .Append(" redir=").Append((c.Tracking & TrackingFlags.On) != 0 ? c.TrackingRedirect : -1)
           .Append(" resp=").Append(c.Protocol)
           .Append(" lib-name=").Append(c.LibName)

@@ -198,7 +198,11 @@ internal static class ServerCommands
     /// replicas (replication is not built), so its offset is 0 and the list empty, as a fresh
     /// Redis master's.
     /// </summary>
-    public static void Role(ref CommandContext ctx) => ctx.Server.Replication.Master.Role(ref ctx);
+    public static void Role(ref CommandContext ctx)
+    {
+        if (ctx.Server.Replication.IsReplica) ctx.Server.Replica.Role(ref ctx);
+        else ctx.Server.Replication.Master.Role(ref ctx);
+    }
 
     public static void LastSave(ref CommandContext ctx) => ctx.Reply.Integer(ctx.Server.Rdb.LastSaveUnix);
 

@@ -56,6 +56,9 @@ internal static class CommandChecks
             error = RespErrors.WrongArity(def.FullName);
             return null;
         }
+        // A replica's master client obeys: none of the checks below apply to its stream (Redis's
+        // obey_client; its commands wait for a busy script's gates instead of getting -BUSY).
+        if (session.IsMaster) return def;
         // Authentication and ACLs, as Redis checks them right after arity. One test for the common
         // case: a user with every permission, authenticated or needing no password.
         var user = session.User;
@@ -105,6 +108,15 @@ internal static class CommandChecks
             error = diskError;
             return null;
         }
+        // A read-only replica refuses writes (after MISCONF, before the subscribe-mode check, as
+        // processCommand orders them). One volatile read on a master.
+        bool replica = server.Replication.IsReplica;
+        if (replica && server.Config.ReplicaReadOnly && IsWriteCommand(session, buffer, i, def))
+        {
+            rejectedDef = def;
+            error = RespErrors.ReadOnlyReplica;
+            return null;
+        }
         // min-replicas-to-write: too few good replicas refuse writes (Redis checks it right after MISCONF).
         if (((def.Flags & CommandFlags.Write) != 0 || def == ExecDef || def == EvalDef)
             && server.WritesDeniedByReplicas() is { } replicasError && def != PingDef && WritesForDiskCheck(session, buffer, i, def))
@@ -117,6 +129,14 @@ internal static class CommandChecks
         {
             rejectedDef = def;
             error = RespErrors.NotAllowedWhileSubscribed(def.FullName);
+            return null;
+        }
+        // replica-serve-stale-data no: while the link with the master is down only the stale-flagged
+        // commands (INFO, REPLICAOF, PING...) run; EXEC too, unless it queued another.
+        if (replica && !server.Config.ReplicaServeStaleData && !server.Replica.LinkUp && DeniesStale(session, def))
+        {
+            rejectedDef = def;
+            error = RespErrors.MasterDown;
             return null;
         }
         // Loading at start-up: only the ok-loading commands run (Redis checks this before -BUSY).
@@ -184,6 +204,24 @@ internal static class CommandChecks
         }
         if (buffer.ArgCount(i) < 2 || ScriptShebang.Parse(buffer.Arg(i, 1), out var flags, out _) != null) return false;
         return ScriptShebang.MayWrite(flags);
+    }
+
+    /// <summary>
+    /// Redis's is_write_command for a read-only replica: a write command, EXEC of a transaction that
+    /// queued one, or EVAL of a script whose shebang declares flags without no-writes (scripts without
+    /// a shebang are refused at their first write, as Redis's scriptCall does).
+    /// </summary>
+    private static bool IsWriteCommand(ClientSession session, CommandBuffer buffer, int i, CommandDef def)
+        => def != PingDef && WritesForDiskCheck(session, buffer, i, def);
+
+    /// <summary>Redis's is_denystale_command: no stale flag, or EXEC of a transaction that queued a command without it.</summary>
+    private static bool DeniesStale(ClientSession session, CommandDef def)
+    {
+        if ((def.Flags & CommandFlags.Stale) == 0) return true;
+        if (def != ExecDef || !session.InMulti || session.QueuedDefs is not { } defs) return false;
+        for (int j = 0; j < defs.Count; j++)
+            if ((defs[j].Flags & CommandFlags.Stale) == 0) return true;
+        return false;
     }
 
     /// <summary>Whether Redis refuses the command when out of memory (its is_denyoom_command, and MULTI's rule).</summary>

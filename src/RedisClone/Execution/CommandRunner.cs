@@ -61,6 +61,9 @@ internal static class CommandRunner
         // excepted (as Redis 7.2; a script's commands inherit their caller's setting).
         bool noTouch = session.NoTouch && !session.IsScriptClient;
         if (noTouch) KeyAccess.NoTouch = def.Handler != KeyCommands.Touch;
+        // A replica's master client sees keys its own DELs have not removed yet, expired or not.
+        bool master = session.IsMaster;
+        if (master) ShardStore.RunningMasterCommand = true;
         try
         {
             var listener = server.PropagationListener;
@@ -85,6 +88,7 @@ internal static class CommandRunner
         finally
         {
             if (noTouch) KeyAccess.NoTouch = false;
+            if (master) ShardStore.RunningMasterCommand = false;
         }
         long end = measure ? Stopwatch.GetTimestamp() : 0;
         // A command that did not complete at once is not a call yet (Redis 7.2 counts it once): a

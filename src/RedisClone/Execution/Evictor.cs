@@ -88,6 +88,8 @@ internal sealed class Evictor
             return false;
         }
         if (_server.Rdb.Loading) return false; // Redis does not evict while loading
+        // A replica with replica-ignore-maxmemory leaves its memory to its master's evictions (performEvictions).
+        if (_server.Replication.IsReplica && _server.Config.ReplicaIgnoreMaxmemory) return false;
         var policy = Policy;
         if (policy == EvictionPolicy.NoEviction)
         {

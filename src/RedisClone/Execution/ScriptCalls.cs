@@ -61,6 +61,13 @@ internal static class ScriptCalls
             server.CommandStats.Rejected(def.Id);
             return;
         }
+        // A read-only replica: a script's write fails, unless its master runs it (scriptVerifyWriteCommandAllow).
+        if ((def.Flags & CommandFlags.Write) != 0 && server.Replication.IsReplica && server.Config.ReplicaReadOnly
+            && session.ScriptCaller?.IsMaster != true)
+        {
+            error = "-" + RespErrors.ReadOnlyReplica;
+            return;
+        }
         // A write while persisting fails: MISCONF, unless the script already wrote (it cannot be
         // stopped halfway), as Redis's scriptVerifyWriteCommandAllow.
         if ((def.Flags & CommandFlags.Write) != 0 && !watchdog.HasWritten && server.WritesDeniedByDiskError() is { } diskError)

@@ -28,7 +28,17 @@ internal sealed class RdbLoadException(string message, long offset, bool final =
 internal static class RdbLoader
 {
     /// <summary>What a load did.</summary>
-    internal readonly record struct Result(long KeysLoaded, long KeysExpired, int Version);
+    internal readonly record struct Result(long KeysLoaded, long KeysExpired, int Version)
+    {
+        /// <summary>The repl-id aux field (a replica's or a master's save), or null.</summary>
+        public string? ReplicationId { get; init; }
+
+        /// <summary>The repl-offset aux field, or -1.</summary>
+        public long ReplicationOffset { get; init; }
+
+        /// <summary>The repl-stream-db aux field (the database the stream had selected), or -1.</summary>
+        public int ReplicationStreamDb { get; init; }
+    }
 
     /// <summary>
     /// Loads <paramref name="path"/> into <paramref name="server"/>, whose databases should be empty;
@@ -78,7 +88,7 @@ internal static class RdbLoader
         int db = 0;
         long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
         long idle = -1, freq = -1;
-        var scratch = new Scratch { MaxKeys = stream.CanSeek ? stream.Length / 3 : 0 };
+        var scratch = new Scratch { MaxKeys = stream.CanSeek ? stream.Length / 3 : 0, KeepExpired = server.Replication.IsReplica };
         using var gcHold = total >= LoadGcHold.MinFileBytes ? new LoadGcHold() : null;
         int items = 0;
 
@@ -122,7 +132,11 @@ internal static class RdbLoader
                 // Redis's words and order: "expected" is the checksum of the data read, "got" the one the file ends with.
                 throw new RdbLoadException($"Wrong RDB checksum expected: ({crc:x}) but got ({stored:x}). Aborting now.", window.Offset, final: true);
         }
-        return new Result(loaded, expired, version);
+        return new Result(loaded, expired, version)
+        {
+            ReplicationId = scratch.ReplicationId, ReplicationOffset = scratch.ReplicationOffset,
+            ReplicationStreamDb = scratch.ReplicationStreamDb,
+        };
     }
 
     /// <summary>Where a key and a string value are decoded when they are not plain bytes of the file (integers, LZF).</summary>
@@ -132,6 +146,14 @@ internal static class RdbLoader
 
         /// <summary>The most keys the file could hold (its size over 3 bytes, the smallest key), for RESIZEDB.</summary>
         public long MaxKeys;
+
+        /// <summary>Keys already expired are loaded too: a replica's master deletes them (Redis's iAmMaster() test).</summary>
+        public bool KeepExpired;
+
+        // The replication aux fields (rdbLoad's rdbSaveInfo).
+        public string? ReplicationId;
+        public long ReplicationOffset = -1;
+        public int ReplicationStreamDb = -1;
     }
 
     /// <summary>One item at <paramref name="position"/>: an opcode and its data, or a key and its value; true at EOF.</summary>
@@ -196,6 +218,13 @@ internal static class RdbLoader
                     byte[] value = ReadString(data, ref position);
                     if (key.AsSpan().SequenceEqual("redis-ver"u8))
                         server.Log.Notice($"Loading RDB produced by version {Encoding.UTF8.GetString(value)}");
+                    else if (key.AsSpan().SequenceEqual("repl-id"u8) && value.Length == 40)
+                        scratch.ReplicationId = Encoding.ASCII.GetString(value);
+                    else if (key.AsSpan().SequenceEqual("repl-offset"u8) && RedisNumbers.TryParseInt64(value, out long replOffset))
+                        scratch.ReplicationOffset = replOffset;
+                    else if (key.AsSpan().SequenceEqual("repl-stream-db"u8) && RedisNumbers.TryParseInt64(value, out long streamDb)
+                             && streamDb >= 0 && streamDb < databases)
+                        scratch.ReplicationStreamDb = (int)streamDb;
                     return false;
                 }
                 case RdbOutput.OpcodeModuleAux:
@@ -232,7 +261,7 @@ internal static class RdbLoader
                     long keyExpire = expireAt, keyIdle = idle, keyFreq = freq;
                     expireAt = 0;
                     idle = freq = -1;
-                    if (keyExpire != 0 && keyExpire < nowMs)
+                    if (keyExpire != 0 && keyExpire < nowMs && !scratch.KeepExpired)
                     {
                         expired++;
                         return false;

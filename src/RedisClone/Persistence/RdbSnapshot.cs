@@ -34,6 +34,8 @@ internal sealed class RdbSnapshot
     private const int BytesPerTurn = 256 * 1024;
 
     private readonly RedisServer _server;
+
+    /// <summary>The replication aux fields at the instant (Redis's rdbSaveInfo), or null.</summary>
     private readonly string _path;
     private readonly bool _compress, _checksum, _writeIdle, _writeFreq;
     private readonly byte[][] _functions;
@@ -115,6 +117,7 @@ internal sealed class RdbSnapshot
         // after BGSAVE's reply does not change the save under way.
         _keySaveDelayMicros = config.RdbKeySaveDelay;
         _functions = server.Functions.All.Select(l => l.Code).ToArray();
+        ReplicationInfo = server.Replica.RdbSaveInfo();
         var (dataset, tables) = InfoBuilder.DataMemory(server);
         _usedMemory = dataset + tables;
         var shards = server.Shards;

@@ -260,6 +260,12 @@ internal static partial class RespErrors
     // SAVE, BGSAVE, SHUTDOWN, loading.
     public const string Loading = "LOADING Redis is loading the dataset in memory";
 
+    // Replication, the replica side (replication.c, server.c's processCommand).
+    public const string ReadOnlyReplica = "READONLY You can't write against a read only replica.";
+    public const string MasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+    public const string InvalidMasterPort = "ERR Invalid master port";
+    public const string ReplicaOfByReplica = "ERR Command is not valid when client is a replica.";
+
     /// <summary>maxmemory reached and nothing to evict (or noeviction): denyoom commands are refused.</summary>
     public const string Oom = "OOM command not allowed when used memory > 'maxmemory'.";
 

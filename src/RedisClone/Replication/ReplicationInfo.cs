@@ -25,9 +25,7 @@ internal static class ReplicationInfo
     }
 
     /// <summary>A replica's fields, from master_host to replica_announced (the replica side fills these).</summary>
-    private static void AppendReplicaFields(StringBuilder sb, RedisServer server)
-    {
-    }
+    private static void AppendReplicaFields(StringBuilder sb, RedisServer server) => server.Replica.AppendInfo(sb);
 
     /// <summary>connected_slaves and a slaveN line per replica (the master side fills these).</summary>
     private static void AppendMasterFields(StringBuilder sb, RedisServer server)

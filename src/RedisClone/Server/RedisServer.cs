@@ -70,6 +70,8 @@ internal sealed class RedisServer : IAsyncDisposable
         StartedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         Rdb = new Persistence.RdbSaves(this);
         Replication = new Replication.ReplicationState(this);
+        Replica = new Replication.ReplicaRole(this);
+        Log.IsReplica = () => Replication.IsReplica;
         ClientEviction = new ClientEviction(this);
         Shutdown = new ServerShutdown(this);
     }
@@ -137,6 +139,9 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>Replication: the ids, the offset, the backlog and the replicas' stream.</summary>
     public Replication.ReplicationState Replication { get; }
+
+    /// <summary>The replica side: the master followed (REPLICAOF) and the link to it.</summary>
+    public Replication.ReplicaRole Replica { get; }
 
     public ServerOptions Options { get; }
 
@@ -457,6 +462,7 @@ internal sealed class RedisServer : IAsyncDisposable
             }
             _metrics.Start();
         }
+        Replica.ConfigureAtStartup();
         Rdb.Loading = true;
         try
         {
@@ -481,6 +487,7 @@ internal sealed class RedisServer : IAsyncDisposable
         {
             Rdb.Loading = false;
         }
+        Replica.StartAfterLoad(_startupLoad);
         // A thread of its own, made now: a timer would run on the thread pool, which may need a new
         // thread at a moment the process has no descriptors or memory to spare for one.
         _cron = new Thread(() =>
@@ -503,6 +510,9 @@ internal sealed class RedisServer : IAsyncDisposable
     }
 
     private Thread? _cron;
+
+    /// <summary>What the RDB file loaded at start-up held (its replication info, for a replica's first PSYNC).</summary>
+    private Persistence.RdbLoader.Result? _startupLoad;
 
     /// <summary>The unixsocket listener, or null.</summary>
     private Listener? _unixListener;
@@ -777,6 +787,7 @@ internal sealed class RedisServer : IAsyncDisposable
             });
             Rdb.LastLoadKeysLoaded = result.KeysLoaded;
             Rdb.LastLoadKeysExpired = result.KeysExpired;
+            _startupLoad = result;
             Log.Notice($"Done loading RDB, keys loaded: {result.KeysLoaded}, keys expired: {result.KeysExpired}.");
             Log.Notice($"DB loaded from disk: {started.Elapsed.TotalSeconds:0.000} seconds");
         }
@@ -931,6 +942,7 @@ internal sealed class RedisServer : IAsyncDisposable
             try { File.Delete(_pidFile); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
         }
         StopListening();
+        Replica.Stop();
         if (drain > TimeSpan.Zero)
         {
             Pause.HoldForShutdown();

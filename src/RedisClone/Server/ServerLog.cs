@@ -17,7 +17,7 @@ internal sealed class ServerLog : IDisposable
     /// <summary>Redis's levels, in its order (LL_DEBUG..LL_WARNING).</summary>
     public enum Level { Debug, Verbose, Notice, Warning }
 
-    private const string Template = "{Pid}:M {Timestamp:dd MMM yyyy HH:mm:ss.fff} {Mark} {Message:l}{NewLine}";
+    private const string Template = "{Pid}:{Role} {Timestamp:dd MMM yyyy HH:mm:ss.fff} {Mark} {Message:l}{NewLine}";
 
     private readonly Config.ConfigRegistry _config;
     private readonly Lazy<Serilog.Core.Logger> _logger;
@@ -43,6 +43,9 @@ internal sealed class ServerLog : IDisposable
 
     private readonly Lazy<Serilog.Core.Logger> _raw;
 
+    /// <summary>Whether the server is a replica now: Redis marks its lines S then, M as a master.</summary>
+    public Func<bool>? IsReplica { get; set; }
+
     public void Warning(string message) => Write(Level.Warning, message);
 
     public void Notice(string message) => Write(Level.Notice, message);
@@ -58,7 +61,8 @@ internal sealed class ServerLog : IDisposable
             Level.Notice => LogEventLevel.Information,
             _ => LogEventLevel.Warning,
         };
-        _logger.Value.ForContext("Mark", ".-*#"[(int)level]).Write(serilogLevel, "{Text:l}", message);
+        _logger.Value.ForContext("Mark", ".-*#"[(int)level]).ForContext("Role", IsReplica?.Invoke() == true ? 'S' : 'M')
+            .Write(serilogLevel, "{Text:l}", message);
     }
 
     /// <summary>

@@ -142,7 +142,7 @@ internal sealed class Shard : IDisposable
                     lock (Gate) Store.SettleMemory();
                 if (CronPaused) continue;
                 LruClock.Refresh(); // on a dedicated thread: a busy thread pool cannot delay it
-                if (ActiveExpiry && !Store.ExpiryPaused)
+                if (ActiveExpiry && !Store.ExpiryPaused && !Store.ExpiryByMaster)
                 {
                     // The time spent expiring (under the gate), not the client work run in between.
                     long elapsed = RunExpiryCycle();

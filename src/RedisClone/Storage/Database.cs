@@ -88,6 +88,7 @@ internal sealed class Database
         long at = _table.At(slot).ExpireAt;
         if (at != 0 && at <= nowMs)
         {
+            if (Owner.ExpiryByMaster) return ShardStore.RunningMasterCommand ? slot : -1;
             if (!Owner.ExpiryPaused) ExpireSlot(slot);
             return -1;
         }

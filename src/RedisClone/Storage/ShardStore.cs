@@ -64,6 +64,21 @@ internal sealed class ShardStore
     }
     private bool _expiryPaused;
 
+    /// <summary>
+    /// A replica: keys expire only through its master's DELs. The active cycle stops, and a lookup
+    /// treats an expired key as missing without deleting it, except for the master's own commands
+    /// (<see cref="RunningMasterCommand"/>), which see it as it is (Redis's expireIfNeeded on a replica).
+    /// </summary>
+    public bool ExpiryByMaster
+    {
+        get => Volatile.Read(ref _expiryByMaster);
+        set => Volatile.Write(ref _expiryByMaster, value);
+    }
+    private bool _expiryByMaster;
+
+    /// <summary>Set on the thread running a command of a replica's master client.</summary>
+    [ThreadStatic] public static bool RunningMasterCommand;
+
     /// <summary>Told of every modified key, as WATCHers are (client tracking); set before clients connect.</summary>
     public IKeyChangeListener? Changes { get; set; }
 

@@ -244,8 +244,8 @@ public class ConfigTests
     {
         using var c = TestServer.Shared.Connect();
         Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "replica-read-only", "yes", "repl-backlog-size", "1mb"));
-        Assert.Equal("-ERR CONFIG SET failed (possibly related to argument 'slave-read-only') - replication is not supported by this server: " +
-                     "only the default value (yes) is accepted\r\n", c.Call("CONFIG", "SET", "slave-read-only", "no"));
+        Assert.Equal("-ERR CONFIG SET failed (possibly related to argument 'replica-ignore-disk-write-errors') - replication is not supported by this server: " +
+                     "only the default value (no) is accepted\r\n", c.Call("CONFIG", "SET", "replica-ignore-disk-write-errors", "yes"));
         Assert.Equal("-ERR CONFIG SET failed (possibly related to argument 'oom-score-adj') - OOM score adjustment is not supported by this " +
                      "server: only the default value (no) is accepted\r\n", c.Call("CONFIG", "SET", "hz", "11", "oom-score-adj", "relative"));
         Assert.Equal(Pair("hz", "10"), c.Call("CONFIG", "GET", "hz")); // all or nothing

@@ -140,7 +140,13 @@ internal sealed partial class ConfigRegistry
                 state.Put(p.Name, $"{p.Name} {value}", force: true); // Redis writes it always
                 return;
             case "replicaof":
-                state.Done.Add(p.Name); // always a master: no replicaof line
+                // While a replica: "replicaof host port" (Redis's rewriteConfigReplicaOfOption); a master has none.
+                if (value.Length == 0)
+                {
+                    state.Done.Add(p.Name);
+                    return;
+                }
+                state.Put(p.Name, $"replicaof {value}", force: true);
                 return;
             default:
                 state.Put(p.Name, $"{p.Name} {value}", changed);

@@ -116,6 +116,9 @@ internal sealed partial class ConfigRegistry
     private static readonly int ModuleCommandIndex = IndexOf("enable-module-command");
     private static readonly int ProtectedConfigsIndex = IndexOf("enable-protected-configs");
     private static readonly int ReplBacklogSizeIndex = IndexOf("repl-backlog-size");
+    private static readonly int ReplicaReadOnlyIndex = IndexOf("replica-read-only");
+    private static readonly int ReplicaServeStaleIndex = IndexOf("replica-serve-stale-data");
+    private static readonly int ReplicaIgnoreMaxmemoryIndex = IndexOf("replica-ignore-maxmemory");
     private static readonly int AppendOnlyIndex = IndexOf("appendonly");
     private static readonly int RdbCompressionIndex = IndexOf("rdbcompression");
     private static readonly int RdbChecksumIndex = IndexOf("rdbchecksum");
@@ -322,6 +325,15 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>repl-disable-tcp-nodelay: replicas' sockets batch small writes (Nagle).</summary>
     public bool ReplDisableTcpNoDelay => Volatile.Read(ref _numbers[ReplDisableTcpNoDelayIndex]) != 0;
+
+    /// <summary>replica-read-only: while a replica, normal clients' writes get -READONLY.</summary>
+    public bool ReplicaReadOnly => Volatile.Read(ref _numbers[ReplicaReadOnlyIndex]) != 0;
+
+    /// <summary>replica-serve-stale-data: while a replica's link is down, serve the data it has (else -MASTERDOWN).</summary>
+    public bool ReplicaServeStaleData => Volatile.Read(ref _numbers[ReplicaServeStaleIndex]) != 0;
+
+    /// <summary>replica-ignore-maxmemory: a replica does not evict (its master's DELs do).</summary>
+    public bool ReplicaIgnoreMaxmemory => Volatile.Read(ref _numbers[ReplicaIgnoreMaxmemoryIndex]) != 0;
 
     public bool AppendOnly => Volatile.Read(ref _numbers[AppendOnlyIndex]) != 0;
 
@@ -701,8 +713,6 @@ internal sealed partial class ConfigRegistry
     {
         if (p.Name == "cluster-enabled" && value.Equals("yes", StringComparison.OrdinalIgnoreCase))
             return "cluster mode is not supported";
-        if (p.Name == "replicaof" && value.Length > 0)
-            return "replication is not supported";
         return null;
     }
 
@@ -753,11 +763,15 @@ internal sealed partial class ConfigRegistry
     private static string? MissingFeature(string name) => name switch
     {
         "replicaof" or "cluster-enabled" or "activedefrag" => null, // refused with texts of their own
-        "masterauth" or "masteruser" or "bind-source-addr" => "replication is",
         // The master side of replication (Replication/ReplicationMaster).
         "repl-backlog-size" or "repl-backlog-ttl" or "repl-diskless-sync" or "repl-diskless-sync-delay"
             or "repl-diskless-sync-max-replicas" or "repl-ping-replica-period" or "repl-timeout"
             or "min-replicas-to-write" or "min-replicas-max-lag" or "repl-disable-tcp-nodelay" => null,
+        // The replica side (Replication/ReplicaRole.cs).
+        "masterauth" or "masteruser" or "replica-read-only" or "replica-serve-stale-data" or "repl-diskless-load"
+            or "replica-lazy-flush" or "replica-priority" or "replica-announce-ip" or "replica-announce-port"
+            or "replica-announced" or "replica-ignore-maxmemory" => null,
+        "bind-source-addr" => "replication is",
         _ when name.StartsWith("repl-", StringComparison.Ordinal) || name.StartsWith("replica-", StringComparison.Ordinal) ||
                name.StartsWith("min-replicas-", StringComparison.Ordinal) => "replication is",
         _ when name.StartsWith("cluster-", StringComparison.Ordinal) => "cluster mode is",
@@ -1168,10 +1182,19 @@ internal sealed partial class ConfigRegistry
         return args.Length > 16 ? "Too many bind addresses specified." : null;
     }
 
+    /// <summary>
+    /// replicaof host port, or "no one" (stored as empty): Redis's setConfigReplicaOfOption, whose
+    /// port is strtol'd (digits only, 0 to 65535). Applied when the server starts.
+    /// </summary>
     private static string? ParseReplicaOf(ConfigRegistry registry, string[] args, out string canonical, out long number)
     {
         number = 0;
-        canonical = string.Join(' ', args);
+        canonical = "";
+        if (args.Length == 0) return null; // the default: not a replica
+        if (args.Length != 2) return "wrong number of arguments";
+        if (args[0].Equals("no", StringComparison.OrdinalIgnoreCase) && args[1].Equals("one", StringComparison.OrdinalIgnoreCase)) return null;
+        if (!Replication.ReplicaRole.TryParseConfigPort(args[1], out int port)) return "Invalid master port";
+        canonical = $"{args[0]} {port}";
         return null;
     }
 
@@ -1480,7 +1503,12 @@ internal sealed partial class ConfigRegistry
                 Name = "bind", Kind = Kind.Special, Flags = ParamFlags.Listen | Multi, Default = "* -::*", Special = ParseBind,
                 Getter = r => r._server == null ? null : string.Join(' ', r._server.Options.Bind),
             },
-            S("replicaof", "", ParseReplicaOf, Imm | Multi, alias: "slaveof"),
+            new Param
+            {
+                Name = "replicaof", Alias = "slaveof", Kind = Kind.Special, Flags = Imm | Multi, Default = "", Special = ParseReplicaOf,
+                // What REPLICAOF made of it since: CONFIG GET and CONFIG REWRITE show the master now followed.
+                Getter = r => r._server?.Replica.ConfigValue,
+            },
 
             // --- TLS (Network/TlsContext.cs says which have no effect under .NET)
             N("tls-port", 0, 65535, "0", Tls),
