@@ -79,6 +79,28 @@ public sealed partial class ExternalServer : IDisposable
     }
 
     /// <summary>
+    /// Starts the server on <paramref name="port"/> with <paramref name="configFile"/> as its
+    /// configuration file (so CONFIG REWRITE has a file to write) and waits for its ready line; a
+    /// server restarted on the port it had keeps its address (a master that comes back).
+    /// </summary>
+    public static ExternalServer StartOnPort(int port, string configFile, string extraArgs = "", int timeoutMs = 60_000)
+    {
+        var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        string command = $"dotnet '{Path.Combine(AppContext.BaseDirectory, "RedisClone.dll")}' '{configFile}'";
+        var server = Launch(10240, port, extraArgs, command, line =>
+        {
+            if (ReadyLine().IsMatch(line)) ready.TrySetResult();
+        });
+        if (!ready.Task.Wait(timeoutMs) || server._process.HasExited)
+        {
+            server.Dispose();
+            throw new TimeoutException($"the server did not start in {timeoutMs} ms:\n{server.Output}");
+        }
+        server.Port = port;
+        return server;
+    }
+
+    /// <summary>
     /// Starts a server on a free port and returns as soon as it accepts connections, before it is
     /// ready (while it loads its data, say), instead of waiting for its ready line.
     /// </summary>

@@ -1,0 +1,194 @@
+using System.Diagnostics;
+using System.Net;
+using RedisClone.Tests.Infrastructure;
+using StackExchange.Redis;
+
+namespace RedisClone.Tests.Replication;
+
+/// <summary>
+/// Debian's redis-sentinel managing a group of these servers as it manages Redis: three sentinels
+/// monitor a master of ours with two replicas of ours; the master is SIGKILLed; a replica is
+/// promoted, the other re-pointed, and the old master, started again, rejoins as a replica. Writes
+/// WAIT acknowledged before the kill are on the new master, and a client that follows Sentinel
+/// (StackExchange.Redis with a service name) writes to the new master. The longer side-by-side run
+/// with redis-servers, timed, is bench/memtier/failover.py.
+/// </summary>
+[Collection("Sentinel")]
+public sealed class SentinelTests
+{
+    private const string Group = "g";
+
+    [SentinelFact]
+    public void Sentinel_MasterKilled_ReplicaPromotedOthersFollowOldMasterRejoins()
+    {
+        using var group = new NodeGroup();
+        var master = group.Start(ReferenceRedis.FreePort(), replicaOf: null);
+        var replicas = new[] { group.Start(ReferenceRedis.FreePort(), master.Port), group.Start(ReferenceRedis.FreePort(), master.Port) };
+        foreach (var r in replicas)
+            Eventually.Wait(() => Info(r.Port, "replication").Contains("master_link_status:up"), () => $"replica {r.Port} linked:\n{r.Output}", 30);
+        var sentinels = Enumerable.Range(0, 3).Select(_ => group.StartSentinel(master.Port)).ToArray();
+        foreach (var s in sentinels)
+            Eventually.Wait(() => SentinelMaster(s).Contains("slaves=2,sentinels=3"),
+                () => $"sentinel {s} sees both replicas and the other sentinels: {SentinelMaster(s)}", 45);
+
+        var options = new ConfigurationOptions { ServiceName = Group, AbortOnConnectFail = false, ConnectTimeout = 5000 };
+        foreach (var p in sentinels) options.EndPoints.Add(new IPEndPoint(IPAddress.Loopback, p));
+        using var follower = ConnectionMultiplexer.Connect(options);
+        Assert.True(follower.GetDatabase().StringSet("before", "1"));
+
+        var acknowledged = new List<string>();
+        using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, master.Port)))
+        {
+            for (int i = 0; i < 50; i++)
+            {
+                Assert.Equal("+OK\r\n", client.Call("SET", $"w:{i}", i.ToString()));
+                if (client.Call("WAIT", "1", "1000") != ":0\r\n") acknowledged.Add($"w:{i}");
+            }
+        }
+        Assert.NotEmpty(acknowledged);
+
+        master.Signal(9);
+        master.WaitForExit();
+        int newMaster = 0;
+        Eventually.Wait(() => (newMaster = MasterAddress(sentinels[0])) != master.Port && newMaster != 0,
+            () => $"a replica promoted; sentinel says {MasterAddress(sentinels[0])}", 45);
+        var promoted = replicas.Single(r => r.Port == newMaster);
+        var other = replicas.Single(r => r.Port != newMaster);
+        Assert.Contains("role:master", Info(promoted.Port, "replication"));
+        using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, newMaster)))
+        {
+            foreach (var key in acknowledged) Assert.Equal(":1\r\n", client.Call("EXISTS", key));
+            Assert.Equal("+OK\r\n", client.Call("SET", "after", "1"));
+        }
+        Eventually.Wait(() => Info(other.Port, "replication") is var text && text.Contains($"master_port:{newMaster}") && text.Contains("master_link_status:up"),
+            () => $"the other replica follows the new master:\n{Info(other.Port, "replication")}", 45);
+
+        // The client that follows Sentinel writes to the new master.
+        Eventually.Wait(() =>
+        {
+            try { return follower.GetDatabase().StringSet("follower", "2"); }
+            catch (RedisException) { return false; }
+        }, () => "StackExchange.Redis writes after the failover", 45);
+        using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, newMaster)))
+            Assert.Equal("$1\r\n2\r\n", client.Call("GET", "follower"));
+
+        var restarted = group.Restart(master);
+        Eventually.Wait(() => Info(restarted.Port, "replication") is var text && text.Contains($"master_port:{newMaster}") && text.Contains("master_link_status:up"),
+            () => $"the old master rejoins as a replica:\n{Info(restarted.Port, "replication")}\n{restarted.Output}", 60);
+        using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, restarted.Port)))
+            Eventually.Wait(() => client.Call("EXISTS", "after") == ":1\r\n", () => "the old master has the new master's writes", 30);
+    }
+
+    private static string Info(int port, string section)
+    {
+        try
+        {
+            using var client = new RespClient(new IPEndPoint(IPAddress.Loopback, port), 5000);
+            return client.Call("INFO", section);
+        }
+        catch (Exception ex) when (ex is System.Net.Sockets.SocketException or IOException or TimeoutException)
+        {
+            return ex.Message;
+        }
+    }
+
+    private static string SentinelMaster(int sentinelPort)
+    {
+        var text = Info(sentinelPort, "sentinel");
+        return text.Split('\n').FirstOrDefault(l => l.StartsWith("master0:", StringComparison.Ordinal))?.Trim() ?? text;
+    }
+
+    private static int MasterAddress(int sentinelPort)
+    {
+        try
+        {
+            using var client = new RespClient(new IPEndPoint(IPAddress.Loopback, sentinelPort), 5000);
+            var reply = client.Call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", Group);
+            var lines = reply.Split("\r\n");
+            return lines.Length >= 5 && int.TryParse(lines[4], out int port) ? port : 0;
+        }
+        catch (Exception ex) when (ex is System.Net.Sockets.SocketException or IOException or TimeoutException)
+        {
+            return 0;
+        }
+    }
+
+    /// <summary>Our servers (each with a config file, as Sentinel's CONFIG REWRITE wants) and the sentinels, all stopped at the end.</summary>
+    private sealed class NodeGroup : IDisposable
+    {
+        private readonly string _dir = Directory.CreateTempSubdirectory("sentinel-test-").FullName;
+        private readonly List<ExternalServer> _servers = [];
+        private readonly List<Process> _sentinels = [];
+
+        public ExternalServer Start(int port, int? replicaOf)
+        {
+            string conf = Path.Combine(_dir, $"node-{port}.conf");
+            if (!File.Exists(conf))
+                File.WriteAllText(conf, $"dir {_dir}\ndbfilename dump-{port}.rdb\nsave \"\"\nappendonly no\n" +
+                                        (replicaOf is { } m ? $"replicaof 127.0.0.1 {m}\n" : ""));
+            var server = ExternalServer.StartOnPort(port, conf);
+            _servers.Add(server);
+            return server;
+        }
+
+        public ExternalServer Restart(ExternalServer old) => Start(old.Port, null);
+
+        public int StartSentinel(int masterPort)
+        {
+            int port = ReferenceRedis.FreePort();
+            string conf = Path.Combine(_dir, $"sentinel-{port}.conf");
+            File.WriteAllText(conf, $"port {port}\nbind 127.0.0.1\ndir {_dir}\n" +
+                                    $"sentinel monitor {Group} 127.0.0.1 {masterPort} 2\n" +
+                                    $"sentinel down-after-milliseconds {Group} 1000\n" +
+                                    $"sentinel failover-timeout {Group} 10000\n" +
+                                    $"sentinel parallel-syncs {Group} 1\n");
+            var psi = new ProcessStartInfo(SentinelFactAttribute.SentinelPath!, conf)
+            {
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+                UseShellExecute = false,
+            };
+            var process = Process.Start(psi)!;
+            process.OutputDataReceived += (_, _) => { };
+            process.ErrorDataReceived += (_, _) => { };
+            process.BeginOutputReadLine();
+            process.BeginErrorReadLine();
+            _sentinels.Add(process);
+            Eventually.Wait(() =>
+            {
+                try
+                {
+                    using var probe = new RespClient(new IPEndPoint(IPAddress.Loopback, port), 1000);
+                    return probe.Call("PING") == "+PONG\r\n";
+                }
+                catch (Exception ex) when (ex is System.Net.Sockets.SocketException or IOException or TimeoutException)
+                {
+                    return false;
+                }
+            }, () => $"redis-sentinel listening on {port}", 15);
+            return port;
+        }
+
+        public void Dispose()
+        {
+            foreach (var p in _sentinels)
+            {
+                try { if (!p.HasExited) p.Kill(); p.WaitForExit(5000); } catch (InvalidOperationException) { }
+                p.Dispose();
+            }
+            foreach (var s in _servers) s.Dispose();
+            try { Directory.Delete(_dir, recursive: true); } catch (IOException) { }
+        }
+    }
+}
+
+/// <summary>A fact that is skipped, with a message saying why, when redis-sentinel is not installed.</summary>
+public sealed class SentinelFactAttribute : FactAttribute
+{
+    public static string? SentinelPath => ReferenceRedis.FindOnPath("redis-sentinel");
+
+    public SentinelFactAttribute()
+    {
+        if (SentinelPath == null) Skip = "redis-sentinel is not installed (apt-get install -y redis-sentinel)";
+    }
+}
