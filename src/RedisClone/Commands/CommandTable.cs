@@ -85,6 +85,6 @@ internal sealed partial class CommandTable
     [
         .. StringRows(), .. BitmapRows(), .. HyperLogLogRows(), .. KeyRows(), .. ConnectionRows(), .. ServerRows(), .. ListRows(),
         .. HashRows(), .. SetRows(), .. SortedSetRows(), .. GeoRows(), .. StreamRows(), .. SortRows(), .. TransactionRows(),
-        .. PubSubRows(), .. BlockingRows(), .. ScriptingRows(), .. AclRows(), .. ReplicationMasterRows(), .. ReplicationReplicaRows(),
+        .. PubSubRows(), .. BlockingRows(), .. ScriptingRows(), .. AclRows(), .. ReplicationMasterRows(), .. ReplicationReplicaRows(), .. FailoverRows(),
     ];
 }

@@ -265,6 +265,21 @@ internal static partial class RespErrors
     public const string MasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
     public const string InvalidMasterPort = "ERR Invalid master port";
     public const string ReplicaOfByReplica = "ERR Command is not valid when client is a replica.";
+    public const string ReplicaOfDuringFailover = "ERR REPLICAOF not allowed while failing over.";
+
+    // FAILOVER and the PSYNC FAILOVER it sends (replication.c).
+    public const string FailoverNotInProgress = "ERR No failover in progress.";
+    public const string FailoverTimeoutNotPositive = "ERR FAILOVER timeout must be greater than 0";
+    public const string FailoverInProgress = "ERR FAILOVER already in progress.";
+    public const string FailoverOnReplica = "ERR FAILOVER is not valid when server is a replica.";
+    public const string FailoverNoReplicas = "ERR FAILOVER requires connected replicas.";
+    public const string FailoverForceNeedsTarget = "ERR FAILOVER with force option requires both a timeout and target HOST and IP.";
+    public const string FailoverTargetUnknown = "ERR FAILOVER target HOST and PORT is not a replica.";
+    public const string FailoverTargetNotOnline = "ERR FAILOVER target replica is not online.";
+    public const string PsyncFailoverToMaster = "ERR PSYNC FAILOVER can't be sent to a master.";
+    public const string PsyncFailoverReplId = "ERR PSYNC FAILOVER replid must match my replid.";
+    public const string SyncWhileFailingOver = "NOMASTERLINK Can't SYNC while failing over";
+    public const string SyncWithoutMasterLink = "NOMASTERLINK Can't SYNC while not connected with my master";
 
     /// <summary>maxmemory reached and nothing to evict (or noeviction): denyoom commands are refused.</summary>
     public const string Oom = "OOM command not allowed when used memory > 'maxmemory'.";

@@ -318,11 +318,16 @@ internal sealed class MasterLink
         {
             log.Notice("Partial resynchronization not possible (no cached master)");
         }
-        await SendAsync(token, "PSYNC", psyncId, psyncOffset);
+        // A master handing over its role (FAILOVER) asks its target to take it (PSYNC ... FAILOVER).
+        var failover = repl.Failover;
+        if (failover.AskTargetToTakeOver) await SendAsync(token, "PSYNC", psyncId, psyncOffset, "FAILOVER");
+        else await SendAsync(token, "PSYNC", psyncId, psyncOffset);
         string reply;
         do reply = await ReadLineAsync(token); // the master may send newlines while it prepares
         while (reply.Length == 0);
 
+        if (failover.AskTargetToTakeOver)
+            failover.TargetAnswered(reply.StartsWith("+FULLRESYNC", StringComparison.Ordinal) || reply.StartsWith("+CONTINUE", StringComparison.Ordinal));
         int streamDb;
         if (reply.StartsWith("+FULLRESYNC", StringComparison.Ordinal))
         {

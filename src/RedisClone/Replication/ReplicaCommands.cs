@@ -15,6 +15,11 @@ internal static class ReplicaCommands
     public static void ReplicaOf(ref CommandContext ctx)
     {
         var role = ctx.Server.Replica;
+        if (ctx.Server.Replication.Failover.State != FailoverState.None)
+        {
+            ctx.Error(RespErrors.ReplicaOfDuringFailover);
+            return;
+        }
         if (ctx.ArgIs(1, "NO") && ctx.ArgIs(2, "ONE"))
         {
             if (role.UnsetMaster())

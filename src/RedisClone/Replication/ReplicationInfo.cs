@@ -13,7 +13,7 @@ internal static class ReplicationInfo
         Line(sb, "role", repl.IsReplica ? "slave" : "master");
         if (repl.IsReplica) AppendReplicaFields(sb, server);
         AppendMasterFields(sb, server);
-        Line(sb, "master_failover_state", "no-failover");
+        Line(sb, "master_failover_state", repl.Failover.StateName);
         Line(sb, "master_replid", repl.ReplicationId);
         Line(sb, "master_replid2", repl.ReplicationId2);
         Line(sb, "master_repl_offset", repl.Offset);

@@ -85,6 +85,35 @@ internal sealed class ReplicationMaster
         var session = ctx.Client;
         var link = session.ReplicaLink ??= new ReplicaLink(session);
         if (link.Attached || session.IsMonitor) return; // Redis ignores SYNC from a replica (or a monitor)
+        // PSYNC replid offset FAILOVER: our master hands its role to us (FAILOVER on its side); we
+        // take it when it shares our history, then serve its PSYNC as any replica's.
+        if (ctx.ArgCount > 3 && ctx.ArgIs(0, "PSYNC") && ctx.ArgIs(3, "FAILOVER"))
+        {
+            string requested = ctx.ArgString(1);
+            Log.Notice($"Failover request received for replid {requested}.");
+            if (!State.IsReplica)
+            {
+                ctx.Error(RespErrors.PsyncFailoverToMaster);
+                return;
+            }
+            if (!requested.Equals(State.ReplicationId, StringComparison.OrdinalIgnoreCase))
+            {
+                ctx.Error(RespErrors.PsyncFailoverReplId);
+                return;
+            }
+            _server.Replica.UnsetMaster();
+            Log.Notice($"MASTER MODE enabled (failover request from '{ConnectionCommands.ClientInfoLine(session)}')");
+        }
+        if (State.Failover.State != FailoverState.None)
+        {
+            ctx.Error(RespErrors.SyncWhileFailingOver);
+            return;
+        }
+        if (State.IsReplica && !_server.Replica.LinkUp)
+        {
+            ctx.Error(RespErrors.SyncWithoutMasterLink);
+            return;
+        }
         if (link.ExcludeData && !link.CapaEof)
         {
             ctx.Error("ERR Filtered replica requires EOF capability");
@@ -409,10 +438,11 @@ internal sealed class ReplicationMaster
         }
         RefreshGoodReplicas();
         CheckWaiters();
+        State.Failover.Cron();
         if (now - _lastSecondMs < 1000) return;
         _lastSecondMs = now;
 
-        if (replicas.Length > 0 && now - _lastPingMs >= config.ReplPingReplicaPeriod * 1000)
+        if (replicas.Length > 0 && now - _lastPingMs >= config.ReplPingReplicaPeriod * 1000 && State.Failover.State == FailoverState.None)
         {
             _lastPingMs = now;
             State.FeedPing();

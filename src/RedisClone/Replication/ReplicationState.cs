@@ -34,10 +34,14 @@ internal sealed class ReplicationState : IPropagationListener
         _server = server;
         ReplicationId = RandomHex.Next40();
         Master = new ReplicationMaster(server, this);
+        Failover = new Failover(server);
     }
 
     /// <summary>The master side: replicas, syncs, acknowledgements.</summary>
     public ReplicationMaster Master { get; }
+
+    /// <summary>FAILOVER's state.</summary>
+    public Failover Failover { get; }
 
     /// <summary>master_replid.</summary>
     public string ReplicationId { get; private set; }

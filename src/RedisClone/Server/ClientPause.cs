@@ -27,6 +27,9 @@ internal sealed class ClientPause
     private long _endMs;
     private volatile bool _stopping;
     private volatile bool _active;
+
+    /// <summary>FAILOVER holds writes until it ends, beside (not instead of) a CLIENT PAUSE (Redis's PAUSE_DURING_FAILOVER).</summary>
+    private bool _failover;
     private int _releasing;
     private bool _turnOut;
     private Timer? _timer;
@@ -44,7 +47,7 @@ internal sealed class ClientPause
     {
         lock (_lock)
         {
-            var previous = _mode;
+            var previous = Effective;
             _mode = all || _mode == Mode.All ? Mode.All : Mode.Write;
             if (_endMs < endMs) _endMs = endMs;
             Update(previous);
@@ -56,12 +59,29 @@ internal sealed class ClientPause
     {
         lock (_lock)
         {
-            var previous = _mode;
+            var previous = Effective;
             _mode = Mode.None;
             _endMs = 0;
             Update(previous);
         }
     }
+
+    /// <summary>
+    /// FAILOVER: writes wait from now until the failover ends or is aborted (<paramref name="hold"/>
+    /// false), whatever CLIENT PAUSE and UNPAUSE do meanwhile.
+    /// </summary>
+    public void HoldWritesForFailover(bool hold)
+    {
+        lock (_lock)
+        {
+            var previous = Effective;
+            _failover = hold;
+            Update(previous);
+        }
+    }
+
+    /// <summary>The pause in force: CLIENT PAUSE's, or at least WRITE while a failover holds writes.</summary>
+    private Mode Effective => _failover && _mode == Mode.None ? Mode.Write : _mode;
 
     /// <summary>
     /// The server is stopping: every client's next command waits (the commands already running
@@ -73,7 +93,7 @@ internal sealed class ClientPause
         lock (_lock)
         {
             _stopping = true;
-            Update(_mode);
+            Update(Effective);
         }
         Interlocked.MemoryBarrier(); // the hold is visible before the caller looks at which clients still run
     }
@@ -107,7 +127,7 @@ internal sealed class ClientPause
             _mode = Mode.None;
             _endMs = 0;
         }
-        _active = _mode != Mode.None || _stopping;
+        _active = _mode != Mode.None || _stopping || _failover;
         if (_stopping)
         {
             for (int i = 0; i < _server.Shards.Count; i++) _server.Shards[i].Store.ExpiryPaused = true;
@@ -118,12 +138,12 @@ internal sealed class ClientPause
         for (int i = 0; i < _server.Shards.Count; i++) _server.Shards[i].Store.ExpiryPaused = _active;
         _timer?.Dispose();
         _timer = null;
-        if (_active)
+        if (_mode != Mode.None)
         {
             long wait = Math.Clamp(_endMs - now, 1, int.MaxValue);
             _timer = new Timer(static state => ((ClientPause)state!).Expire(), this, wait, Timeout.Infinite);
         }
-        if (_mode < previous)
+        if (Effective < previous)
         {
             _releasing = _waiters.Count;
             ReleaseOne();
@@ -132,7 +152,7 @@ internal sealed class ClientPause
 
     private void Expire()
     {
-        lock (_lock) Update(_mode);
+        lock (_lock) Update(Effective);
     }
 
     /// <summary>
@@ -145,8 +165,8 @@ internal sealed class ClientPause
         Mode mode;
         lock (_lock)
         {
-            if (_mode != Mode.None && _endMs <= DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()) Update(_mode);
-            mode = _stopping ? Mode.All : _mode;
+            if (_mode != Mode.None && _endMs <= DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()) Update(Effective);
+            mode = _stopping ? Mode.All : Effective;
         }
         if (mode == Mode.All) return true;
         if (mode == Mode.None) return false;
