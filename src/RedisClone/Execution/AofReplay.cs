@@ -97,6 +97,19 @@ internal static class AofReplay
             while (true)
             {
                 if (window.Start == window.End && !window.Fill()) break;
+                if (window.Buffer[window.Start] == (byte)'#')
+                {
+                    // An annotation (aof-timestamp-enabled's #TS:seconds): skipped, as Redis does.
+                    int newline = Array.IndexOf(window.Buffer, (byte)'\n', window.Start, window.End - window.Start);
+                    if (newline < 0)
+                    {
+                        if (window.Fill()) continue;
+                        break;
+                    }
+                    window.Consume(newline + 1 - window.Start);
+                    if (!inMulti) validUpTo = window.Offset;
+                    continue;
+                }
                 int position = window.Start;
                 long at = window.Offset;
                 var status = TryParse(window.Buffer, window.End, ref position, out var args);

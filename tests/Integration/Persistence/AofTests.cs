@@ -401,4 +401,24 @@ public class AofTests(ITestOutputHelper output)
         Assert.Equal(":21\r\n", c.Call("INCR", "n"));
         Assert.Equal("$2\r\n21\r\n", c.Call("GET", "n"));
     }
+
+    /// <summary>An AOF redis-server wrote with aof-timestamp-enabled: its #TS lines are skipped, as Redis's loader skips them.</summary>
+    [RedisFact]
+    public async Task Aof_RedisTimestampAnnotations_LoadHere()
+    {
+        string theirDir = RdbFileTests.NewDir();
+        List<string> theirs;
+        using (var reference = ReferenceRedis.StartOrNull($"--dir {theirDir} --appendonly yes --aof-timestamp-enabled yes")!)
+        {
+            using var c = reference.Connect();
+            RdbFileTests.Fill(c);
+            theirs = RdbFileTests.Contents(c);
+        }
+        Assert.StartsWith("#TS:", File.ReadAllText(Path.Combine(theirDir, "appendonlydir", "appendonly.aof.1.incr.aof"), Encoding.Latin1));
+        await using (var server = TestServer.Start(2, Aof(theirDir)))
+        {
+            using var c = server.Connect();
+            Assert.Equal(theirs, RdbFileTests.Contents(c));
+        }
+    }
 }
