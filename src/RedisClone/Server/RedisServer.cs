@@ -34,6 +34,8 @@ internal sealed class RedisServer : IAsyncDisposable
             if (error != null) throw new Config.ConfigFileException(error, d.Line, d.Text);
         }
         Config.SetDirective("io-threads", [options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        var (oomMode, oomValues) = Config.OomScoreAdj;
+        if (oomMode != "no") ApplyOomScoreAdj(oomMode, oomValues); // as Redis at start-up: a failure is only logged
         LoadUsers(options);
         Shards = new ShardSet(options.Shards, options.Databases);
         Latency = new LatencyMonitor(() => Config.LatencyMonitorThreshold);
@@ -881,6 +883,15 @@ internal sealed class RedisServer : IAsyncDisposable
     /// clients (raising it if need be), else the reason it does not, naming the number it allows,
     /// as Redis's updateMaxclients does.
     /// </summary>
+    /// <summary>
+    /// oom-score-adj with <paramref name="mode"/> and <paramref name="values"/> for this server's
+    /// role (the replica's value while replicaof is set); false when the process's score could not
+    /// be read or written (the reason is logged).
+    /// </summary>
+    public bool ApplyOomScoreAdj(string mode, string values)
+        => OomScoreAdjuster.TryApply(mode, values,
+            Config.Value("replicaof").Length > 0 ? OomScoreAdjuster.Replica : OomScoreAdjuster.Master, Log);
+
     public string? CheckMaxClients(long maxClients)
     {
         if (_reservedDescriptors == 0) return null; // not started: Start fits it

@@ -402,6 +402,38 @@ public class AofTests(ITestOutputHelper output)
         Assert.Equal("$2\r\n21\r\n", c.Call("GET", "n"));
     }
 
+    /// <summary>aof-timestamp-enabled: a <c>#TS:seconds</c> line before the first command of each second; the files load here and in redis-server.</summary>
+    [RedisFact]
+    public async Task Aof_TimestampEnabled_AnnotatedAndLoadedBothWays()
+    {
+        string ourDir = RdbFileTests.NewDir();
+        List<string> ours;
+        long start = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        await using (var server = TestServer.Start(2, Aof(ourDir, "--aof-timestamp-enabled", "yes")))
+        {
+            using var c = server.Connect();
+            RdbFileTests.Fill(c);
+            c.Call("MULTI");
+            c.Call("SET", "in-tx", "1");
+            c.Call("EXEC");
+            ours = RdbFileTests.Contents(c);
+        }
+        string incr = File.ReadAllText(Path.Combine(ourDir, "appendonlydir", "appendonly.aof.1.incr.aof"), Encoding.Latin1);
+        var stamp = System.Text.RegularExpressions.Regex.Match(incr, @"^#TS:(\d+)\r\n\*2\r\n\$6\r\nSELECT\r\n");
+        Assert.True(stamp.Success, incr[..Math.Min(incr.Length, 200)]);
+        Assert.InRange(long.Parse(stamp.Groups[1].Value), start, DateTimeOffset.UtcNow.ToUnixTimeSeconds());
+        await using (var server = TestServer.Start(2, Aof(ourDir)))
+        {
+            using var c = server.Connect();
+            Assert.Equal(ours, RdbFileTests.Contents(c));
+        }
+        using (var reference = ReferenceRedis.StartOrNull($"--dir {ourDir} --appendonly yes")!)
+        {
+            using var c = reference.Connect();
+            Assert.Equal(ours, RdbFileTests.Contents(c));
+        }
+    }
+
     /// <summary>An AOF redis-server wrote with aof-timestamp-enabled: its #TS lines are skipped, as Redis's loader skips them.</summary>
     [RedisFact]
     public async Task Aof_RedisTimestampAnnotations_LoadHere()
@@ -420,5 +452,32 @@ public class AofTests(ITestOutputHelper output)
             using var c = server.Connect();
             Assert.Equal(theirs, RdbFileTests.Contents(c));
         }
+    }
+
+    /// <summary>aof-disable-auto-gc: files a rewrite superseded stay as history until it is turned off again.</summary>
+    [Fact]
+    public async Task Aof_DisableAutoGc_KeepsHistoryUntilTurnedOff()
+    {
+        string dir = RdbFileTests.NewDir();
+        string aofDir = Path.Combine(dir, "appendonlydir");
+        string manifest = Path.Combine(aofDir, "appendonly.aof.manifest");
+        await using var server = TestServer.Start(1, Aof(dir));
+        using var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "aof-disable-auto-gc", "yes"));
+        c.Call("SET", "k", "1");
+        c.Call("BGREWRITEAOF");
+        Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
+        Assert.Equal(
+            "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.base.rdb seq 1 type h\n" +
+            "file appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.2.incr.aof seq 2 type i\n",
+            File.ReadAllText(manifest));
+        Assert.True(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.base.rdb")));
+        Assert.True(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.incr.aof")));
+
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "aof-disable-auto-gc", "no"));
+        Assert.Equal("file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n", File.ReadAllText(manifest));
+        Assert.False(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.base.rdb")));
+        Assert.False(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.incr.aof")));
+        Assert.Equal("$1\r\n1\r\n", c.Call("GET", "k"));
     }
 }

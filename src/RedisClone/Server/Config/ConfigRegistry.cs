@@ -19,10 +19,12 @@ namespace RedisClone.Server.Config;
 /// outcome as Redis's set-then-roll-back.
 /// </para>
 /// <para>
-/// Parameters of features this server lacks (replication, cluster, defrag, daemonizing...; see
+/// Parameters of features this server lacks (replication, cluster, daemonizing...; see
 /// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
-/// configuration asking for the feature is refused. Some tuning parameters are stored without an
-/// effect here (hz, list-compress-depth, the incremental-fsync settings...).
+/// configuration asking for the feature is refused. Active defragmentation is refused as a Redis
+/// built without its jemalloc refuses it (<c>activedefrag yes</c> only; its tuning values are kept).
+/// Some tuning parameters are stored without an effect here (hz, list-compress-depth, the
+/// incremental-fsync settings, Redis's hidden use-exit-on-panic and watchdog-period...).
 /// CONFIG SET <c>port</c> and <c>bind</c> rebind the listeners (<see cref="RedisServer.PrepareRebind"/>).
 /// <c>requirepass</c> reads back as set, and setting it replaces the default user's passwords, as in Redis 7.
 /// </para>
@@ -164,6 +166,12 @@ internal sealed partial class ConfigRegistry
     private static readonly int ShutdownOnSigintIndex = IndexOf("shutdown-on-sigint");
     private static readonly int ShutdownOnSigtermIndex = IndexOf("shutdown-on-sigterm");
     private static readonly int RdbKeySaveDelayIndex = IndexOf("rdb-key-save-delay");
+    private static readonly int KeyLoadDelayIndex = IndexOf("key-load-delay");
+    private static readonly int OomScoreAdjIndex = IndexOf("oom-score-adj");
+    private static readonly int OomScoreAdjValuesIndex = IndexOf("oom-score-adj-values");
+    private static readonly int AofTimestampIndex = IndexOf("aof-timestamp-enabled");
+    private static readonly int AofDisableAutoGcIndex = IndexOf("aof-disable-auto-gc");
+    private static readonly int BindSourceAddrIndex = IndexOf("bind-source-addr");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -556,6 +564,19 @@ internal sealed partial class ConfigRegistry
                     if (found[i].Name == name) return canonical[i];
                 return _values[IndexOf(name)];
             }
+            // oom-score-adj(-values) are written to the process before anything is stored, and put
+            // back if a later step fails (Redis applies, then rolls back: the same outcome).
+            Action? undoOom = null;
+            if (_server != null && Array.Exists(found, p => p.Index == OomScoreAdjIndex || p.Index == OomScoreAdjValuesIndex))
+            {
+                if (!_server.ApplyOomScoreAdj(Proposed("oom-score-adj"), Proposed("oom-score-adj-values")))
+                {
+                    var failed = Array.Find(found, p => p.Index == OomScoreAdjIndex) ?? Params[OomScoreAdjValuesIndex];
+                    _server.Log.Warning($"Failed applying new configuration. Possibly related to new {failed.Name} setting. Restoring previous settings.");
+                    return RespErrors.ConfigSetFailed(failed.Name, "Failed to set current oom_score_adj. Check server logs.");
+                }
+                undoOom = () => _server.ApplyOomScoreAdj(_values[OomScoreAdjIndex], _values[OomScoreAdjValuesIndex]);
+            }
             Action? applyListen = null;
             if (_server != null && Array.Exists(found, p => (p.Flags & ParamFlags.Listen) != 0))
             {
@@ -571,6 +592,7 @@ internal sealed partial class ConfigRegistry
                     error = _server.PrepareRebind(port, bind, bindChanged, out applyListen);
                     if (error != null)
                     {
+                        undoOom?.Invoke();
                         string failed = bindChanged ? "bind" : "port";
                         _server.Log.Warning($"Failed applying new configuration. Possibly related to new {failed} setting. Restoring previous settings.");
                         return RespErrors.ConfigSetFailed(failed, error);
@@ -589,6 +611,7 @@ internal sealed partial class ConfigRegistry
                     out applyTls, out bool portFailed);
                 if (error != null)
                 {
+                    undoOom?.Invoke();
                     var failed = portFailed
                         ? Params[TlsPortIndex]
                         : Array.Find(found, p => (p.Flags & ParamFlags.Tls) != 0 && p.Index != TlsPortIndex) ?? Params[TlsPortIndex];
@@ -706,17 +729,14 @@ internal sealed partial class ConfigRegistry
     private static string? MissingFeature(string name) => name switch
     {
         "replicaof" or "cluster-enabled" or "activedefrag" => null, // refused with texts of their own
-        "masterauth" or "masteruser" or "bind-source-addr" => "replication is",
+        "masterauth" or "masteruser" => "replication is",
         _ when name.StartsWith("repl-", StringComparison.Ordinal) || name.StartsWith("replica-", StringComparison.Ordinal) ||
                name.StartsWith("min-replicas-", StringComparison.Ordinal) => "replication is",
         _ when name.StartsWith("cluster-", StringComparison.Ordinal) => "cluster mode is",
-        _ when name.StartsWith("active-defrag-", StringComparison.Ordinal) => "active defragmentation is",
         "daemonize" => "daemonizing is",
         "supervised" => "supervised mode is",
         "syslog-enabled" or "syslog-ident" or "syslog-facility" => "syslog is",
-        "oom-score-adj" or "oom-score-adj-values" => "OOM score adjustment is",
         "socket-mark-id" => "socket marking is",
-        "aof-timestamp-enabled" => "AOF timestamp annotations are",
         _ => null,
     };
 
@@ -868,6 +888,25 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>rdb-key-save-delay (hidden, for tests): microseconds the RDB writer waits after each key.</summary>
     public long RdbKeySaveDelay => Volatile.Read(ref _numbers[RdbKeySaveDelayIndex]);
+
+    /// <summary>key-load-delay (hidden, for tests): microseconds loading waits after each key it reads.</summary>
+    public long KeyLoadDelay => Volatile.Read(ref _numbers[KeyLoadDelayIndex]);
+
+    /// <summary>aof-timestamp-enabled: the AOF gets a <c>#TS:unix-seconds</c> line when the second changes.</summary>
+    public bool AofTimestampEnabled => Volatile.Read(ref _numbers[AofTimestampIndex]) != 0;
+
+    /// <summary>aof-disable-auto-gc (hidden): files a rewrite superseded stay, as history in the manifest.</summary>
+    public bool AofDisableAutoGc => Volatile.Read(ref _numbers[AofDisableAutoGcIndex]) != 0;
+
+    /// <summary>
+    /// bind-source-addr: the local address a replica's connection to its master (and, in Redis, the
+    /// cluster bus) is bound to; empty for any. MIGRATE does not use it, in Redis neither.
+    /// </summary>
+    public string BindSourceAddr => Volatile.Read(ref _values[BindSourceAddrIndex]);
+
+    /// <summary>oom-score-adj ("no", "yes" for relative, "absolute") and oom-score-adj-values (master replica bgchild).</summary>
+    public (string Mode, string Values) OomScoreAdj
+        => (Volatile.Read(ref _values[OomScoreAdjIndex]), Volatile.Read(ref _values[OomScoreAdjValuesIndex]));
 
     // ------------------------------------------------------------------ special parameters
 
@@ -1159,6 +1198,8 @@ internal sealed partial class ConfigRegistry
         return expanded.ToString().Trim(' ').Length == 0 ? Invalid : null;
     }
 
+    private static string? ValidLocale(string name) => CollationLocale.IsValid(name) ? null : "Invalid locale name";
+
     private static string? BaseName(string what, string value)
         => value.Contains('/') || value.Contains('\\') ? $"{what} can't be a path, just a filename" : null;
 
@@ -1248,6 +1289,14 @@ internal sealed partial class ConfigRegistry
             B("replica-announced", true),
             B("latency-tracking", true),
             B("replica-ignore-disk-write-errors", false),
+            // Redis's debugging parameters (HIDDEN_CONFIG), which its own test suite sets. use-exit-on-panic
+            // and watchdog-period are kept without effect: there is no panic handler or SIGALRM watchdog here.
+            B("use-exit-on-panic", false, ParamFlags.Hidden),
+            new Param
+            {
+                Name = "aof-disable-auto-gc", Kind = Kind.Bool, Flags = ParamFlags.Hidden, Default = "no",
+                Apply = (r, value, _) => { if (value == "no") r._server?.AofFiles?.DeleteHistory(); },
+            },
 
             // --- strings
             T("aclfile", flags: Imm),
@@ -1281,7 +1330,7 @@ internal sealed partial class ConfigRegistry
             T("ignore-warnings"),
             T("bind-source-addr"),
             T("logfile", flags: Imm),
-            T("locale-collate"),
+            T("locale-collate", validate: ValidLocale),
             T("proc-title-template", "{title} {listen-addr} {server-mode}", validate: ValidProcTitleTemplate),
 
             // --- enums
@@ -1360,6 +1409,22 @@ internal sealed partial class ConfigRegistry
             N("min-replicas-max-lag", 0, IntMax, "10", alias: "min-slaves-max-lag"),
             N("shutdown-timeout", 0, IntMax, "10"),
             N("rdb-key-save-delay", IntMin, IntMax, "0", ParamFlags.Hidden),
+            N("key-load-delay", IntMin, IntMax, "0", ParamFlags.Hidden),
+            new Param
+            {
+                // No watchdog here, but the value reads back as Redis's applyWatchdogPeriod leaves it:
+                // at least two cron periods.
+                Name = "watchdog-period", Kind = Kind.Number, Flags = ParamFlags.Hidden, Min = 0, Max = IntMax, Default = "0",
+                Apply = (r, _, n) =>
+                {
+                    long min = 1000 / Math.Max(r.Hz, 1) * 2;
+                    if (n <= 0 || n >= min) return;
+                    int i = IndexOf("watchdog-period");
+                    Volatile.Write(ref r._numbers[i], min);
+                    Volatile.Write(ref r._values[i], min.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                },
+            },
+            N("loading-process-events-interval-bytes", 1024, IntMax, "2097152", ParamFlags.Hidden),
             N("repl-diskless-sync-max-replicas", 0, IntMax, "0"),
             new Param
             {
