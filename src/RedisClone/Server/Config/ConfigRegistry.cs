@@ -23,8 +23,9 @@ namespace RedisClone.Server.Config;
 /// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
 /// configuration asking for the feature is refused. Active defragmentation is refused as a Redis
 /// built without its jemalloc refuses it (<c>activedefrag yes</c> only; its tuning values are kept).
-/// Some tuning parameters are stored without an effect here (hz, list-compress-depth, the
-/// incremental-fsync settings, Redis's hidden use-exit-on-panic and watchdog-period...).
+/// Some tuning parameters are stored without an effect here (list-compress-depth, the
+/// incremental-fsync settings, Redis's hidden use-exit-on-panic and watchdog-period...); hz,
+/// dynamic-hz and active-expire-effort pace the shards' active expiry (<see cref="RedisServer.ApplyCronTuning"/>).
 /// CONFIG SET <c>port</c> and <c>bind</c> rebind the listeners (<see cref="RedisServer.PrepareRebind"/>).
 /// <c>requirepass</c> reads back as set, and setting it replaces the default user's passwords, as in Redis 7.
 /// </para>
@@ -1253,7 +1254,7 @@ internal sealed partial class ConfigRegistry
             B("activerehashing", true),
             B("stop-writes-on-bgsave-error", true),
             B("set-proc-title", true, Imm),
-            B("dynamic-hz", true),
+            new Param { Name = "dynamic-hz", Kind = Kind.Bool, Default = "yes", Apply = (r, _, _) => r._server?.ApplyCronTuning() },
             B("lazyfree-lazy-eviction", false),
             B("lazyfree-lazy-expire", false),
             B("lazyfree-lazy-server-del", false),
@@ -1403,8 +1404,16 @@ internal sealed partial class ConfigRegistry
             N("repl-timeout", 1, IntMax, "60"),
             N("repl-ping-replica-period", 1, IntMax, "10", alias: "repl-ping-slave-period"),
             N("list-compress-depth", 0, IntMax, "0"),
-            N("active-expire-effort", 1, 10, "1"),
-            N("hz", 0, IntMax, "10"),
+            new Param
+            {
+                Name = "active-expire-effort", Kind = Kind.Number, Min = 1, Max = 10, Default = "1",
+                Apply = (r, _, _) => r._server?.ApplyCronTuning(),
+            },
+            new Param
+            {
+                Name = "hz", Kind = Kind.Number, Min = 0, Max = IntMax, Default = "10",
+                Apply = (r, _, _) => r._server?.ApplyCronTuning(),
+            },
             N("min-replicas-to-write", 0, IntMax, "0", alias: "min-slaves-to-write"),
             N("min-replicas-max-lag", 0, IntMax, "10", alias: "min-slaves-max-lag"),
             N("shutdown-timeout", 0, IntMax, "10"),
