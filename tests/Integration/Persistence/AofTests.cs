@@ -480,4 +480,41 @@ public class AofTests(ITestOutputHelper output)
         Assert.False(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.incr.aof")));
         Assert.Equal("$1\r\n1\r\n", c.Call("GET", "k"));
     }
+
+    /// <summary>
+    /// A command of the AOF that fails when loaded (INCR of a word): counted in unexpected_error_replies
+    /// and skipped, as redis-server does; with propagation-error-behavior panic the load stops there
+    /// (redis-server panics).
+    /// </summary>
+    [RedisFact]
+    public async Task Aof_CommandFailsOnLoad_CountedOrPanicAsRedis()
+    {
+        string dir = RdbFileTests.NewDir();
+        string aofDir = Directory.CreateDirectory(Path.Combine(dir, "appendonlydir")).FullName;
+        File.WriteAllText(Path.Combine(aofDir, "appendonly.aof.manifest"), "file appendonly.aof.1.incr.aof seq 1 type i\n");
+        string[][] commands = [["SELECT", "0"], ["SET", "k", "word"], ["INCR", "k"], ["SET", "after", "1"]];
+        File.WriteAllBytes(Path.Combine(aofDir, "appendonly.aof.1.incr.aof"), commands.SelectMany(c => RespClient.Encode(c)).ToArray());
+
+        using (var reference = ReferenceRedis.StartOrNull($"--dir {dir} --appendonly yes")!)
+        {
+            using var c = reference.Connect();
+            Assert.Contains("\r\nunexpected_error_replies:1\r\n", c.Call("INFO", "stats"));
+            Assert.Equal("$1\r\n1\r\n", c.Call("GET", "after"));
+        }
+        File.WriteAllText(Path.Combine(aofDir, "appendonly.aof.manifest"), "file appendonly.aof.1.incr.aof seq 1 type i\n");
+        File.WriteAllBytes(Path.Combine(aofDir, "appendonly.aof.1.incr.aof"), commands.SelectMany(c => RespClient.Encode(c)).ToArray());
+        foreach (var f in Directory.GetFiles(aofDir).Where(f => !f.EndsWith(".1.incr.aof") && !f.EndsWith(".manifest"))) File.Delete(f);
+        await using (var server = TestServer.Start(1, Aof(dir)))
+        {
+            using var c = server.Connect();
+            Assert.Contains("\r\nunexpected_error_replies:1\r\n", c.Call("INFO", "stats"));
+            Assert.Equal("$1\r\n1\r\n", c.Call("GET", "after"));
+        }
+
+        File.WriteAllText(Path.Combine(aofDir, "appendonly.aof.manifest"), "file appendonly.aof.1.incr.aof seq 1 type i\n");
+        foreach (var f in Directory.GetFiles(aofDir).Where(f => !f.EndsWith(".1.incr.aof") && !f.EndsWith(".manifest"))) File.Delete(f);
+        Assert.Null(ReferenceRedis.StartOrNull($"--dir {dir} --appendonly yes --propagation-error-behavior panic"));
+        var ex = Assert.Throws<RdbLoadException>(() => { TestServer.Start(1, Aof(dir, "--propagation-error-behavior", "panic")); });
+        Assert.StartsWith("This server panicked sending an error to its AOF-loading-client after processing the command 'incr'", ex.Message);
+    }
 }
