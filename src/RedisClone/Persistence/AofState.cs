@@ -59,8 +59,7 @@ internal sealed class AofState
         var incremental = _manifest.LastOrNewIncremental(Name);
         _manifest.Save(Directory, Name);
         MeasureBase();
-        Writer = new AofWriter(Path.Combine(Directory, incremental.Name), () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency,
-            () => _server.Config.AofTimestampEnabled);
+        Writer = NewWriter(Path.Combine(Directory, incremental.Name));
     }
 
     private void MeasureBase()
@@ -90,8 +89,7 @@ internal sealed class AofState
                 string nextPath = Path.Combine(Directory, next.Name);
                 if (Writer == null)
                 {
-                    Writer = new AofWriter(nextPath, () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency,
-            () => _server.Config.AofTimestampEnabled);
+                    Writer = NewWriter(nextPath);
                     _server.AofListener = Writer;
                 }
                 else
@@ -197,6 +195,14 @@ internal sealed class AofState
         while (RewriteInProgress) Thread.Sleep(5);
         _stoppingForShutdown = false;
     }
+
+    /// <summary>
+    /// The writer for an incremental file, reading appendfsync, aof-timestamp-enabled and
+    /// no-appendfsync-on-rewrite as they are at each write (Redis's "child" is a rewrite or a BGSAVE here).
+    /// </summary>
+    private AofWriter NewWriter(string path) => new(path, () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency,
+        timestamps: () => _server.Config.AofTimestampEnabled,
+        deferFsync: () => _server.Config.NoAppendFsyncOnRewrite && (RewriteInProgress || _server.Rdb.InProgress));
 
     /// <summary>
     /// CONFIG SET aof-disable-auto-gc no: the history files kept meanwhile are deleted and dropped

@@ -67,6 +67,11 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     private readonly LatencyMonitor? _latency;
     private readonly Func<FsyncPolicy> _policySource;
     private readonly Func<bool>? _timestamps;
+    private readonly Func<bool>? _deferFsync;
+
+    /// <summary>fsyncs the writer thread made (tests: no-appendfsync-on-rewrite holds them back).</summary>
+    public long Fsyncs => Volatile.Read(ref _fsyncs);
+    private long _fsyncs;
 
     /// <summary>The second of the last <c>#TS:</c> annotation written (Redis's aof_cur_timestamp).</summary>
     private long _lastTimestamp;
@@ -76,10 +81,16 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
 
     /// <param name="latency">Where the writes and always-fsyncs that reach latency-monitor-threshold are recorded.</param>
     /// <param name="timestamps">aof-timestamp-enabled as configured now.</param>
+    /// <param name="deferFsync">
+    /// no-appendfsync-on-rewrite in force now (set, and a rewrite or a save running): the file is
+    /// written but not fsynced, and under appendfsync always replies wait for the write only, as
+    /// Redis's flushAppendOnlyFile returns before its fsync while a child process runs.
+    /// </param>
     public AofWriter(string incrementalPath, Func<FsyncPolicy> policy, ServerLog log, LatencyMonitor? latency = null,
-        Func<bool>? timestamps = null)
+        Func<bool>? timestamps = null, Func<bool>? deferFsync = null)
     {
         _timestamps = timestamps;
+        _deferFsync = deferFsync;
         _log = log;
         _latency = latency;
         _policySource = policy;
@@ -370,7 +381,9 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                 if (_stopping) break;
                 continue;
             }
-            bool sync = unsynced && (policy == FsyncPolicy.Always || _stopping
+            // The file stays unsynced meanwhile, so the first turn after the rewrite or save fsyncs it.
+            bool deferred = unsynced && !_stopping && policy != FsyncPolicy.No && _deferFsync?.Invoke() == true;
+            bool sync = unsynced && !deferred && (policy == FsyncPolicy.Always || _stopping
                 || (policy == FsyncPolicy.EverySec && Stopwatch.GetElapsedTime(lastFsync) >= TimeSpan.FromSeconds(1)));
             if (sync)
             {
@@ -382,6 +395,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                 try
                 {
                     RandomAccess.FlushToDisk(handle);
+                    Interlocked.Increment(ref _fsyncs);
                     if (_fsyncFailed)
                     {
                         _fsyncFailed = false;
@@ -407,7 +421,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                 lastFsync = Stopwatch.GetTimestamp();
             }
             // With everysec and no, replies never wait: only always publishes what is on disk.
-            if (sync || policy != FsyncPolicy.Always) Publish(seq);
+            if (sync || deferred || policy != FsyncPolicy.Always) Publish(seq);
             if (_stopping && !sync)
             {
                 lock (_lock)

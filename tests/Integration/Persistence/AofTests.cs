@@ -517,4 +517,32 @@ public class AofTests(ITestOutputHelper output)
         var ex = Assert.Throws<RdbLoadException>(() => { TestServer.Start(1, Aof(dir, "--propagation-error-behavior", "panic")); });
         Assert.StartsWith("This server panicked sending an error to its AOF-loading-client after processing the command 'incr'", ex.Message);
     }
+
+    /// <summary>
+    /// no-appendfsync-on-rewrite: while a rewrite runs, appendfsync always writes without fsyncing
+    /// (the replies still come), and the first turn after it fsyncs again.
+    /// </summary>
+    [Fact]
+    public async Task Aof_NoAppendFsyncOnRewrite_NoFsyncWhileRewriting()
+    {
+        string dir = RdbFileTests.NewDir();
+        await using var server = TestServer.Start(1, Aof(dir, "--appendfsync", "always", "--no-appendfsync-on-rewrite", "yes"));
+        using var c = server.Connect();
+        for (int i = 0; i < 50; i++) c.Call("SET", $"k{i}", "v");
+        var writer = server.Server.Aof!;
+        Assert.True(writer.Fsyncs > 0);
+        // 50 keys at 100 ms each: the rewrite runs for about 5 seconds.
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "rdb-key-save-delay", "100000"));
+        Assert.Equal("+Background append only file rewriting started\r\n", c.Call("BGREWRITEAOF"));
+        long before = writer.Fsyncs;
+        for (int i = 0; i < 5; i++) Assert.Equal("+OK\r\n", c.Call("SET", $"during{i}", "v"));
+        Assert.Contains("aof_rewrite_in_progress:1", c.Call("INFO", "persistence")); // so every write above came during it
+        Assert.Equal(before, writer.Fsyncs);
+        Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
+        var now = server.Server.Aof!;
+        long since = ReferenceEquals(now, writer) ? before : now.Fsyncs;
+        // Under always the reply waits for the fsync again.
+        Assert.Equal("+OK\r\n", c.Call("SET", "after", "v"));
+        Assert.True(now.Fsyncs > since, "no fsync after the rewrite");
+    }
 }

@@ -173,6 +173,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int AofTimestampIndex = IndexOf("aof-timestamp-enabled");
     private static readonly int AofDisableAutoGcIndex = IndexOf("aof-disable-auto-gc");
     private static readonly int BindSourceAddrIndex = IndexOf("bind-source-addr");
+    private static readonly int NoAppendFsyncOnRewriteIndex = IndexOf("no-appendfsync-on-rewrite");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -895,6 +896,9 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>aof-timestamp-enabled: the AOF gets a <c>#TS:unix-seconds</c> line when the second changes.</summary>
     public bool AofTimestampEnabled => Volatile.Read(ref _numbers[AofTimestampIndex]) != 0;
+
+    /// <summary>no-appendfsync-on-rewrite: no AOF fsync while a rewrite or a background save runs.</summary>
+    public bool NoAppendFsyncOnRewrite => Volatile.Read(ref _numbers[NoAppendFsyncOnRewriteIndex]) != 0;
 
     /// <summary>aof-disable-auto-gc (hidden): files a rewrite superseded stay, as history in the manifest.</summary>
     public bool AofDisableAutoGc => Volatile.Read(ref _numbers[AofDisableAutoGcIndex]) != 0;
