@@ -23,9 +23,13 @@ namespace RedisClone.Server.Config;
 /// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
 /// configuration asking for the feature is refused. Active defragmentation is refused as a Redis
 /// built without its jemalloc refuses it (<c>activedefrag yes</c> only; its tuning values are kept).
-/// Some tuning parameters are stored without an effect here (list-compress-depth, the
-/// incremental-fsync settings, Redis's hidden use-exit-on-panic and watchdog-period...); hz,
-/// dynamic-hz and active-expire-effort pace the shards' active expiry (<see cref="RedisServer.ApplyCronTuning"/>).
+/// Some parameters are kept without an effect here, because what they tune is not in this server
+/// or works one way only: list-compress-depth, activerehashing, jemalloc-bg-thread, crash-log-enabled,
+/// crash-memcheck-enabled, aof-rewrite-incremental-fsync, rdb-save-incremental-fsync, ignore-warnings,
+/// proc-title-template, aof-use-rdb-preamble (an AOF base is always an RDB file), sanitize-dump-payload
+/// (payloads are always checked whole), Redis's hidden use-exit-on-panic, watchdog-period and
+/// loading-process-events-interval-bytes. hz, dynamic-hz and active-expire-effort pace the shards'
+/// active expiry (<see cref="RedisServer.ApplyCronTuning"/>).
 /// CONFIG SET <c>port</c> and <c>bind</c> rebind the listeners (<see cref="RedisServer.PrepareRebind"/>).
 /// <c>requirepass</c> reads back as set, and setting it replaces the default user's passwords, as in Redis 7.
 /// </para>
