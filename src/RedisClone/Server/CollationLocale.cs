@@ -15,7 +15,7 @@ internal static unsafe partial class CollationLocale
     {
         if (name.Length == 0 || name is "C" or "POSIX") return true;
         if (!OperatingSystem.IsLinux() || name.Contains('\0')) return false;
-        lock (typeof(CollationLocale))
+        lock (Gate)
         {
             try
             {
@@ -32,6 +32,8 @@ internal static unsafe partial class CollationLocale
             }
         }
     }
+
+    private static readonly object Gate = new();
 
     /// <summary>glibc's LC_COLLATE.</summary>
     private const int LcCollate = 3;
