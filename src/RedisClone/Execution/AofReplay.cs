@@ -97,6 +97,19 @@ internal static class AofReplay
             while (true)
             {
                 if (window.Start == window.End && !window.Fill()) break;
+                if (window.Buffer[window.Start] == (byte)'#')
+                {
+                    // An annotation (aof-timestamp-enabled's #TS:seconds): skipped, as Redis does.
+                    int newline = Array.IndexOf(window.Buffer, (byte)'\n', window.Start, window.End - window.Start);
+                    if (newline < 0)
+                    {
+                        if (window.Fill()) continue;
+                        break;
+                    }
+                    window.Consume(newline + 1 - window.Start);
+                    if (!inMulti) validUpTo = window.Offset;
+                    continue;
+                }
                 int position = window.Start;
                 long at = window.Offset;
                 var status = TryParse(window.Buffer, window.End, ref position, out var args);
@@ -168,6 +181,25 @@ internal static class AofReplay
             throw new RdbLoadException($"Unknown command '{Encoding.UTF8.GetString(args[0])}' reading the append only file {name}", offset);
         sink.ResetWrittenCount();
         CommandRunner.Run(server, session, buffer, 0, def, sink, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(), monitor: false);
+        if (sink.WrittenCount > 0 && sink.WrittenSpan[0] == (byte)'-') UnexpectedError(server, sink.WrittenSpan, def.FullName, name, offset);
+    }
+
+    /// <summary>
+    /// A command of the AOF answered with an error: logged and counted (INFO unexpected_error_replies)
+    /// as Redis's afterErrorReply does for its AOF-loading client; with propagation-error-behavior
+    /// panic the load stops there, where Redis panics.
+    /// </summary>
+    private static void UnexpectedError(RedisServer server, ReadOnlySpan<byte> reply, string command, string name, long offset)
+    {
+        var text = reply[1..];
+        if (text.EndsWith("\r\n"u8)) text = text[..^2];
+        if (text.Length > 4096) text = text[..4096];
+        server.Log.Warning($"== CRITICAL == This server is sending an error to its AOF-loading-client: '{Encoding.UTF8.GetString(text)}' " +
+                           $"after processing the command '{command}'");
+        Interlocked.Increment(ref server.Stats.UnexpectedErrorReplies);
+        if (server.Config.Value("propagation-error-behavior") == "panic")
+            throw new RdbLoadException($"This server panicked sending an error to its AOF-loading-client after processing the command '{command}' " +
+                                       $"(reading the append only file {name})", offset);
     }
 
     private enum Parsed { Ok, Truncated, Bad }

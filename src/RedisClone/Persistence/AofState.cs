@@ -59,7 +59,7 @@ internal sealed class AofState
         var incremental = _manifest.LastOrNewIncremental(Name);
         _manifest.Save(Directory, Name);
         MeasureBase();
-        Writer = new AofWriter(Path.Combine(Directory, incremental.Name), () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency);
+        Writer = NewWriter(Path.Combine(Directory, incremental.Name));
     }
 
     private void MeasureBase()
@@ -89,7 +89,7 @@ internal sealed class AofState
                 string nextPath = Path.Combine(Directory, next.Name);
                 if (Writer == null)
                 {
-                    Writer = new AofWriter(nextPath, () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency);
+                    Writer = NewWriter(nextPath);
                     _server.AofListener = Writer;
                 }
                 else
@@ -136,8 +136,17 @@ internal sealed class AofState
                     var entry = _manifest.NewBase(Name, rdbPreamble: true);
                     File.Move(temp, Path.Combine(Directory, entry.Name), overwrite: true);
                     var old = _manifest.DropIncrementalBefore(firstIncremental);
-                    old.AddRange(_manifest.History);
-                    _manifest.History.Clear();
+                    if (_server.Config.AofDisableAutoGc)
+                    {
+                        // aof-disable-auto-gc: what the new base supersedes stays, as history.
+                        foreach (var file in old) _manifest.History.Add(file with { Type = 'h' });
+                        old.Clear();
+                    }
+                    else
+                    {
+                        old.AddRange(_manifest.History);
+                        _manifest.History.Clear();
+                    }
                     _manifest.Save(Directory, Name);
                     foreach (var file in old)
                     {
@@ -185,6 +194,42 @@ internal sealed class AofState
         });
         while (RewriteInProgress) Thread.Sleep(5);
         _stoppingForShutdown = false;
+    }
+
+    /// <summary>
+    /// The writer for an incremental file, reading appendfsync, aof-timestamp-enabled and
+    /// no-appendfsync-on-rewrite as they are at each write (Redis's "child" is a rewrite or a BGSAVE here).
+    /// </summary>
+    private AofWriter NewWriter(string path) => new(path, () => AofWriter.ParsePolicy(_server.Config.AppendFsync), _server.Log, _server.Latency,
+        timestamps: () => _server.Config.AofTimestampEnabled,
+        deferFsync: () => _server.Config.NoAppendFsyncOnRewrite && (RewriteInProgress || _server.Rdb.InProgress));
+
+    /// <summary>
+    /// CONFIG SET aof-disable-auto-gc no: the history files kept meanwhile are deleted and dropped
+    /// from the manifest (Redis's aofDelHistoryFiles).
+    /// </summary>
+    public void DeleteHistory()
+    {
+        lock (_lock)
+        {
+            if (_manifest.History.Count == 0) return;
+            var old = _manifest.History.ToList();
+            _manifest.History.Clear();
+            try
+            {
+                _manifest.Save(Directory, Name);
+            }
+            catch (IOException ex)
+            {
+                _server.Log.Warning($"Can't persist the manifest after deleting history files: {ex.Message}");
+                return;
+            }
+            foreach (var file in old)
+            {
+                _server.Log.Notice($"Removing the history file {file.Name} in the background");
+                try { File.Delete(Path.Combine(Directory, file.Name)); } catch (IOException) { }
+            }
+        }
     }
 
     /// <summary>CONFIG SET appendonly no: stops appending (what was appended is written and fsynced first); the files stay.</summary>

@@ -66,13 +66,31 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
     private volatile string _lastError = "";
     private readonly LatencyMonitor? _latency;
     private readonly Func<FsyncPolicy> _policySource;
+    private readonly Func<bool>? _timestamps;
+    private readonly Func<bool>? _deferFsync;
+
+    /// <summary>fsyncs the writer thread made (tests: no-appendfsync-on-rewrite holds them back).</summary>
+    public long Fsyncs => Volatile.Read(ref _fsyncs);
+    private long _fsyncs;
+
+    /// <summary>The second of the last <c>#TS:</c> annotation written (Redis's aof_cur_timestamp).</summary>
+    private long _lastTimestamp;
 
     /// <summary>The sequence of the last unit the current thread appended (read by the execution layer after a command).</summary>
     [ThreadStatic] public static long ThreadSequence;
 
     /// <param name="latency">Where the writes and always-fsyncs that reach latency-monitor-threshold are recorded.</param>
-    public AofWriter(string incrementalPath, Func<FsyncPolicy> policy, ServerLog log, LatencyMonitor? latency = null)
+    /// <param name="timestamps">aof-timestamp-enabled as configured now.</param>
+    /// <param name="deferFsync">
+    /// no-appendfsync-on-rewrite in force now (set, and a rewrite or a save running): the file is
+    /// written but not fsynced, and under appendfsync always replies wait for the write only, as
+    /// Redis's flushAppendOnlyFile returns before its fsync while a child process runs.
+    /// </param>
+    public AofWriter(string incrementalPath, Func<FsyncPolicy> policy, ServerLog log, LatencyMonitor? latency = null,
+        Func<bool>? timestamps = null, Func<bool>? deferFsync = null)
     {
+        _timestamps = timestamps;
+        _deferFsync = deferFsync;
         _log = log;
         _latency = latency;
         _policySource = policy;
@@ -114,7 +132,11 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
             for (int c = 0; c < unit.Count; c++)
             {
                 if ((unit.Target(c) & PropagationTarget.Aof) == 0) continue;
-                if (!any && unit.Transaction) WriteWord("MULTI"u8);
+                if (!any)
+                {
+                    if (_timestamps?.Invoke() == true) WriteTimestampIfNeeded(digits);
+                    if (unit.Transaction) WriteWord("MULTI"u8);
+                }
                 any = true;
                 int db = unit.Db(c);
                 if (db != _selectedDb)
@@ -135,6 +157,24 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
         }
         // everysec and no: the connection writes before it replies, the writer thread polls for the rest.
         if (Policy == FsyncPolicy.Always) _dataReady.Set();
+    }
+
+    /// <summary>
+    /// aof-timestamp-enabled: <c>#TS:seconds</c> before the first unit of each new second, as
+    /// Redis's feedAppendOnlyFile writes it (loaders skip lines that start with '#').
+    /// </summary>
+    private void WriteTimestampIfNeeded(Span<byte> digits)
+    {
+        long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        if (now <= _lastTimestamp) return;
+        _lastTimestamp = now;
+        int n = RedisNumbers.FormatInt64(now, digits);
+        var span = _pending.GetSpan(n + 6);
+        "#TS:"u8.CopyTo(span);
+        digits[..n].CopyTo(span[4..]);
+        span[4 + n] = (byte)'\r';
+        span[5 + n] = (byte)'\n';
+        _pending.Advance(n + 6);
     }
 
     /// <summary>A command of one word (MULTI, EXEC).</summary>
@@ -341,7 +381,9 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                 if (_stopping) break;
                 continue;
             }
-            bool sync = unsynced && (policy == FsyncPolicy.Always || _stopping
+            // The file stays unsynced meanwhile, so the first turn after the rewrite or save fsyncs it.
+            bool deferred = unsynced && !_stopping && policy != FsyncPolicy.No && _deferFsync?.Invoke() == true;
+            bool sync = unsynced && !deferred && (policy == FsyncPolicy.Always || _stopping
                 || (policy == FsyncPolicy.EverySec && Stopwatch.GetElapsedTime(lastFsync) >= TimeSpan.FromSeconds(1)));
             if (sync)
             {
@@ -353,6 +395,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                 try
                 {
                     RandomAccess.FlushToDisk(handle);
+                    Interlocked.Increment(ref _fsyncs);
                     if (_fsyncFailed)
                     {
                         _fsyncFailed = false;
@@ -378,7 +421,7 @@ internal sealed class AofWriter : IPropagationListener, IDisposable
                 lastFsync = Stopwatch.GetTimestamp();
             }
             // With everysec and no, replies never wait: only always publishes what is on disk.
-            if (sync || policy != FsyncPolicy.Always) Publish(seq);
+            if (sync || deferred || policy != FsyncPolicy.Always) Publish(seq);
             if (_stopping && !sync)
             {
                 lock (_lock)

@@ -154,7 +154,7 @@ internal static class InfoBuilder
         Line(sb, "server_time_usec", (DateTime.UtcNow - DateTime.UnixEpoch).Ticks / 10);
         Line(sb, "uptime_in_seconds", uptime);
         Line(sb, "uptime_in_days", uptime / 86400);
-        Line(sb, "hz", server.Config.Hz);
+        Line(sb, "hz", server.EffectiveHz);
         Line(sb, "configured_hz", server.Config.Hz);
         Line(sb, "lru_clock", (DateTimeOffset.UtcNow.ToUnixTimeSeconds()) & ((1 << 24) - 1));
         Line(sb, "executable", Environment.ProcessPath ?? "");

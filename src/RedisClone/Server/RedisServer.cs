@@ -34,8 +34,11 @@ internal sealed class RedisServer : IAsyncDisposable
             if (error != null) throw new Config.ConfigFileException(error, d.Line, d.Text);
         }
         Config.SetDirective("io-threads", [options.IoThreads.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        var (oomMode, oomValues) = Config.OomScoreAdj;
+        if (oomMode != "no") ApplyOomScoreAdj(oomMode, oomValues); // as Redis at start-up: a failure is only logged
         LoadUsers(options);
         Shards = new ShardSet(options.Shards, options.Databases);
+        ApplyCronTuning();
         Latency = new LatencyMonitor(() => Config.LatencyMonitorThreshold);
         for (int i = 0; i < Shards.Count; i++)
             Shards[i].ExpireCycleObserver = ms => Latency.AddIfNeeded(LatencyMonitor.Events.ExpireCycle, ms);
@@ -499,6 +502,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 AofCron();
                 ClientEviction.Cron();
                 CloseIdleClients();
+                ApplyCronTuning();
                 MigrateSockets.CloseIdle();
                 if (tick % 10 == 0) TrimIdleClients();
                 if (!CronPaused) Tracking.Cron();
@@ -896,6 +900,51 @@ internal sealed class RedisServer : IAsyncDisposable
     /// clients (raising it if need be), else the reason it does not, naming the number it allows,
     /// as Redis's updateMaxclients does.
     /// </summary>
+    /// <summary>
+    /// The hz the server runs at (INFO hz): the configured hz, doubled by dynamic-hz while there are
+    /// more than 200 clients per tick, up to 500, as Redis's serverCron computes it.
+    /// </summary>
+    public int EffectiveHz => Volatile.Read(ref _effectiveHz);
+    private int _effectiveHz = 10;
+
+    /// <summary>
+    /// hz, dynamic-hz and active-expire-effort handed to the shards' cron (their active expiry
+    /// cycle): at start, by CONFIG SET, and from the server cron as the number of clients changes.
+    /// </summary>
+    public void ApplyCronTuning()
+    {
+        int hz = Math.Max(Config.Hz, 1);
+        if (Config.Value("dynamic-hz") == "yes")
+        {
+            while (Clients.Count / hz > 200)
+            {
+                hz *= 2;
+                if (hz > 500)
+                {
+                    hz = 500;
+                    break;
+                }
+            }
+        }
+        Volatile.Write(ref _effectiveHz, hz);
+        if (Shards is null) return; // the configuration is applied before the shards exist
+        int effort = (int)Config.Number("active-expire-effort");
+        for (int i = 0; i < Shards.Count; i++)
+        {
+            Shards[i].CronHz = hz;
+            Shards[i].ExpireEffort = effort;
+        }
+    }
+
+    /// <summary>
+    /// oom-score-adj with <paramref name="mode"/> and <paramref name="values"/> for this server's
+    /// role (the replica's value while replicaof is set); false when the process's score could not
+    /// be read or written (the reason is logged).
+    /// </summary>
+    public bool ApplyOomScoreAdj(string mode, string values)
+        => OomScoreAdjuster.TryApply(mode, values,
+            Config.Value("replicaof").Length > 0 ? OomScoreAdjuster.Replica : OomScoreAdjuster.Master, Log);
+
     public string? CheckMaxClients(long maxClients)
     {
         if (_reservedDescriptors == 0) return null; // not started: Start fits it

@@ -10,14 +10,14 @@ namespace RedisClone.Sharding;
 /// </summary>
 internal sealed class Shard : IDisposable
 {
-    // Redis 7.2's activeExpireCycle at its defaults (hz 10, active-expire-effort 1): every 100 ms,
-    // loops of 20 keys with a TTL per database (ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP), repeated while
-    // more than 10% of a loop had expired (ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE), for at most 25% of
-    // the interval (ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC).
-    private const int ExpiryIntervalMs = 100;
+    // Redis 7.2's activeExpireCycle (the slow cycle) at its defaults (hz 10, active-expire-effort 1):
+    // every 100 ms, loops of 20 keys with a TTL per database (ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP),
+    // repeated while more than 10% of a loop had expired (ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE), for
+    // at most 25% of the interval (ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC). hz and the effort change them
+    // as Redis's do (see CronHz, ExpireEffort).
     private const int ExpirySample = 20;
     private const int ExpiryAcceptableStalePercent = 10;
-    private const long ExpiryBudgetTicks = TimeSpan.TicksPerMillisecond * ExpiryIntervalMs * 25 / 100;
+    private const int ExpirySlowTimePercent = 25;
 
     private readonly ConcurrentQueue<ShardWork> _inbox = new();
     // No spinning before sleeping: on a small machine a spinning shard thread steals the core the
@@ -50,6 +50,28 @@ internal sealed class Shard : IDisposable
         set => Volatile.Write(ref _activeExpiry, value);
     }
     private bool _activeExpiry = true;
+
+    /// <summary>
+    /// The server's hz as it runs now (hz, raised by dynamic-hz with many clients): cron ticks per
+    /// second, each one an active expiry cycle. Set by the server's cron; read at each tick.
+    /// </summary>
+    public int CronHz
+    {
+        get => Volatile.Read(ref _cronHz);
+        set => Volatile.Write(ref _cronHz, Math.Clamp(value, 1, 500));
+    }
+    private int _cronHz = 10;
+
+    /// <summary>
+    /// active-expire-effort (1..10): each step above 1 samples 5 more keys per loop, accepts 1% fewer
+    /// expired keys before moving on and allows 2% more of the interval, as Redis's activeExpireCycle.
+    /// </summary>
+    public int ExpireEffort
+    {
+        get => Volatile.Read(ref _expireEffort);
+        set => Volatile.Write(ref _expireEffort, Math.Clamp(value, 1, 10));
+    }
+    private int _expireEffort = 1;
 
     /// <summary>
     /// DEBUG PAUSE-CRON: while set, the periodic work (LRU clock, active expiry) is skipped, as
@@ -124,7 +146,7 @@ internal sealed class Shard : IDisposable
 
     private void Run()
     {
-        _nextExpiry = Environment.TickCount64 + ExpiryIntervalMs;
+        _nextExpiry = Environment.TickCount64 + 1000 / CronHz;
         while (!_stopping)
         {
             if (!_inbox.IsEmpty)
@@ -136,7 +158,7 @@ internal sealed class Shard : IDisposable
             long now = Environment.TickCount64;
             if (now >= _nextExpiry)
             {
-                _nextExpiry = now + ExpiryIntervalMs;
+                _nextExpiry = now + Math.Max(1, 1000 / CronHz);
                 // Bookkeeping, not cron work: DEBUG PAUSE-CRON does not freeze INFO's memory figures.
                 if (Store.HasUnsettled)
                     lock (Gate) Store.SettleMemory();
@@ -172,18 +194,22 @@ internal sealed class Shard : IDisposable
     /// <summary>
     /// Redis's active expiry (activeExpireCycle, the slow cycle): for each database in turn, check 20
     /// keys with a TTL and delete the expired ones, again while more than 10% of them had expired, for
-    /// at most 25 ms of work. The gate is taken per loop of 20 keys, and posted work runs between
+    /// at most 25 ms of work (at hz 10 and effort 1). The gate is taken per loop of 20 keys, and posted work runs between
     /// loops (clients first) without ending the cycle: only time spent expiring counts against the
     /// budget, as Redis's event loop runs no client while the cycle does. Returns that time (Stopwatch ticks).
     /// </summary>
     private long RunExpiryCycle()
     {
-        long budget = ExpiryBudgetTicks * Stopwatch.Frequency / TimeSpan.TicksPerSecond;
+        int effort = ExpireEffort - 1;
+        // Redis's timelimit: this share of a tick, in microseconds, as Stopwatch ticks.
+        long budgetMicros = (ExpirySlowTimePercent + 2L * effort) * 1_000_000 / CronHz / 100;
+        long budget = budgetMicros * Stopwatch.Frequency / 1_000_000;
         long spent = 0;
         long totalSampled = 0, totalExpired = 0;
         try
         {
-            RunExpiryLoops(budget, ref spent, ref totalSampled, ref totalExpired);
+            RunExpiryLoops(budget, ExpirySample + ExpirySample / 4 * effort, ExpiryAcceptableStalePercent - effort,
+                ref spent, ref totalSampled, ref totalExpired);
         }
         finally
         {
@@ -194,7 +220,7 @@ internal sealed class Shard : IDisposable
         return spent;
     }
 
-    private void RunExpiryLoops(long budget, ref long spent, ref long totalSampled, ref long totalExpired)
+    private void RunExpiryLoops(long budget, int sample, int acceptableStalePercent, ref long spent, ref long totalSampled, ref long totalExpired)
     {
         int databases = Store.DatabaseCount;
         for (int n = 0; n < databases; n++)
@@ -211,7 +237,7 @@ internal sealed class Shard : IDisposable
                 {
                     long start = Stopwatch.GetTimestamp();
                     long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-                    result = Store[db].ExpireSample(nowMs, ExpirySample, _random);
+                    result = Store[db].ExpireSample(nowMs, sample, _random);
                     spent += Stopwatch.GetTimestamp() - start;
                 }
                 totalSampled += result.sampled;
@@ -222,7 +248,7 @@ internal sealed class Shard : IDisposable
                     Volatile.Write(ref ExpiryTimeCapReached, ExpiryTimeCapReached + 1);
                     return;
                 }
-                if (result.sampled == 0 || result.expired * 100 <= result.sampled * ExpiryAcceptableStalePercent) break;
+                if (result.sampled == 0 || result.expired * 100 <= result.sampled * acceptableStalePercent) break;
             }
         }
     }

@@ -401,4 +401,148 @@ public class AofTests(ITestOutputHelper output)
         Assert.Equal(":21\r\n", c.Call("INCR", "n"));
         Assert.Equal("$2\r\n21\r\n", c.Call("GET", "n"));
     }
+
+    /// <summary>aof-timestamp-enabled: a <c>#TS:seconds</c> line before the first command of each second; the files load here and in redis-server.</summary>
+    [RedisFact]
+    public async Task Aof_TimestampEnabled_AnnotatedAndLoadedBothWays()
+    {
+        string ourDir = RdbFileTests.NewDir();
+        List<string> ours;
+        long start = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        await using (var server = TestServer.Start(2, Aof(ourDir, "--aof-timestamp-enabled", "yes")))
+        {
+            using var c = server.Connect();
+            RdbFileTests.Fill(c);
+            c.Call("MULTI");
+            c.Call("SET", "in-tx", "1");
+            c.Call("EXEC");
+            ours = RdbFileTests.Contents(c);
+        }
+        string incr = File.ReadAllText(Path.Combine(ourDir, "appendonlydir", "appendonly.aof.1.incr.aof"), Encoding.Latin1);
+        var stamp = System.Text.RegularExpressions.Regex.Match(incr, @"^#TS:(\d+)\r\n\*2\r\n\$6\r\nSELECT\r\n");
+        Assert.True(stamp.Success, incr[..Math.Min(incr.Length, 200)]);
+        Assert.InRange(long.Parse(stamp.Groups[1].Value), start, DateTimeOffset.UtcNow.ToUnixTimeSeconds());
+        await using (var server = TestServer.Start(2, Aof(ourDir)))
+        {
+            using var c = server.Connect();
+            Assert.Equal(ours, RdbFileTests.Contents(c));
+        }
+        using (var reference = ReferenceRedis.StartOrNull($"--dir {ourDir} --appendonly yes")!)
+        {
+            using var c = reference.Connect();
+            Assert.Equal(ours, RdbFileTests.Contents(c));
+        }
+    }
+
+    /// <summary>An AOF redis-server wrote with aof-timestamp-enabled: its #TS lines are skipped, as Redis's loader skips them.</summary>
+    [RedisFact]
+    public async Task Aof_RedisTimestampAnnotations_LoadHere()
+    {
+        string theirDir = RdbFileTests.NewDir();
+        List<string> theirs;
+        using (var reference = ReferenceRedis.StartOrNull($"--dir {theirDir} --appendonly yes --aof-timestamp-enabled yes")!)
+        {
+            using var c = reference.Connect();
+            RdbFileTests.Fill(c);
+            theirs = RdbFileTests.Contents(c);
+        }
+        Assert.StartsWith("#TS:", File.ReadAllText(Path.Combine(theirDir, "appendonlydir", "appendonly.aof.1.incr.aof"), Encoding.Latin1));
+        await using (var server = TestServer.Start(2, Aof(theirDir)))
+        {
+            using var c = server.Connect();
+            Assert.Equal(theirs, RdbFileTests.Contents(c));
+        }
+    }
+
+    /// <summary>aof-disable-auto-gc: files a rewrite superseded stay as history until it is turned off again.</summary>
+    [Fact]
+    public async Task Aof_DisableAutoGc_KeepsHistoryUntilTurnedOff()
+    {
+        string dir = RdbFileTests.NewDir();
+        string aofDir = Path.Combine(dir, "appendonlydir");
+        string manifest = Path.Combine(aofDir, "appendonly.aof.manifest");
+        await using var server = TestServer.Start(1, Aof(dir));
+        using var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "aof-disable-auto-gc", "yes"));
+        c.Call("SET", "k", "1");
+        c.Call("BGREWRITEAOF");
+        Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
+        Assert.Equal(
+            "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.base.rdb seq 1 type h\n" +
+            "file appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.2.incr.aof seq 2 type i\n",
+            File.ReadAllText(manifest));
+        Assert.True(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.base.rdb")));
+        Assert.True(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.incr.aof")));
+
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "aof-disable-auto-gc", "no"));
+        Assert.Equal("file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n", File.ReadAllText(manifest));
+        Assert.False(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.base.rdb")));
+        Assert.False(File.Exists(Path.Combine(aofDir, "appendonly.aof.1.incr.aof")));
+        Assert.Equal("$1\r\n1\r\n", c.Call("GET", "k"));
+    }
+
+    /// <summary>
+    /// A command of the AOF that fails when loaded (INCR of a word): counted in unexpected_error_replies
+    /// and skipped, as redis-server does; with propagation-error-behavior panic the load stops there
+    /// (redis-server panics).
+    /// </summary>
+    [RedisFact]
+    public async Task Aof_CommandFailsOnLoad_CountedOrPanicAsRedis()
+    {
+        string dir = RdbFileTests.NewDir();
+        string aofDir = Directory.CreateDirectory(Path.Combine(dir, "appendonlydir")).FullName;
+        File.WriteAllText(Path.Combine(aofDir, "appendonly.aof.manifest"), "file appendonly.aof.1.incr.aof seq 1 type i\n");
+        string[][] commands = [["SELECT", "0"], ["SET", "k", "word"], ["INCR", "k"], ["SET", "after", "1"]];
+        File.WriteAllBytes(Path.Combine(aofDir, "appendonly.aof.1.incr.aof"), commands.SelectMany(c => RespClient.Encode(c)).ToArray());
+
+        using (var reference = ReferenceRedis.StartOrNull($"--dir {dir} --appendonly yes")!)
+        {
+            using var c = reference.Connect();
+            Assert.Contains("\r\nunexpected_error_replies:1\r\n", c.Call("INFO", "stats"));
+            Assert.Equal("$1\r\n1\r\n", c.Call("GET", "after"));
+        }
+        File.WriteAllText(Path.Combine(aofDir, "appendonly.aof.manifest"), "file appendonly.aof.1.incr.aof seq 1 type i\n");
+        File.WriteAllBytes(Path.Combine(aofDir, "appendonly.aof.1.incr.aof"), commands.SelectMany(c => RespClient.Encode(c)).ToArray());
+        foreach (var f in Directory.GetFiles(aofDir).Where(f => !f.EndsWith(".1.incr.aof") && !f.EndsWith(".manifest"))) File.Delete(f);
+        await using (var server = TestServer.Start(1, Aof(dir)))
+        {
+            using var c = server.Connect();
+            Assert.Contains("\r\nunexpected_error_replies:1\r\n", c.Call("INFO", "stats"));
+            Assert.Equal("$1\r\n1\r\n", c.Call("GET", "after"));
+        }
+
+        File.WriteAllText(Path.Combine(aofDir, "appendonly.aof.manifest"), "file appendonly.aof.1.incr.aof seq 1 type i\n");
+        foreach (var f in Directory.GetFiles(aofDir).Where(f => !f.EndsWith(".1.incr.aof") && !f.EndsWith(".manifest"))) File.Delete(f);
+        Assert.Null(ReferenceRedis.StartOrNull($"--dir {dir} --appendonly yes --propagation-error-behavior panic"));
+        var ex = Assert.Throws<RdbLoadException>(() => { TestServer.Start(1, Aof(dir, "--propagation-error-behavior", "panic")); });
+        Assert.StartsWith("This server panicked sending an error to its AOF-loading-client after processing the command 'incr'", ex.Message);
+    }
+
+    /// <summary>
+    /// no-appendfsync-on-rewrite: while a rewrite runs, appendfsync always writes without fsyncing
+    /// (the replies still come), and the first turn after it fsyncs again.
+    /// </summary>
+    [Fact]
+    public async Task Aof_NoAppendFsyncOnRewrite_NoFsyncWhileRewriting()
+    {
+        string dir = RdbFileTests.NewDir();
+        await using var server = TestServer.Start(1, Aof(dir, "--appendfsync", "always", "--no-appendfsync-on-rewrite", "yes"));
+        using var c = server.Connect();
+        for (int i = 0; i < 50; i++) c.Call("SET", $"k{i}", "v");
+        var writer = server.Server.Aof!;
+        Assert.True(writer.Fsyncs > 0);
+        // 50 keys at 100 ms each: the rewrite runs for about 5 seconds.
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "rdb-key-save-delay", "100000"));
+        Assert.Equal("+Background append only file rewriting started\r\n", c.Call("BGREWRITEAOF"));
+        long before = writer.Fsyncs;
+        for (int i = 0; i < 5; i++) Assert.Equal("+OK\r\n", c.Call("SET", $"during{i}", "v"));
+        Assert.Contains("aof_rewrite_in_progress:1", c.Call("INFO", "persistence")); // so every write above came during it
+        Assert.Equal(before, writer.Fsyncs);
+        Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
+        var now = server.Server.Aof!;
+        long since = ReferenceEquals(now, writer) ? before : now.Fsyncs;
+        // Under always the reply waits for the fsync again.
+        Assert.Equal("+OK\r\n", c.Call("SET", "after", "v"));
+        Assert.True(now.Fsyncs > since, "no fsync after the rewrite");
+    }
 }

@@ -262,6 +262,22 @@ public sealed class ConfigFileTests : IDisposable
         }
     }
 
+    /// <summary>CONFIG SET port and bind move the listeners; CONFIG REWRITE then writes where they are now.</summary>
+    [Fact]
+    public async Task ConfigRewrite_AfterConfigSetPortAndBind_WritesTheNewValues()
+    {
+        string path = Write("listen.conf", "# before\nport 0\nbind 127.0.0.1\nhz 12\n");
+        await using var server = TestServer.StartWithConfig(path);
+        using var c = server.Connect();
+        int newPort = ReferenceRedis.FreePort();
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "port", newPort.ToString(), "bind", "127.0.0.1 127.0.0.2"));
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "REWRITE"));
+        Assert.StartsWith($"# before\nport {newPort}\nbind 127.0.0.1 127.0.0.2\nhz 12\n", File.ReadAllText(path));
+        var reread = ServerOptions.Parse([path]);
+        Assert.Equal(newPort, reread.Port);
+        Assert.Equal(["127.0.0.1", "127.0.0.2"], reread.Bind);
+    }
+
     [Fact]
     public async Task ConfigRewrite_UnknownLinesCommentedOwnDirectivesKept()
     {

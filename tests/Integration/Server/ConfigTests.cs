@@ -246,13 +246,59 @@ public class ConfigTests
         Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "replica-read-only", "yes", "repl-backlog-size", "1mb"));
         Assert.Equal("-ERR CONFIG SET failed (possibly related to argument 'replica-ignore-disk-write-errors') - replication is not supported by this server: " +
                      "only the default value (no) is accepted\r\n", c.Call("CONFIG", "SET", "replica-ignore-disk-write-errors", "yes"));
-        Assert.Equal("-ERR CONFIG SET failed (possibly related to argument 'oom-score-adj') - OOM score adjustment is not supported by this " +
-                     "server: only the default value (no) is accepted\r\n", c.Call("CONFIG", "SET", "hz", "11", "oom-score-adj", "relative"));
+        Assert.StartsWith("-ERR CONFIG SET failed (possibly related to argument 'cluster-migration-barrier') - cluster mode is not supported by this " +
+                          "server: only the default value (1) is accepted\r\n", c.Call("CONFIG", "SET", "hz", "11", "cluster-migration-barrier", "2"));
         Assert.Equal(Pair("hz", "10"), c.Call("CONFIG", "GET", "hz")); // all or nothing
         Assert.Equal(Pair("replica-read-only", "yes"), c.Call("CONFIG", "GET", "replica-read-only"));
         Assert.StartsWith("-ERR CONFIG SET failed (possibly related to argument 'cluster-node-timeout') - cluster mode is not supported",
             c.Call("CONFIG", "SET", "cluster-node-timeout", "1"));
         await Task.CompletedTask;
+    }
+
+    /// <summary>hz and active-expire-effort pace every shard's active expiry cycle; INFO hz shows the hz in use.</summary>
+    [Fact]
+    public async Task ConfigSet_HzAndExpireEffort_ReachTheShards()
+    {
+        await using var server = TestServer.Start(2, "--hz", "20", "--active-expire-effort", "3");
+        var shards = server.Server.Shards;
+        Assert.All(Enumerable.Range(0, shards.Count), i => Assert.Equal((20, 3), (shards[i].CronHz, shards[i].ExpireEffort)));
+        using var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "hz", "100", "active-expire-effort", "10"));
+        Assert.All(Enumerable.Range(0, shards.Count), i => Assert.Equal((100, 10), (shards[i].CronHz, shards[i].ExpireEffort)));
+        string info = c.Call("INFO", "server");
+        Assert.Contains("\r\nhz:100\r\n", info);
+        Assert.Contains("\r\nconfigured_hz:100\r\n", info);
+        // Keys with a TTL still go at hz 100 and effort 10.
+        for (int i = 0; i < 100; i++) c.Call("SET", $"k{i}", "v", "PX", "1");
+        await Eventually.WaitFor(() => c.Call("DBSIZE") == ":0\r\n", () => "keys with a TTL never expired: " + c.Call("DBSIZE"));
+    }
+
+    /// <summary>dynamic-hz: with more than 200 clients per tick the hz in use doubles (INFO hz), as Redis's serverCron does.</summary>
+    [Fact]
+    public async Task ConfigSet_DynamicHz_RaisesHzWithManyClients()
+    {
+        await using var server = TestServer.Start(1, "--hz", "1");
+        using var c = server.Connect();
+        var clients = new List<RespClient>();
+        try
+        {
+            for (int i = 0; i < 201; i++)
+            {
+                var extra = server.Connect();
+                clients.Add(extra);
+                Assert.Equal("+PONG\r\n", extra.Call("PING"));
+            }
+            await Eventually.WaitFor(() => c.Call("INFO", "server").Contains("\r\nhz:2\r\n"), () => c.Call("INFO", "server"));
+            Assert.Contains("\r\nconfigured_hz:1\r\n", c.Call("INFO", "server"));
+            Assert.Equal(2, server.Server.Shards[0].CronHz);
+            Assert.Equal("+OK\r\n", c.Call("CONFIG", "SET", "dynamic-hz", "no"));
+            Assert.Contains("\r\nhz:1\r\n", c.Call("INFO", "server"));
+            Assert.Equal(1, server.Server.Shards[0].CronHz);
+        }
+        finally
+        {
+            foreach (var extra in clients) extra.Dispose();
+        }
     }
 
     [Fact]

@@ -19,10 +19,17 @@ namespace RedisClone.Server.Config;
 /// outcome as Redis's set-then-roll-back.
 /// </para>
 /// <para>
-/// Parameters of features this server lacks (replication, cluster, defrag, daemonizing...; see
+/// Parameters of features this server lacks (replication, cluster, daemonizing...; see
 /// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
-/// configuration asking for the feature is refused. Some tuning parameters are stored without an
-/// effect here (hz, list-compress-depth, the incremental-fsync settings...).
+/// configuration asking for the feature is refused. Active defragmentation is refused as a Redis
+/// built without its jemalloc refuses it (<c>activedefrag yes</c> only; its tuning values are kept).
+/// Some parameters are kept without an effect here, because what they tune is not in this server
+/// or works one way only: list-compress-depth, activerehashing, jemalloc-bg-thread, crash-log-enabled,
+/// crash-memcheck-enabled, aof-rewrite-incremental-fsync, rdb-save-incremental-fsync, ignore-warnings,
+/// proc-title-template, aof-use-rdb-preamble (an AOF base is always an RDB file), sanitize-dump-payload
+/// (payloads are always checked whole), Redis's hidden use-exit-on-panic, watchdog-period and
+/// loading-process-events-interval-bytes. hz, dynamic-hz and active-expire-effort pace the shards'
+/// active expiry (<see cref="RedisServer.ApplyCronTuning"/>).
 /// CONFIG SET <c>port</c> and <c>bind</c> rebind the listeners (<see cref="RedisServer.PrepareRebind"/>).
 /// <c>requirepass</c> reads back as set, and setting it replaces the default user's passwords, as in Redis 7.
 /// </para>
@@ -176,6 +183,13 @@ internal sealed partial class ConfigRegistry
     private static readonly int MinReplicasToWriteIndex = IndexOf("min-replicas-to-write");
     private static readonly int MinReplicasMaxLagIndex = IndexOf("min-replicas-max-lag");
     private static readonly int ReplDisableTcpNoDelayIndex = IndexOf("repl-disable-tcp-nodelay");
+    private static readonly int KeyLoadDelayIndex = IndexOf("key-load-delay");
+    private static readonly int OomScoreAdjIndex = IndexOf("oom-score-adj");
+    private static readonly int OomScoreAdjValuesIndex = IndexOf("oom-score-adj-values");
+    private static readonly int AofTimestampIndex = IndexOf("aof-timestamp-enabled");
+    private static readonly int AofDisableAutoGcIndex = IndexOf("aof-disable-auto-gc");
+    private static readonly int BindSourceAddrIndex = IndexOf("bind-source-addr");
+    private static readonly int NoAppendFsyncOnRewriteIndex = IndexOf("no-appendfsync-on-rewrite");
 
     private readonly RedisServer? _server;
     private readonly object _gate = new();
@@ -615,6 +629,19 @@ internal sealed partial class ConfigRegistry
                     if (found[i].Name == name) return canonical[i];
                 return _values[IndexOf(name)];
             }
+            // oom-score-adj(-values) are written to the process before anything is stored, and put
+            // back if a later step fails (Redis applies, then rolls back: the same outcome).
+            Action? undoOom = null;
+            if (_server != null && Array.Exists(found, p => p.Index == OomScoreAdjIndex || p.Index == OomScoreAdjValuesIndex))
+            {
+                if (!_server.ApplyOomScoreAdj(Proposed("oom-score-adj"), Proposed("oom-score-adj-values")))
+                {
+                    var failed = Array.Find(found, p => p.Index == OomScoreAdjIndex) ?? Params[OomScoreAdjValuesIndex];
+                    _server.Log.Warning($"Failed applying new configuration. Possibly related to new {failed.Name} setting. Restoring previous settings.");
+                    return RespErrors.ConfigSetFailed(failed.Name, "Failed to set current oom_score_adj. Check server logs.");
+                }
+                undoOom = () => _server.ApplyOomScoreAdj(_values[OomScoreAdjIndex], _values[OomScoreAdjValuesIndex]);
+            }
             Action? applyListen = null;
             if (_server != null && Array.Exists(found, p => (p.Flags & ParamFlags.Listen) != 0))
             {
@@ -630,6 +657,7 @@ internal sealed partial class ConfigRegistry
                     error = _server.PrepareRebind(port, bind, bindChanged, out applyListen);
                     if (error != null)
                     {
+                        undoOom?.Invoke();
                         string failed = bindChanged ? "bind" : "port";
                         _server.Log.Warning($"Failed applying new configuration. Possibly related to new {failed} setting. Restoring previous settings.");
                         return RespErrors.ConfigSetFailed(failed, error);
@@ -648,6 +676,7 @@ internal sealed partial class ConfigRegistry
                     out applyTls, out bool portFailed);
                 if (error != null)
                 {
+                    undoOom?.Invoke();
                     var failed = portFailed
                         ? Params[TlsPortIndex]
                         : Array.Find(found, p => (p.Flags & ParamFlags.Tls) != 0 && p.Index != TlsPortIndex) ?? Params[TlsPortIndex];
@@ -771,17 +800,13 @@ internal sealed partial class ConfigRegistry
         "masterauth" or "masteruser" or "replica-read-only" or "replica-serve-stale-data" or "repl-diskless-load"
             or "replica-lazy-flush" or "replica-priority" or "replica-announce-ip" or "replica-announce-port"
             or "replica-announced" or "replica-ignore-maxmemory" => null,
-        "bind-source-addr" => "replication is",
         _ when name.StartsWith("repl-", StringComparison.Ordinal) || name.StartsWith("replica-", StringComparison.Ordinal) ||
                name.StartsWith("min-replicas-", StringComparison.Ordinal) => "replication is",
         _ when name.StartsWith("cluster-", StringComparison.Ordinal) => "cluster mode is",
-        _ when name.StartsWith("active-defrag-", StringComparison.Ordinal) => "active defragmentation is",
         "daemonize" => "daemonizing is",
         "supervised" => "supervised mode is",
         "syslog-enabled" or "syslog-ident" or "syslog-facility" => "syslog is",
-        "oom-score-adj" or "oom-score-adj-values" => "OOM score adjustment is",
         "socket-mark-id" => "socket marking is",
-        "aof-timestamp-enabled" => "AOF timestamp annotations are",
         _ => null,
     };
 
@@ -933,6 +958,28 @@ internal sealed partial class ConfigRegistry
 
     /// <summary>rdb-key-save-delay (hidden, for tests): microseconds the RDB writer waits after each key.</summary>
     public long RdbKeySaveDelay => Volatile.Read(ref _numbers[RdbKeySaveDelayIndex]);
+
+    /// <summary>key-load-delay (hidden, for tests): microseconds loading waits after each key it reads.</summary>
+    public long KeyLoadDelay => Volatile.Read(ref _numbers[KeyLoadDelayIndex]);
+
+    /// <summary>aof-timestamp-enabled: the AOF gets a <c>#TS:unix-seconds</c> line when the second changes.</summary>
+    public bool AofTimestampEnabled => Volatile.Read(ref _numbers[AofTimestampIndex]) != 0;
+
+    /// <summary>no-appendfsync-on-rewrite: no AOF fsync while a rewrite or a background save runs.</summary>
+    public bool NoAppendFsyncOnRewrite => Volatile.Read(ref _numbers[NoAppendFsyncOnRewriteIndex]) != 0;
+
+    /// <summary>aof-disable-auto-gc (hidden): files a rewrite superseded stay, as history in the manifest.</summary>
+    public bool AofDisableAutoGc => Volatile.Read(ref _numbers[AofDisableAutoGcIndex]) != 0;
+
+    /// <summary>
+    /// bind-source-addr: the local address a replica's connection to its master (and, in Redis, the
+    /// cluster bus) is bound to; empty for any. MIGRATE does not use it, in Redis neither.
+    /// </summary>
+    public string BindSourceAddr => Volatile.Read(ref _values[BindSourceAddrIndex]);
+
+    /// <summary>oom-score-adj ("no", "yes" for relative, "absolute") and oom-score-adj-values (master replica bgchild).</summary>
+    public (string Mode, string Values) OomScoreAdj
+        => (Volatile.Read(ref _values[OomScoreAdjIndex]), Volatile.Read(ref _values[OomScoreAdjValuesIndex]));
 
     // ------------------------------------------------------------------ special parameters
 
@@ -1233,6 +1280,8 @@ internal sealed partial class ConfigRegistry
         return expanded.ToString().Trim(' ').Length == 0 ? Invalid : null;
     }
 
+    private static string? ValidLocale(string name) => CollationLocale.IsValid(name) ? null : "Invalid locale name";
+
     private static string? BaseName(string what, string value)
         => value.Contains('/') || value.Contains('\\') ? $"{what} can't be a path, just a filename" : null;
 
@@ -1292,7 +1341,7 @@ internal sealed partial class ConfigRegistry
             B("activerehashing", true),
             B("stop-writes-on-bgsave-error", true),
             B("set-proc-title", true, Imm),
-            B("dynamic-hz", true),
+            new Param { Name = "dynamic-hz", Kind = Kind.Bool, Default = "yes", Apply = (r, _, _) => r._server?.ApplyCronTuning() },
             B("lazyfree-lazy-eviction", false),
             B("lazyfree-lazy-expire", false),
             B("lazyfree-lazy-server-del", false),
@@ -1328,6 +1377,14 @@ internal sealed partial class ConfigRegistry
             B("replica-announced", true),
             B("latency-tracking", true),
             B("replica-ignore-disk-write-errors", false),
+            // Redis's debugging parameters (HIDDEN_CONFIG), which its own test suite sets. use-exit-on-panic
+            // and watchdog-period are kept without effect: there is no panic handler or SIGALRM watchdog here.
+            B("use-exit-on-panic", false, ParamFlags.Hidden),
+            new Param
+            {
+                Name = "aof-disable-auto-gc", Kind = Kind.Bool, Flags = ParamFlags.Hidden, Default = "no",
+                Apply = (r, value, _) => { if (value == "no") r._server?.AofFiles?.DeleteHistory(); },
+            },
 
             // --- strings
             T("aclfile", flags: Imm),
@@ -1361,7 +1418,7 @@ internal sealed partial class ConfigRegistry
             T("ignore-warnings"),
             T("bind-source-addr"),
             T("logfile", flags: Imm),
-            T("locale-collate"),
+            T("locale-collate", validate: ValidLocale),
             T("proc-title-template", "{title} {listen-addr} {server-mode}", validate: ValidProcTitleTemplate),
 
             // --- enums
@@ -1434,12 +1491,36 @@ internal sealed partial class ConfigRegistry
             N("repl-timeout", 1, IntMax, "60"),
             N("repl-ping-replica-period", 1, IntMax, "10", alias: "repl-ping-slave-period"),
             N("list-compress-depth", 0, IntMax, "0"),
-            N("active-expire-effort", 1, 10, "1"),
-            N("hz", 0, IntMax, "10"),
+            new Param
+            {
+                Name = "active-expire-effort", Kind = Kind.Number, Min = 1, Max = 10, Default = "1",
+                Apply = (r, _, _) => r._server?.ApplyCronTuning(),
+            },
+            new Param
+            {
+                Name = "hz", Kind = Kind.Number, Min = 0, Max = IntMax, Default = "10",
+                Apply = (r, _, _) => r._server?.ApplyCronTuning(),
+            },
             N("min-replicas-to-write", 0, IntMax, "0", alias: "min-slaves-to-write"),
             N("min-replicas-max-lag", 0, IntMax, "10", alias: "min-slaves-max-lag"),
             N("shutdown-timeout", 0, IntMax, "10"),
             N("rdb-key-save-delay", IntMin, IntMax, "0", ParamFlags.Hidden),
+            N("key-load-delay", IntMin, IntMax, "0", ParamFlags.Hidden),
+            new Param
+            {
+                // No watchdog here, but the value reads back as Redis's applyWatchdogPeriod leaves it:
+                // at least two cron periods.
+                Name = "watchdog-period", Kind = Kind.Number, Flags = ParamFlags.Hidden, Min = 0, Max = IntMax, Default = "0",
+                Apply = (r, _, n) =>
+                {
+                    long min = 1000 / Math.Max(r.Hz, 1) * 2;
+                    if (n <= 0 || n >= min) return;
+                    int i = IndexOf("watchdog-period");
+                    Volatile.Write(ref r._numbers[i], min);
+                    Volatile.Write(ref r._values[i], min.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                },
+            },
+            N("loading-process-events-interval-bytes", 1024, IntMax, "2097152", ParamFlags.Hidden),
             N("repl-diskless-sync-max-replicas", 0, IntMax, "0"),
             new Param
             {
