@@ -253,6 +253,8 @@ internal sealed class ReplicationMaster
     public void RdbSent(ReplicaLink link, bool socket)
     {
         link.Sync = null;
+        if (socket)
+            Log.Notice($"Streamed RDB transfer with replica {link.Name} succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming");
         if (link.RdbOnly)
         {
             link.State = ReplicaState.RdbTransmitted;
@@ -262,17 +264,10 @@ internal sealed class ReplicationMaster
         }
         link.State = ReplicaState.Online;
         link.AckTimeMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-        if (socket)
-        {
-            Log.Notice($"Streamed RDB transfer with replica {link.Name} succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming");
-            // redis-cli --replica (the old SYNC) never acknowledges: its stream starts at once.
-            if (link.PrePsync) link.Streaming = true;
-            else link.StartStreamOnAck = true;
-        }
-        else
-        {
-            link.Streaming = true;
-        }
+        // Diskless: the stream waits for the replica's first ACK, so it never follows the RDB's end
+        // mark in the same read (redis-cli --replica sends one too); from a file it starts at once.
+        if (socket) link.StartStreamOnAck = true;
+        else link.Streaming = true;
         RefreshGoodReplicas();
         Log.Notice($"Synchronization with replica {link.Name} succeeded");
         link.Wake();

@@ -388,6 +388,89 @@ public class MasterReplicationTests
         Assert.Equal(1, Field(writer.Call("INFO", "stats"), "sync_full"));
     }
 
+    /// <summary>A raw replica: the handshake, the diskless RDB read to its end mark, then its first ACK (the stream starts).</summary>
+    private static RespClient RawReplica(TestServer server)
+    {
+        var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("REPLCONF", "listening-port", "1"));
+        Assert.Equal("+OK\r\n", c.Call("REPLCONF", "capa", "eof", "capa", "psync2"));
+        c.Send("PSYNC", "?", "-1");
+        Assert.StartsWith("+FULLRESYNC", ReadLine(c));
+        string header = ReadLine(c);
+        ReadUntil(c, header[5..]);
+        c.Send("REPLCONF", "ACK", "0");
+        return c;
+    }
+
+    [Fact]
+    public async Task ReplTimeout_ReplicaStopsAcking_Dropped()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--repl-timeout", "1"));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        // No ACK for more than repl-timeout: the master drops it.
+        Eventually.Wait(() => Field(Info(master, "replication"), "connected_slaves") == 0, () => Info(master, "replication"));
+    }
+
+    [Fact]
+    public async Task PingPeriod_StreamCarriesPings()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--repl-ping-replica-period", "1"));
+        using var replica = RawReplica(server);
+        string stream = ReadUntil(replica, "*1\r\n$4\r\nPING\r\n");
+        Assert.EndsWith("PING\r\n", stream);
+    }
+
+    [Fact]
+    public async Task OutputLimit_ReplicaNotReading_Disconnected()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--client-output-buffer-limit", "replica 1mb 0 0"));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        string value = new('v', 1 << 20);
+        // The replica reads nothing more: its socket and pipe fill, then the stream it has not taken passes 1 MB.
+        for (int i = 0; i < 64 && Field(Info(master, "replication"), "connected_slaves") != 0; i++) master.Call("SET", "big" + i, value);
+        Eventually.Wait(() => Field(Info(master, "replication"), "connected_slaves") == 0, () => Info(master, "replication"));
+    }
+
+    [Fact]
+    public async Task BacklogTtl_NoReplicas_BacklogFreedAndIdChanged()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--repl-backlog-ttl", "1"));
+        using var master = server.Connect();
+        string id;
+        using (var replica = RawReplica(server))
+        {
+            Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+            string info = Info(master, "replication");
+            Assert.Contains("repl_backlog_active:1", info);
+            id = Regex.Match(info, "master_replid:(\\w+)").Groups[1].Value;
+        }
+        Eventually.Wait(() => Info(master, "replication").Contains("repl_backlog_active:0"), () => Info(master, "replication"));
+        Assert.DoesNotContain(id, Info(master, "replication"));
+    }
+
+    /// <summary>
+    /// WAITAOF counts replicas by the AOF offset of their ACKs (REPLCONF ACK offset FACK aofoffset,
+    /// which 7.2 replicas send; Debian's 7.0 does not, so a raw replica plays one here).
+    /// </summary>
+    [Fact]
+    public async Task WaitAof_ReplicaAcksWithFack_CountsIt()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        master.Call("SET", "aof", "1");
+        Assert.Equal("*2\r\n:0\r\n:0\r\n", master.Call("WAITAOF", "0", "1", "100"));
+        master.Send("WAITAOF", "0", "1", "10000");
+        replica.Send("REPLCONF", "ACK", "1000000", "FACK", "1000000");
+        Assert.Equal("*2\r\n:0\r\n:1\r\n", master.ReadReply());
+        Assert.Equal(":1\r\n", master.Call("WAIT", "1", "100"));
+    }
+
     private static string ReadLine(RespClient c)
     {
         var sb = new System.Text.StringBuilder();
