@@ -179,22 +179,19 @@ internal sealed class ReplicationMaster
             return false;
         }
         var backlog = State.Backlog;
-        var cursor = backlog?.Attach(offset, link.Wake);
-        if (cursor == null)
+        if (backlog == null || !link.AttachCursor(backlog, offset))
         {
             Log.Notice($"Unable to partial resync with replica {link.Name} for lack of backlog (Replica request was: {offset}).");
             if (offset > State.Offset)
                 Log.Warning($"Warning: replica {link.Name} tried to PSYNC with an offset that is greater than the master replication offset.");
             return false;
         }
-        link.Backlog = backlog;
-        link.Cursor = cursor;
         link.State = ReplicaState.Online;
         link.AckTimeMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         link.Enqueue(link.CapaPsync2 ? $"+CONTINUE {id1}\r\n" : "+CONTINUE\r\n");
         link.Streaming = true;
         Attach(link);
-        Log.Notice($"Partial resynchronization request from {link.Name} accepted. Sending {backlog!.Pending(cursor)} bytes of backlog starting from offset {offset}.");
+        Log.Notice($"Partial resynchronization request from {link.Name} accepted. Sending {link.PendingStreamBytes} bytes of backlog starting from offset {offset}.");
         RefreshGoodReplicas();
         return true;
     }

@@ -175,6 +175,31 @@ public class MasterReplicationTests
         Assert.Equal(Digest(master), Digest(replica));
     }
 
+    /// <summary>
+    /// A replica that asks while a BGSAVE runs waits for it to end (one snapshot at a time), then
+    /// gets a sync of its own; the BGSAVE is not broken.
+    /// </summary>
+    [RedisFact]
+    public async Task FullSync_WhileBgsaveRuns_WaitsThenSyncs()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true, "--dir", Path.GetTempPath(), "--dbfilename", $"rc-bgsave-{Guid.NewGuid():N}.rdb"));
+        using var master = server.Connect();
+        master.Call("DEBUG", "POPULATE", "3000", "k", "10");
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "300"); // about a second for the BGSAVE
+        Assert.Equal("+Background saving started\r\n", master.Call("BGSAVE"));
+        using var replicaServer = StartReplica(server.Port);
+        using var replica = replicaServer.Connect();
+        Eventually.Wait(() => Info(master, "replication").Contains("state=wait_bgsave"), () => Info(master, "replication"));
+        master.Call("SET", "during", "bgsave");
+        WaitInSync(master, replica);
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "0");
+        Assert.Equal(Digest(master), Digest(replica));
+        string persistence = Info(master, "persistence");
+        Assert.Contains("rdb_last_bgsave_status:ok", persistence);
+        Assert.Equal(1, Field(Info(master, "stats"), "sync_full"));
+        File.Delete(Path.Combine(Path.GetTempPath(), Regex.Match(master.Call("CONFIG", "GET", "dbfilename"), "rc-bgsave-\\w+\\.rdb").Value));
+    }
+
     [RedisFact]
     public async Task LinkCut_ReplicaReconnects_PartialResync()
     {
