@@ -359,6 +359,31 @@ public class MasterReplicationTests
         }
     }
 
+    /// <summary>The master side's parameters take any valid value now (no longer refused as a missing feature), as Redis reads them back.</summary>
+    [RedisFact]
+    public void Config_MasterParameters_AcceptedAsRedis() => Differential.AssertSameOnPrivateServers(2,
+    [
+        ["CONFIG", "SET", "repl-backlog-size", "1000"],
+        ["CONFIG", "GET", "repl-backlog-size"],
+        ["CONFIG", "SET", "repl-backlog-size", "2mb", "repl-backlog-ttl", "10", "repl-diskless-sync", "no", "repl-diskless-sync-delay", "1"],
+        ["CONFIG", "SET", "repl-diskless-sync-max-replicas", "2", "repl-ping-replica-period", "3", "repl-timeout", "30"],
+        ["CONFIG", "SET", "min-replicas-to-write", "0", "min-replicas-max-lag", "5", "repl-disable-tcp-nodelay", "yes"],
+        ["CONFIG", "GET", "repl-backlog-size"],
+        ["CONFIG", "GET", "repl-timeout"],
+        ["CONFIG", "GET", "min-slaves-max-lag"],
+        ["CONFIG", "SET", "repl-timeout", "0"],
+    ]);
+
+    /// <summary>repl-diskless-sync-max-replicas: with that many replicas waiting, the sync starts without waiting out the delay.</summary>
+    [Fact]
+    public async Task DisklessSync_MaxReplicasWaiting_StartsBeforeTheDelay()
+    {
+        await using var server = TestServer.Start(2, "--repl-diskless-sync-delay", "60", "--repl-diskless-sync-max-replicas", "1");
+        using var replica = RawReplica(server); // would wait a minute for the delay; 10 s is the read timeout
+        using var master = server.Connect();
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+    }
+
     /// <summary>REPLCONF's replies and errors, byte for byte against redis-server.</summary>
     [RedisFact]
     public void ReplConf_Options_MatchRedis() => Differential.AssertSame(new string[][]

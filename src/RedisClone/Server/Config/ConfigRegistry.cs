@@ -1436,8 +1436,18 @@ internal sealed partial class ConfigRegistry
             N("latency-monitor-threshold", 0, LongMax, "0"),
             M("proto-max-bulk-len", 1024 * 1024, LongMax, "536870912"),
             N("stream-node-max-entries", 0, LongMax, "100"),
-            // CONFIG SET resizes the backlog at once (trimming it when it shrinks), as Redis's resizeReplicationBacklog.
-            Applying(M("repl-backlog-size", 1, LongMax, "1048576"), (r, _, n) => { if (r._server is { Replication.Backlog: { } b }) b.Size = n; }),
+            // CONFIG SET resizes the backlog at once (trimming it when it shrinks), as Redis's
+            // resizeReplicationBacklog, which also raises it to 16 KB (CONFIG GET then says 16384).
+            Applying(M("repl-backlog-size", 1, LongMax, "1048576"), (r, _, n) =>
+            {
+                if (n < Replication.ReplicationBacklog.MinSize)
+                {
+                    n = Replication.ReplicationBacklog.MinSize;
+                    Volatile.Write(ref r._values[ReplBacklogSizeIndex], n.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                    Volatile.Write(ref r._numbers[ReplBacklogSizeIndex], n);
+                }
+                if (r._server is { Replication.Backlog: { } b }) b.Size = n;
+            }),
             new Param
             {
                 Name = "maxmemory", Kind = Kind.Number, Min = 0, Max = ULongLongMax, Default = "0",
