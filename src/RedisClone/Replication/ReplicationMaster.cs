@@ -121,7 +121,8 @@ internal sealed class ReplicationMaster
         if (State.Backlog == null)
         {
             // A backlog made from nothing starts a new history: a new id, no secondary one (as Redis).
-            State.ChangeReplicationId();
+            // A replica keeps its master's id: its stream is the master's (chained replicas).
+            if (!State.IsReplica) State.ChangeReplicationId();
             State.EnsureBacklog();
             Log.Notice($"Replication backlog created, my new replication IDs are '{State.ReplicationId}' and '{State.ReplicationId2}'");
         }
