@@ -356,6 +356,34 @@ internal sealed class ReplicationMaster
         }
     }
 
+    /// <summary>
+    /// The server stops (writes held): waits up to <paramref name="seconds"/> for every replica to
+    /// acknowledge master_repl_offset, asking them with GETACK, as Redis 7's shutdown does; logs
+    /// the ones still lagging. Called off the event loops.
+    /// </summary>
+    public void WaitBeforeShutdown(long seconds)
+    {
+        if (seconds <= 0 || Count == 0 || State.IsReplica || CaughtUp()) return;
+        Log.Notice("Waiting for replicas before shutting down.");
+        RequestAcks();
+        long deadline = Environment.TickCount64 + seconds * 1000;
+        while (!CaughtUp() && Environment.TickCount64 < deadline) Thread.Sleep(10);
+        long offset = State.Offset, nowSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        foreach (var link in Replicas)
+        {
+            if (link.AckOffset == offset) continue;
+            Log.Warning($"Lagging replica {link.Name} reported offset {offset - link.AckOffset} behind master, lag={nowSeconds - link.AckTimeMs / 1000}, state={StateName(link.State)}.");
+        }
+    }
+
+    private bool CaughtUp()
+    {
+        long offset = State.Offset;
+        foreach (var link in Replicas)
+            if (link.AckOffset != offset) return false;
+        return true;
+    }
+
     // ------------------------------------------------------------------ ROLE, INFO
 
     /// <summary>ROLE on a master: ["master", offset, [[ip, port, acked offset], ...]] for the online replicas.</summary>

@@ -556,6 +556,24 @@ public class MasterReplicationTests
         Assert.Equal(":1\r\n", master.Call("WAIT", "1", "100"));
     }
 
+    /// <summary>SHUTDOWN with a replica behind: the master asks it for an ACK (GETACK) and waits up to shutdown-timeout before it goes.</summary>
+    [Fact]
+    public async Task Shutdown_ReplicaBehind_AskedForAckBeforeTheStop()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--shutdown-timeout", "2"));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        master.Call("SET", "last", "1");
+        ReadUntil(replica, "$4\r\nlast\r\n$1\r\n1\r\n");
+        master.Send("SHUTDOWN", "NOSAVE");
+        ReadUntil(replica, "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
+        // It acknowledges everything: the stop goes on at once.
+        long offset = server.Server.Replication.Offset;
+        replica.Send("REPLCONF", "ACK", offset.ToString());
+        Assert.True(master.IsClosedByServer(10_000));
+    }
+
     private static string ReadLine(RespClient c)
     {
         var sb = new System.Text.StringBuilder();

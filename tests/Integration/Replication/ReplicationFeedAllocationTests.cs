@@ -56,10 +56,10 @@ public class ReplicationFeedAllocationTests
                 long before = GC.GetAllocatedBytesForCurrentThread();
                 for (int i = 0; i < 1000; i++) RunAll();
                 windows.Add(GC.GetAllocatedBytesForCurrentThread() - before);
-                if (windows[^1] == 0) break;
+                if (windows[^1] < 1000L * commands.Count) break;
             }
             string perCommand = "";
-            if (windows[^1] != 0)
+            if (windows[^1] >= 1000L * commands.Count)
             {
                 long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                 for (int i = 0; i < commands.Count; i++)
@@ -72,7 +72,10 @@ public class ReplicationFeedAllocationTests
                     stream.ResetWrittenCount();
                 }
             }
-            Assert.True(windows[^1] == 0,
+            // Under a busy test run the runtime has been seen to charge a few hundred bytes to a window
+            // (a GET, which propagates nothing, showed it too); one allocation per command is at least
+            // 24 bytes a command, so less than a byte a command on average proves there is none.
+            Assert.True(windows[^1] < 1000L * commands.Count,
                 $"allocated {string.Join(", ", windows.Select(b => b / 1000.0))} bytes per round of {commands.Count} commands:{perCommand}");
             Assert.Equal(backlog.Offset + 1, cursor.Position);
         }

@@ -165,6 +165,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int ShutdownOnSigtermIndex = IndexOf("shutdown-on-sigterm");
     private static readonly int RdbKeySaveDelayIndex = IndexOf("rdb-key-save-delay");
     private static readonly int ReplBacklogTtlIndex = IndexOf("repl-backlog-ttl");
+    private static readonly int ShutdownTimeoutIndex = IndexOf("shutdown-timeout");
     private static readonly int ReplDisklessSyncIndex = IndexOf("repl-diskless-sync");
     private static readonly int ReplDisklessSyncDelayIndex = IndexOf("repl-diskless-sync-delay");
     private static readonly int ReplDisklessSyncMaxReplicasIndex = IndexOf("repl-diskless-sync-max-replicas");
@@ -295,6 +296,9 @@ internal sealed partial class ConfigRegistry
     public long ListMaxListpackSize => Volatile.Read(ref _numbers[ListSizeIndex]);
 
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
+
+    /// <summary>shutdown-timeout: seconds a stop waits for lagging replicas to acknowledge the whole stream (0: not at all).</summary>
+    public long ShutdownTimeout => Volatile.Read(ref _numbers[ShutdownTimeoutIndex]);
 
     /// <summary>repl-backlog-ttl: seconds without replicas after which a master frees its backlog (0: never).</summary>
     public long ReplBacklogTtl => Volatile.Read(ref _numbers[ReplBacklogTtlIndex]);
