@@ -85,7 +85,7 @@ internal sealed class ReplicationMaster
         var session = ctx.Client;
         var link = session.ReplicaLink ??= new ReplicaLink(session);
         if (link.Attached || session.IsMonitor) return; // Redis ignores SYNC from a replica (or a monitor)
-        if (link.ExcludeData && !link.CapaEof)
+        if ((link.ExcludeData || link.ExcludeFunctions) && !link.CapaEof)
         {
             ctx.Error("ERR Filtered replica requires EOF capability");
             return;
@@ -225,7 +225,8 @@ internal sealed class ReplicationMaster
             long maxReplicas = config.ReplDisklessSyncMaxReplicas;
             if (diskless && capaEof && !(maxReplicas > 0 && waiting.Count >= maxReplicas) && maxIdleMs / 1000 < config.ReplDisklessSyncDelay)
                 return;
-            bool socket = (diskless || waiting[0].ExcludeData) && capaEof;
+            // A filtered RDB (rdb-filter-only) always goes to the sockets: it must not replace the dump file.
+            bool socket = (diskless || waiting[0].ExcludeData || waiting[0].ExcludeFunctions) && capaEof;
             Log.Notice($"Starting BGSAVE for SYNC with target: {(socket ? "replicas sockets" : "disk")}");
             var sync = new FullSync(this, waiting, socket);
             Volatile.Write(ref _running, sync);

@@ -362,6 +362,33 @@ public class MasterReplicationTests
         }
     }
 
+    /// <summary>redis-cli --functions-rdb: REPLCONF rdb-filter-only functions, an RDB with the libraries and no keys (even with disk-based syncs).</summary>
+    [RedisCliFact]
+    public async Task RedisCliFunctionsRdb_OnlyTheLibraries()
+    {
+        if (!ReferenceRedis.Available) return;
+        await using var server = TestServer.Start(2, MasterArgs(diskless: false));
+        using var master = server.Connect();
+        master.Call("SET", "not", "in-the-file");
+        Assert.Equal("$5\r\nmylib\r\n", master.Call("FUNCTION", "LOAD", "#!lua name=mylib\nredis.register_function('f', function() return 1 end)"));
+        string dir = Path.Combine(Path.GetTempPath(), "rc-cli-frdb-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        try
+        {
+            string file = Path.Combine(dir, "dump.rdb");
+            var (code, output) = ToolRunner.Run(ReferenceRedis.CliPath!, $"-p {server.Port} --functions-rdb {file}", timeoutMs: 20_000);
+            Assert.True(code == 0, output);
+            using var loaded = ReferenceRedis.StartOrNull($"--dir {dir}")!;
+            using var theirs = loaded.Connect();
+            Assert.Equal(":0\r\n", theirs.Call("DBSIZE"));
+            Assert.Contains("mylib", theirs.Call("FUNCTION", "LIST"));
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
     [RedisCliFact]
     public async Task RedisCliReplica_PrintsTheStream()
     {
