@@ -235,6 +235,29 @@ public class MasterReplicationTests
         File.Delete(Path.Combine(Path.GetTempPath(), Regex.Match(master.Call("CONFIG", "GET", "dbfilename"), "rc-bgsave-\\w+\\.rdb").Value));
     }
 
+    /// <summary>Disk-based: a replica asking while another's RDB file is being written joins that sync (one save for both).</summary>
+    [RedisFact]
+    public async Task DiskSync_SecondReplicaDuringTheSave_JoinsIt()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: false, "--dir", Path.GetTempPath(), "--dbfilename", $"rc-join-{Guid.NewGuid():N}.rdb"));
+        using var master = server.Connect();
+        master.Call("DEBUG", "POPULATE", "3000", "k", "10");
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "300"); // about a second for the save
+        using var first = StartReplica(server.Port);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=wait_bgsave"), () => Info(master, "replication"));
+        using var second = StartReplica(server.Port);
+        using var a = first.Connect();
+        using var b = second.Connect();
+        WaitInSync(master, a);
+        WaitInSync(master, b);
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "0");
+        Assert.Equal(Digest(master), Digest(a));
+        Assert.Equal(Digest(master), Digest(b));
+        Assert.Equal(2, Field(Info(master, "stats"), "sync_full"));
+        Assert.Equal(1, Field(Info(master, "persistence"), "rdb_saves"));
+        File.Delete(Path.Combine(Path.GetTempPath(), Regex.Match(master.Call("CONFIG", "GET", "dbfilename"), "rc-join-\\w+\\.rdb").Value));
+    }
+
     [RedisFact]
     public async Task LinkCut_ReplicaReconnects_PartialResync()
     {
