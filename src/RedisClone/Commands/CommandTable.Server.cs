@@ -110,19 +110,19 @@ internal sealed partial class CommandTable
             },
             new("wait", 3, None, WaitCommands.Wait, group: "generic")
             {
-                Summary = "Waits until the connection's writes reached a number of replicas (none here), or the timeout.",
+                Summary = "Waits until the connection's writes reached a number of replicas, or the timeout.",
                 Since = "3.0.0", Complexity = "O(1)", Args = "numreplicas:integer timeout:integer", Acl = "connection",
                 Tips = "request_policy:all_shards response_policy:agg_min",
             },
             new("waitaof", 4, NoScript, WaitCommands.WaitAof, group: "generic")
             {
-                Summary = "Waits until the connection's writes are in the local AOF and a number of replicas' (none here), or the timeout.",
+                Summary = "Waits until the connection's writes are in the local AOF and a number of replicas', or the timeout.",
                 Since = "7.2.0", Complexity = "O(1)", Args = "numlocal:integer numreplicas:integer timeout:integer", Acl = "connection",
                 Tips = "request_policy:all_shards response_policy:agg_min",
             },
             new("role", 1, NoScript | LS | Fast | Sentinel, ServerCommands.Role, group: "server")
             {
-                Summary = "Returns the server's replication role: a master with no replicas here.",
+                Summary = "Returns the server's replication role, offset and replicas.",
                 Since = "2.8.12", Complexity = "O(1)", Acl = "admin dangerous",
             },
             new("time", 1, LS | Fast, ServerCommands.Time, group: "server")

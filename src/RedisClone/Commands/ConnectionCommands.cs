@@ -847,8 +847,8 @@ internal static class ConnectionCommands
     }
 
     /// <summary>
-    /// Redis's getClientType: a client subscribed to anything is "pubsub" (a MONITOR stays "normal");
-    /// there is no replication, so no replica or master.
+    /// Redis's getClientType: a replica (SYNC/PSYNC) is "replica"; a client subscribed to anything is
+    /// "pubsub" (a MONITOR stays "normal").
     /// </summary>
     private static ClientType TypeOf(ClientSession client)
         => client.IsReplica ? ClientType.Replica : client.IsMaster ? ClientType.Master : client.InPubSubMode ? ClientType.PubSub : ClientType.Normal;

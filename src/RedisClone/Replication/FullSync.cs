@@ -82,11 +82,8 @@ internal sealed class FullSync : IReplicationSave
     {
         link.Sync = this;
         link.InitialOffset = Offset;
-        if (!link.RdbOnly)
-        {
-            link.Backlog = backlog;
-            link.Cursor = backlog.Attach(Offset + 1, link.Wake);
-        }
+        // A link closed meanwhile gets no cursor (AttachCursor); its sync goes on for the others.
+        if (!link.RdbOnly) link.AttachCursor(backlog, Offset + 1);
         link.State = ReplicaState.WaitBgsaveEnd;
         link.LastRdbWriteMs = Environment.TickCount64;
         if (!link.PrePsync) link.Enqueue($"+FULLRESYNC {_master.State.ReplicationId} {Offset}\r\n");
@@ -105,13 +102,7 @@ internal sealed class FullSync : IReplicationSave
             if (!link.CapaEof && _links.Exists(l => l.CapaEof) && Socket) return false;
             var backlog = _master.State.Backlog;
             if (backlog == null) return false;
-            if (!link.RdbOnly)
-            {
-                var cursor = backlog.Attach(Offset + 1, link.Wake);
-                if (cursor == null) return false;
-                link.Backlog = backlog;
-                link.Cursor = cursor;
-            }
+            if (!link.RdbOnly && !link.AttachCursor(backlog, Offset + 1)) return false;
             link.Sync = this;
             link.InitialOffset = Offset;
             link.State = ReplicaState.WaitBgsaveEnd;

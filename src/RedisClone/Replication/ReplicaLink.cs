@@ -76,9 +76,32 @@ internal sealed class ReplicaLink
     public FullSync? Sync;
 
     /// <summary>Its place in the stream; null until the snapshot's instant (and for rdb-only).</summary>
-    public ReplicationBacklog.Cursor? Cursor;
+    public ReplicationBacklog.Cursor? Cursor { get; private set; }
 
-    public ReplicationBacklog? Backlog;
+    public ReplicationBacklog? Backlog { get; private set; }
+
+    private readonly object _cursorLock = new();
+
+    /// <summary>
+    /// Gives the link its place in <paramref name="backlog"/> from <paramref name="position"/>; false
+    /// when those bytes are gone, or the link closed meanwhile (its cursor would pin the backlog forever).
+    /// </summary>
+    public bool AttachCursor(ReplicationBacklog backlog, long position)
+    {
+        var cursor = backlog.Attach(position, Wake);
+        if (cursor == null) return false;
+        lock (_cursorLock)
+        {
+            if (!_closed)
+            {
+                Backlog = backlog;
+                Cursor = cursor;
+                return true;
+            }
+        }
+        backlog.Detach(cursor);
+        return false;
+    }
 
     /// <summary>The stream's bytes go out (after the RDB, or at once after +CONTINUE).</summary>
     public volatile bool Streaming;
@@ -217,6 +240,7 @@ internal sealed class ReplicaLink
     /// <see cref="PumpBudget"/> bytes and wakes the loop again, so input is read in between.
     /// False when the connection is gone or is to close (an rdb-only replica has its RDB).
     /// </summary>
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<bool> PumpAsync(PipeWriter output)
     {
         int budget = PumpBudget;
@@ -285,11 +309,15 @@ internal sealed class ReplicaLink
     /// <summary>The connection ended: no more output; the cursor lets go of the backlog; a saver waiting on it goes on.</summary>
     public void Close()
     {
-        if (_closed) return;
-        _closed = true;
+        ReplicationBacklog.Cursor? cursor;
+        lock (_cursorLock)
+        {
+            if (_closed) return;
+            _closed = true;
+            cursor = Cursor;
+            Cursor = null;
+        }
         Streaming = false;
-        var cursor = Cursor;
-        Cursor = null;
         if (cursor != null) Backlog?.Detach(cursor);
         while (_queue.TryDequeue(out var item))
             if (item is FileStream file) file.Dispose();

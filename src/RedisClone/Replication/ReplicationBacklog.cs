@@ -26,10 +26,29 @@ internal sealed class ReplicationBacklog
     private sealed class Block(long start)
     {
         public readonly byte[] Data = ArrayPool<byte>.Shared.Rent(BlockSize);
-        public readonly long Start = start;
+        public long Start = start;
         public int Used;
         public Block? Next;
         public long End => Start + Used; // offset just past the last byte
+    }
+
+    /// <summary>Freed blocks kept for reuse (a few), so a steady stream allocates nothing.</summary>
+    private readonly Stack<Block> _spare = new();
+    private const int SpareBlocks = 4;
+
+    private Block NewBlock(long start)
+    {
+        if (!_spare.TryPop(out var block)) return new Block(start);
+        block.Start = start;
+        block.Used = 0;
+        block.Next = null;
+        return block;
+    }
+
+    private void FreeBlock(Block block)
+    {
+        if (_spare.Count < SpareBlocks) _spare.Push(block);
+        else ArrayPool<byte>.Shared.Return(block.Data);
     }
 
     /// <summary>A reader of the stream (one replica): where it is, and how it is woken when bytes arrive.</summary>
@@ -143,7 +162,7 @@ internal sealed class ReplicationBacklog
             int room = BlockSize - _tail.Used;
             if (room == 0)
             {
-                var next = new Block(_tail.End);
+                var next = NewBlock(_tail.End);
                 _tail.Next = next;
                 _tail = next;
                 room = BlockSize;
@@ -253,6 +272,7 @@ internal sealed class ReplicationBacklog
         lock (_lock)
         {
             for (var b = _head; b != null; b = b.Next) ArrayPool<byte>.Shared.Return(b.Data);
+            while (_spare.TryPop(out var spare)) ArrayPool<byte>.Shared.Return(spare.Data);
             _head = _tail = new Block(_offset + 1);
             _firstByte = _offset + 1;
         }
@@ -268,7 +288,7 @@ internal sealed class ReplicationBacklog
         {
             var old = _head;
             _head = old.Next!;
-            ArrayPool<byte>.Shared.Return(old.Data);
+            FreeBlock(old);
         }
     }
 }

@@ -114,7 +114,7 @@ internal sealed class ReplicationMaster
             ctx.Error(RespErrors.SyncWithoutMasterLink);
             return;
         }
-        if (link.ExcludeData && !link.CapaEof)
+        if ((link.ExcludeData || link.ExcludeFunctions) && !link.CapaEof)
         {
             ctx.Error("ERR Filtered replica requires EOF capability");
             return;
@@ -150,7 +150,8 @@ internal sealed class ReplicationMaster
         if (State.Backlog == null)
         {
             // A backlog made from nothing starts a new history: a new id, no secondary one (as Redis).
-            State.ChangeReplicationId();
+            // A replica keeps its master's id: its stream is the master's (chained replicas).
+            if (!State.IsReplica) State.ChangeReplicationId();
             State.EnsureBacklog();
             Log.Notice($"Replication backlog created, my new replication IDs are '{State.ReplicationId}' and '{State.ReplicationId2}'");
         }
@@ -208,22 +209,19 @@ internal sealed class ReplicationMaster
             return false;
         }
         var backlog = State.Backlog;
-        var cursor = backlog?.Attach(offset, link.Wake);
-        if (cursor == null)
+        if (backlog == null || !link.AttachCursor(backlog, offset))
         {
             Log.Notice($"Unable to partial resync with replica {link.Name} for lack of backlog (Replica request was: {offset}).");
             if (offset > State.Offset)
                 Log.Warning($"Warning: replica {link.Name} tried to PSYNC with an offset that is greater than the master replication offset.");
             return false;
         }
-        link.Backlog = backlog;
-        link.Cursor = cursor;
         link.State = ReplicaState.Online;
         link.AckTimeMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         link.Enqueue(link.CapaPsync2 ? $"+CONTINUE {id1}\r\n" : "+CONTINUE\r\n");
         link.Streaming = true;
         Attach(link);
-        Log.Notice($"Partial resynchronization request from {link.Name} accepted. Sending {backlog!.Pending(cursor)} bytes of backlog starting from offset {offset}.");
+        Log.Notice($"Partial resynchronization request from {link.Name} accepted. Sending {link.PendingStreamBytes} bytes of backlog starting from offset {offset}.");
         RefreshGoodReplicas();
         return true;
     }
@@ -256,7 +254,8 @@ internal sealed class ReplicationMaster
             long maxReplicas = config.ReplDisklessSyncMaxReplicas;
             if (diskless && capaEof && !(maxReplicas > 0 && waiting.Count >= maxReplicas) && maxIdleMs / 1000 < config.ReplDisklessSyncDelay)
                 return;
-            bool socket = (diskless || waiting[0].ExcludeData) && capaEof;
+            // A filtered RDB (rdb-filter-only) always goes to the sockets: it must not replace the dump file.
+            bool socket = (diskless || waiting[0].ExcludeData || waiting[0].ExcludeFunctions) && capaEof;
             Log.Notice($"Starting BGSAVE for SYNC with target: {(socket ? "replicas sockets" : "disk")}");
             var sync = new FullSync(this, waiting, socket);
             Volatile.Write(ref _running, sync);
@@ -282,6 +281,8 @@ internal sealed class ReplicationMaster
     public void RdbSent(ReplicaLink link, bool socket)
     {
         link.Sync = null;
+        if (socket)
+            Log.Notice($"Streamed RDB transfer with replica {link.Name} succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming");
         if (link.RdbOnly)
         {
             link.State = ReplicaState.RdbTransmitted;
@@ -291,17 +292,10 @@ internal sealed class ReplicationMaster
         }
         link.State = ReplicaState.Online;
         link.AckTimeMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-        if (socket)
-        {
-            Log.Notice($"Streamed RDB transfer with replica {link.Name} succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming");
-            // redis-cli --replica (the old SYNC) never acknowledges: its stream starts at once.
-            if (link.PrePsync) link.Streaming = true;
-            else link.StartStreamOnAck = true;
-        }
-        else
-        {
-            link.Streaming = true;
-        }
+        // Diskless: the stream waits for the replica's first ACK, so it never follows the RDB's end
+        // mark in the same read (redis-cli --replica sends one too); from a file it starts at once.
+        if (socket) link.StartStreamOnAck = true;
+        else link.Streaming = true;
         RefreshGoodReplicas();
         Log.Notice($"Synchronization with replica {link.Name} succeeded");
         link.Wake();
@@ -390,6 +384,34 @@ internal sealed class ReplicationMaster
                 }
             }
         }
+    }
+
+    /// <summary>
+    /// The server stops (writes held): waits up to <paramref name="seconds"/> for every replica to
+    /// acknowledge master_repl_offset, asking them with GETACK, as Redis 7's shutdown does; logs
+    /// the ones still lagging. Called off the event loops.
+    /// </summary>
+    public void WaitBeforeShutdown(long seconds)
+    {
+        if (seconds <= 0 || Count == 0 || State.IsReplica || CaughtUp()) return;
+        Log.Notice("Waiting for replicas before shutting down.");
+        RequestAcks();
+        long deadline = Environment.TickCount64 + seconds * 1000;
+        while (!CaughtUp() && Environment.TickCount64 < deadline) Thread.Sleep(10);
+        long offset = State.Offset, nowSeconds = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        foreach (var link in Replicas)
+        {
+            if (link.AckOffset == offset) continue;
+            Log.Warning($"Lagging replica {link.Name} reported offset {offset - link.AckOffset} behind master, lag={nowSeconds - link.AckTimeMs / 1000}, state={StateName(link.State)}.");
+        }
+    }
+
+    private bool CaughtUp()
+    {
+        long offset = State.Offset;
+        foreach (var link in Replicas)
+            if (link.AckOffset != offset) return false;
+        return true;
     }
 
     // ------------------------------------------------------------------ ROLE, INFO

@@ -87,7 +87,8 @@ internal sealed class ClientEviction(RedisServer server)
             if (Total < limit) return;
             var candidates = new List<ClientSession>();
             foreach (var client in server.Clients.Values)
-                if (!client.NoEvict && !client.Killed) candidates.Add(client);
+                // Replicas are never evicted (Redis's clientEvictionAllowed: normal and pubsub clients only).
+                if (!client.NoEvict && !client.Killed && !client.IsReplica) candidates.Add(client);
             // The largest first, as Redis takes them from its top memory bucket.
             candidates.Sort((a, b) => Volatile.Read(ref b.CountedMemory).CompareTo(Volatile.Read(ref a.CountedMemory)));
             foreach (var client in candidates)

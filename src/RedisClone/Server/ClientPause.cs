@@ -161,6 +161,8 @@ internal sealed class ClientPause
     /// </summary>
     public bool Holds(CommandDef def, ClientSession client, Protocol.CommandBuffer commands, int i)
     {
+        // Replicas are never paused (their ACKs are what a stop waits for), as in Redis.
+        if (client.IsReplica) return false;
         if (_stopping) return true;
         Mode mode;
         lock (_lock)

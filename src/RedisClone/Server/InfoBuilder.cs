@@ -289,9 +289,14 @@ internal static class InfoBuilder
         Line(sb, "mem_fragmentation_ratio", F2(used == 0 ? 0 : (double)rss / used));
         Line(sb, "mem_fragmentation_bytes", rss - used);
         Line(sb, "mem_not_counted_for_evict", 0);
-        Line(sb, "mem_replication_backlog", 0);
-        Line(sb, "mem_total_replication_buffers", 0);
-        Line(sb, "mem_clients_slaves", 0);
+        // As Redis 7's getMemoryOverheadData: the shared replication buffer is the backlog up to
+        // repl-backlog-size, and the replicas' beyond it (what slow replicas have not taken yet).
+        long replBuffers = server.Replication.Backlog?.AllocatedBytes ?? 0;
+        long backlogSize = server.Config.ReplBacklogSize;
+        bool replicasHold = server.Replication.Master.Count > 0 && replBuffers > backlogSize;
+        Line(sb, "mem_replication_backlog", replicasHold ? backlogSize : replBuffers);
+        Line(sb, "mem_total_replication_buffers", replBuffers);
+        Line(sb, "mem_clients_slaves", replicasHold ? replBuffers - backlogSize : 0);
         Line(sb, "mem_clients_normal", clientsMem);
         Line(sb, "mem_cluster_links", 0);
         Line(sb, "mem_aof_buffer", 0);

@@ -17,8 +17,8 @@ namespace RedisClone.Server;
 /// answered. Then, unlike Redis (which exits with replies still queued and resets connections
 /// whose input it has not read), every reply already computed is delivered before its connection
 /// closes (see Network/ClientConnection's drain).</para>
-/// <para>shutdown-timeout and NOW concern replicas catching up; this server has none, so the stop
-/// never waits for them (as Redis's does not when it has no replicas).</para>
+/// <para>With replicas, the stop first waits up to shutdown-timeout seconds for them to acknowledge
+/// the whole stream (not with NOW), as Redis 7 does.</para>
 /// </remarks>
 internal sealed class ServerShutdown
 {
@@ -117,6 +117,9 @@ internal sealed class ServerShutdown
             _server.ScriptWatchdog.KillForShutdown(TimeSpan.FromSeconds(1));
         }
         WaitForRunningCommands(caller);
+        // Writes are held: replicas get shutdown-timeout seconds to acknowledge the whole stream
+        // (Redis 7's wait for lagging replicas), unless NOW.
+        if ((flags & ShutdownFlags.Now) == 0) _server.Replication.Master.WaitBeforeShutdown(_server.Config.ShutdownTimeout);
 
         if (_server.Rdb.InProgress)
         {

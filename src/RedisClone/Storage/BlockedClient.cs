@@ -9,7 +9,7 @@ internal enum BlockedOn
     SortedSet,
     /// <summary>XREAD and XREADGROUP: entries past an ID, or past a group's last delivered one.</summary>
     Stream,
-    /// <summary>WAIT: replicas' acknowledgements (there are no replicas: it waits out its timeout). No keys.</summary>
+    /// <summary>WAIT: replicas' acknowledgements of the client's last write (see Replication/ReplicationMaster). No keys.</summary>
     Replicas,
     /// <summary>WAITAOF: the client's last write on disk (<see cref="BlockedClient.Until"/>), and replicas'. No keys.</summary>
     AofSync,

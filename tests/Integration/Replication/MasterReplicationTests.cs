@@ -175,6 +175,89 @@ public class MasterReplicationTests
         Assert.Equal(Digest(master), Digest(replica));
     }
 
+    /// <summary>
+    /// Four clients writing at once on a 4-shard master (single keys, MSET across shards, INCRs on
+    /// shared keys, transactions): the stream's order is the order the writes ran, so the replica
+    /// ends equal.
+    /// </summary>
+    [RedisFact]
+    public async Task ConcurrentWriters_AcrossShards_ReplicaEqualsOurs()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        using var replicaServer = StartReplica(server.Port);
+        using var replica = replicaServer.Connect();
+        WaitInSync(master, replica);
+        var writers = Enumerable.Range(0, 4).Select(w => Task.Run(() =>
+        {
+            using var c = server.Connect();
+            for (int i = 0; i < 500; i++)
+            {
+                c.Call("INCR", "shared:" + (i % 7));
+                c.Call("MSET", $"a:{i % 13}", $"{w}-{i}", $"b:{i % 11}", $"{w}-{i}", $"c:{i % 5}", $"{w}-{i}");
+                c.Call("RPUSH", "list:" + (i % 3), $"{w}-{i}");
+                if (i % 50 == 0)
+                {
+                    c.Call("MULTI");
+                    c.Call("INCRBY", "shared:0", "100");
+                    c.Call("DEL", $"a:{i % 13}");
+                    c.Call("EXEC");
+                }
+            }
+        })).ToArray();
+        await Task.WhenAll(writers);
+        WaitInSync(master, replica);
+        Assert.Equal(Digest(master), Digest(replica));
+    }
+
+    /// <summary>
+    /// A replica that asks while a BGSAVE runs waits for it to end (one snapshot at a time), then
+    /// gets a sync of its own; the BGSAVE is not broken.
+    /// </summary>
+    [RedisFact]
+    public async Task FullSync_WhileBgsaveRuns_WaitsThenSyncs()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: true, "--dir", Path.GetTempPath(), "--dbfilename", $"rc-bgsave-{Guid.NewGuid():N}.rdb"));
+        using var master = server.Connect();
+        master.Call("DEBUG", "POPULATE", "3000", "k", "10");
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "300"); // about a second for the BGSAVE
+        Assert.Equal("+Background saving started\r\n", master.Call("BGSAVE"));
+        using var replicaServer = StartReplica(server.Port);
+        using var replica = replicaServer.Connect();
+        Eventually.Wait(() => Info(master, "replication").Contains("state=wait_bgsave"), () => Info(master, "replication"));
+        master.Call("SET", "during", "bgsave");
+        WaitInSync(master, replica);
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "0");
+        Assert.Equal(Digest(master), Digest(replica));
+        string persistence = Info(master, "persistence");
+        Assert.Contains("rdb_last_bgsave_status:ok", persistence);
+        Assert.Equal(1, Field(Info(master, "stats"), "sync_full"));
+        File.Delete(Path.Combine(Path.GetTempPath(), Regex.Match(master.Call("CONFIG", "GET", "dbfilename"), "rc-bgsave-\\w+\\.rdb").Value));
+    }
+
+    /// <summary>Disk-based: a replica asking while another's RDB file is being written joins that sync (one save for both).</summary>
+    [RedisFact]
+    public async Task DiskSync_SecondReplicaDuringTheSave_JoinsIt()
+    {
+        await using var server = TestServer.Start(4, MasterArgs(diskless: false, "--dir", Path.GetTempPath(), "--dbfilename", $"rc-join-{Guid.NewGuid():N}.rdb"));
+        using var master = server.Connect();
+        master.Call("DEBUG", "POPULATE", "3000", "k", "10");
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "300"); // about a second for the save
+        using var first = StartReplica(server.Port);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=wait_bgsave"), () => Info(master, "replication"));
+        using var second = StartReplica(server.Port);
+        using var a = first.Connect();
+        using var b = second.Connect();
+        WaitInSync(master, a);
+        WaitInSync(master, b);
+        master.Call("CONFIG", "SET", "rdb-key-save-delay", "0");
+        Assert.Equal(Digest(master), Digest(a));
+        Assert.Equal(Digest(master), Digest(b));
+        Assert.Equal(2, Field(Info(master, "stats"), "sync_full"));
+        Assert.Equal(1, Field(Info(master, "persistence"), "rdb_saves"));
+        File.Delete(Path.Combine(Path.GetTempPath(), Regex.Match(master.Call("CONFIG", "GET", "dbfilename"), "rc-join-\\w+\\.rdb").Value));
+    }
+
     [RedisFact]
     public async Task LinkCut_ReplicaReconnects_PartialResync()
     {
@@ -302,6 +385,33 @@ public class MasterReplicationTests
         }
     }
 
+    /// <summary>redis-cli --functions-rdb: REPLCONF rdb-filter-only functions, an RDB with the libraries and no keys (even with disk-based syncs).</summary>
+    [RedisCliFact]
+    public async Task RedisCliFunctionsRdb_OnlyTheLibraries()
+    {
+        if (!ReferenceRedis.Available) return;
+        await using var server = TestServer.Start(2, MasterArgs(diskless: false));
+        using var master = server.Connect();
+        master.Call("SET", "not", "in-the-file");
+        Assert.Equal("$5\r\nmylib\r\n", master.Call("FUNCTION", "LOAD", "#!lua name=mylib\nredis.register_function('f', function() return 1 end)"));
+        string dir = Path.Combine(Path.GetTempPath(), "rc-cli-frdb-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(dir);
+        try
+        {
+            string file = Path.Combine(dir, "dump.rdb");
+            var (code, output) = ToolRunner.Run(ReferenceRedis.CliPath!, $"-p {server.Port} --functions-rdb {file}", timeoutMs: 20_000);
+            Assert.True(code == 0, output);
+            using var loaded = ReferenceRedis.StartOrNull($"--dir {dir}")!;
+            using var theirs = loaded.Connect();
+            Assert.Equal(":0\r\n", theirs.Call("DBSIZE"));
+            Assert.Contains("mylib", theirs.Call("FUNCTION", "LIST"));
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
     [RedisCliFact]
     public async Task RedisCliReplica_PrintsTheStream()
     {
@@ -332,6 +442,31 @@ public class MasterReplicationTests
             cli.WaitForExit(5000);
             cli.Dispose();
         }
+    }
+
+    /// <summary>The master side's parameters take any valid value now (no longer refused as a missing feature), as Redis reads them back.</summary>
+    [RedisFact]
+    public void Config_MasterParameters_AcceptedAsRedis() => Differential.AssertSameOnPrivateServers(2,
+    [
+        ["CONFIG", "SET", "repl-backlog-size", "1000"],
+        ["CONFIG", "GET", "repl-backlog-size"],
+        ["CONFIG", "SET", "repl-backlog-size", "2mb", "repl-backlog-ttl", "10", "repl-diskless-sync", "no", "repl-diskless-sync-delay", "1"],
+        ["CONFIG", "SET", "repl-diskless-sync-max-replicas", "2", "repl-ping-replica-period", "3", "repl-timeout", "30"],
+        ["CONFIG", "SET", "min-replicas-to-write", "0", "min-replicas-max-lag", "5", "repl-disable-tcp-nodelay", "yes"],
+        ["CONFIG", "GET", "repl-backlog-size"],
+        ["CONFIG", "GET", "repl-timeout"],
+        ["CONFIG", "GET", "min-slaves-max-lag"],
+        ["CONFIG", "SET", "repl-timeout", "0"],
+    ]);
+
+    /// <summary>repl-diskless-sync-max-replicas: with that many replicas waiting, the sync starts without waiting out the delay.</summary>
+    [Fact]
+    public async Task DisklessSync_MaxReplicasWaiting_StartsBeforeTheDelay()
+    {
+        await using var server = TestServer.Start(2, "--repl-diskless-sync-delay", "60", "--repl-diskless-sync-max-replicas", "1");
+        using var replica = RawReplica(server); // would wait a minute for the delay; 10 s is the read timeout
+        using var master = server.Connect();
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
     }
 
     /// <summary>REPLCONF's replies and errors, byte for byte against redis-server.</summary>
@@ -386,6 +521,107 @@ public class MasterReplicationTests
         string stream = ReadUntil(c, "$3\r\nraw\r\n$1\r\n2\r\n");
         Assert.Contains("SELECT", stream);
         Assert.Equal(1, Field(writer.Call("INFO", "stats"), "sync_full"));
+    }
+
+    /// <summary>A raw replica: the handshake, the diskless RDB read to its end mark, then its first ACK (the stream starts).</summary>
+    private static RespClient RawReplica(TestServer server)
+    {
+        var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("REPLCONF", "listening-port", "1"));
+        Assert.Equal("+OK\r\n", c.Call("REPLCONF", "capa", "eof", "capa", "psync2"));
+        c.Send("PSYNC", "?", "-1");
+        Assert.StartsWith("+FULLRESYNC", ReadLine(c));
+        string header = ReadLine(c);
+        ReadUntil(c, header[5..]);
+        c.Send("REPLCONF", "ACK", "0");
+        return c;
+    }
+
+    [Fact]
+    public async Task ReplTimeout_ReplicaStopsAcking_Dropped()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--repl-timeout", "1"));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        // No ACK for more than repl-timeout: the master drops it.
+        Eventually.Wait(() => Field(Info(master, "replication"), "connected_slaves") == 0, () => Info(master, "replication"));
+    }
+
+    [Fact]
+    public async Task PingPeriod_StreamCarriesPings()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--repl-ping-replica-period", "1"));
+        using var replica = RawReplica(server);
+        string stream = ReadUntil(replica, "*1\r\n$4\r\nPING\r\n");
+        Assert.EndsWith("PING\r\n", stream);
+    }
+
+    [Fact]
+    public async Task OutputLimit_ReplicaNotReading_Disconnected()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--client-output-buffer-limit", "replica 1mb 0 0"));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        string value = new('v', 1 << 20);
+        // The replica reads nothing more: its socket and pipe fill, then the stream it has not taken passes 1 MB.
+        for (int i = 0; i < 64 && Field(Info(master, "replication"), "connected_slaves") != 0; i++) master.Call("SET", "big" + i, value);
+        Eventually.Wait(() => Field(Info(master, "replication"), "connected_slaves") == 0, () => Info(master, "replication"));
+    }
+
+    [Fact]
+    public async Task BacklogTtl_NoReplicas_BacklogFreedAndIdChanged()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--repl-backlog-ttl", "1"));
+        using var master = server.Connect();
+        string id;
+        using (var replica = RawReplica(server))
+        {
+            Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+            string info = Info(master, "replication");
+            Assert.Contains("repl_backlog_active:1", info);
+            id = Regex.Match(info, "master_replid:(\\w+)").Groups[1].Value;
+        }
+        Eventually.Wait(() => Info(master, "replication").Contains("repl_backlog_active:0"), () => Info(master, "replication"));
+        Assert.DoesNotContain(id, Info(master, "replication"));
+    }
+
+    /// <summary>
+    /// WAITAOF counts replicas by the AOF offset of their ACKs (REPLCONF ACK offset FACK aofoffset,
+    /// which 7.2 replicas send; Debian's 7.0 does not, so a raw replica plays one here).
+    /// </summary>
+    [Fact]
+    public async Task WaitAof_ReplicaAcksWithFack_CountsIt()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        master.Call("SET", "aof", "1");
+        Assert.Equal("*2\r\n:0\r\n:0\r\n", master.Call("WAITAOF", "0", "1", "100"));
+        master.Send("WAITAOF", "0", "1", "10000");
+        replica.Send("REPLCONF", "ACK", "1000000", "FACK", "1000000");
+        Assert.Equal("*2\r\n:0\r\n:1\r\n", master.ReadReply());
+        Assert.Equal(":1\r\n", master.Call("WAIT", "1", "100"));
+    }
+
+    /// <summary>SHUTDOWN with a replica behind: the master asks it for an ACK (GETACK) and waits up to shutdown-timeout before it goes.</summary>
+    [Fact]
+    public async Task Shutdown_ReplicaBehind_AskedForAckBeforeTheStop()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true, "--shutdown-timeout", "2"));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        master.Call("SET", "last", "1");
+        ReadUntil(replica, "$4\r\nlast\r\n$1\r\n1\r\n");
+        master.Send("SHUTDOWN", "NOSAVE");
+        ReadUntil(replica, "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n");
+        // It acknowledges everything: the stop goes on at once.
+        long offset = server.Server.Replication.Offset;
+        replica.Send("REPLCONF", "ACK", offset.ToString());
+        Assert.True(master.IsClosedByServer(10_000));
     }
 
     private static string ReadLine(RespClient c)

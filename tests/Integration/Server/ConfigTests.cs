@@ -306,9 +306,9 @@ public class ConfigTests
     {
         // A later line may undo an earlier one, as an option after a file's setting does.
         await using (var _ = TestServer.Start(1, "--daemonize", "yes", "--daemonize", "no")) { }
-        var ex = Assert.Throws<ConfigFileException>(() => TestServer.Start(1, "--daemonize", "no", "--repl-timeout", "30"));
-        Assert.Equal("repl-timeout \"30\"", ex.Text);
-        Assert.Equal("replication is not supported by this server: only the default value (60) is accepted", ex.Message);
+        var ex = Assert.Throws<ConfigFileException>(() => TestServer.Start(1, "--daemonize", "no", "--cluster-node-timeout", "30"));
+        Assert.Equal("cluster-node-timeout \"30\"", ex.Text);
+        Assert.Equal("cluster mode is not supported by this server: only the default value (15000) is accepted", ex.Message);
     }
 
     [Fact]

@@ -175,6 +175,7 @@ internal sealed partial class ConfigRegistry
     private static readonly int ShutdownOnSigtermIndex = IndexOf("shutdown-on-sigterm");
     private static readonly int RdbKeySaveDelayIndex = IndexOf("rdb-key-save-delay");
     private static readonly int ReplBacklogTtlIndex = IndexOf("repl-backlog-ttl");
+    private static readonly int ShutdownTimeoutIndex = IndexOf("shutdown-timeout");
     private static readonly int ReplDisklessSyncIndex = IndexOf("repl-diskless-sync");
     private static readonly int ReplDisklessSyncDelayIndex = IndexOf("repl-diskless-sync-delay");
     private static readonly int ReplDisklessSyncMaxReplicasIndex = IndexOf("repl-diskless-sync-max-replicas");
@@ -312,6 +313,9 @@ internal sealed partial class ConfigRegistry
     public long ListMaxListpackSize => Volatile.Read(ref _numbers[ListSizeIndex]);
 
     public long ReplBacklogSize => Volatile.Read(ref _numbers[ReplBacklogSizeIndex]);
+
+    /// <summary>shutdown-timeout: seconds a stop waits for lagging replicas to acknowledge the whole stream (0: not at all).</summary>
+    public long ShutdownTimeout => Volatile.Read(ref _numbers[ShutdownTimeoutIndex]);
 
     /// <summary>repl-backlog-ttl: seconds without replicas after which a master frees its backlog (0: never).</summary>
     public long ReplBacklogTtl => Volatile.Read(ref _numbers[ReplBacklogTtlIndex]);
@@ -1540,8 +1544,18 @@ internal sealed partial class ConfigRegistry
             N("latency-monitor-threshold", 0, LongMax, "0"),
             M("proto-max-bulk-len", 1024 * 1024, LongMax, "536870912"),
             N("stream-node-max-entries", 0, LongMax, "100"),
-            // CONFIG SET resizes the backlog at once (trimming it when it shrinks), as Redis's resizeReplicationBacklog.
-            Applying(M("repl-backlog-size", 1, LongMax, "1048576"), (r, _, n) => { if (r._server is { Replication.Backlog: { } b }) b.Size = n; }),
+            // CONFIG SET resizes the backlog at once (trimming it when it shrinks), as Redis's
+            // resizeReplicationBacklog, which also raises it to 16 KB (CONFIG GET then says 16384).
+            Applying(M("repl-backlog-size", 1, LongMax, "1048576"), (r, _, n) =>
+            {
+                if (n < Replication.ReplicationBacklog.MinSize)
+                {
+                    n = Replication.ReplicationBacklog.MinSize;
+                    Volatile.Write(ref r._values[ReplBacklogSizeIndex], n.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                    Volatile.Write(ref r._numbers[ReplBacklogSizeIndex], n);
+                }
+                if (r._server is { Replication.Backlog: { } b }) b.Size = n;
+            }),
             new Param
             {
                 Name = "maxmemory", Kind = Kind.Number, Min = 0, Max = ULongLongMax, Default = "0",
