@@ -384,27 +384,44 @@ internal sealed class MasterLink
         if (!header.StartsWith('$')) throw new LinkException($"Bad protocol from MASTER, the first byte is not '$' (we received '{header}'), are you sure the host and port are right?");
         byte[]? mark = null;
         long length = -1;
+        // repl-diskless-load: swapdb, or on-empty-db with no data, takes the payload without a file
+        // (Redis parses it from the socket; here it is held in memory until complete, so the old
+        // data stays served, and kept, until the whole payload has arrived).
+        string diskless = _server.Config.Value("repl-diskless-load");
+        bool toParser = diskless == "swapdb" || (diskless == "on-empty-db" && IsEmpty());
+        string where = toParser ? "to parser" : "to disk";
         if (header.StartsWith("$EOF:", StringComparison.Ordinal) && header.Length == 5 + 40)
         {
             mark = Encoding.ASCII.GetBytes(header[5..]);
-            log.Notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+            log.Notice($"MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF {where}");
         }
         else if (long.TryParse(header.AsSpan(1), NumberStyles.None, CultureInfo.InvariantCulture, out length))
         {
             SyncTotalBytes = length;
-            log.Notice($"MASTER <-> REPLICA sync: receiving {length} bytes from master to disk");
+            log.Notice($"MASTER <-> REPLICA sync: receiving {length} bytes from master {where}");
         }
         else
         {
             throw new LinkException($"Bad protocol from MASTER: '{header}'");
         }
 
+        if (toParser)
+        {
+            using var memory = new MemoryStream();
+            await ReceivePayloadAsync(memory, length, mark, token);
+            memory.Position = 0;
+            return LoadPayload(memory, null, replicationId, offset);
+        }
         string dir = _server.Config.Dir;
         string temp = Path.Combine(dir, $"temp-{DateTimeOffset.UtcNow.ToUnixTimeSeconds()}.{Environment.ProcessId}.rdb");
         try
         {
-            await ReceivePayloadAsync(temp, length, mark, token);
-            return LoadPayload(temp, replicationId, offset);
+            await using (var file = new FileStream(temp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16, useAsync: true))
+            {
+                await ReceivePayloadAsync(file, length, mark, token);
+                file.Flush(flushToDisk: true);
+            }
+            return LoadPayload(null, temp, replicationId, offset);
         }
         finally
         {
@@ -412,9 +429,18 @@ internal sealed class MasterLink
         }
     }
 
-    private async Task ReceivePayloadAsync(string temp, long length, byte[]? mark, CancellationToken token)
+    /// <summary>No key in any database (repl-diskless-load on-empty-db).</summary>
+    private bool IsEmpty()
     {
-        await using var file = new FileStream(temp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16, useAsync: true);
+        var shards = _server.Shards;
+        for (int i = 0; i < shards.Count; i++)
+            for (int db = 0; db < shards[i].Store.DatabaseCount; db++)
+                if (shards[i].Store[db].Count > 0) return false;
+        return true;
+    }
+
+    private async Task ReceivePayloadAsync(Stream file, long length, byte[]? mark, CancellationToken token)
+    {
         var tail = new byte[40];
         int tailUsed = 0;
         long written = 0;
@@ -437,7 +463,6 @@ internal sealed class MasterLink
         }
         if (mark != null) file.SetLength(written - 40);
         await file.FlushAsync(token);
-        file.Flush(flushToDisk: true);
     }
 
     /// <summary>Keeps the last 40 bytes written (a diskless payload ends with its mark).</summary>
@@ -459,12 +484,12 @@ internal sealed class MasterLink
     /// Flushes the old data and loads the payload (every gate held; clients get -LOADING meanwhile,
     /// as during start-up loading), then takes the master's history: its id and offset.
     /// </summary>
-    private int LoadPayload(string temp, string replicationId, long offset)
+    private int LoadPayload(MemoryStream? memory, string? temp, string replicationId, long offset)
     {
         var log = _server.Log;
         var rdb = _server.Rdb;
         string target = _server.Config.RdbPath;
-        rdb.BeginLoading(new FileInfo(temp).Length);
+        rdb.BeginLoading(memory?.Length ?? new FileInfo(temp!).Length);
         rdb.Loading = true;
         Persistence.RdbLoader.Result result;
         try
@@ -473,12 +498,13 @@ internal sealed class MasterLink
             {
                 log.Notice("MASTER <-> REPLICA sync: Flushing old data");
                 EmptyData();
-                File.Move(temp, target, overwrite: true);
+                if (temp != null) File.Move(temp, target, overwrite: true);
                 log.Notice("MASTER <-> REPLICA sync: Loading DB in memory");
                 Persistence.RdbLoader.Result loaded;
                 try
                 {
-                    loaded = Persistence.RdbLoader.Load(_server, target, (done, _) => rdb.LoadingProgress(done));
+                    loaded = memory != null ? Persistence.RdbLoader.Load(_server, memory, (done, _) => rdb.LoadingProgress(done))
+                        : Persistence.RdbLoader.Load(_server, target, (done, _) => rdb.LoadingProgress(done));
                 }
                 catch (Persistence.RdbLoadException ex)
                 {

@@ -121,12 +121,14 @@ public sealed class ReplicaOfRedisTests
     }
 
     [RedisTheory]
-    [InlineData(false)]
-    [InlineData(true)]
-    public async Task ReplicaOf_RedisMaster_FullSyncAndStreamMatchDigest(bool diskless)
+    [InlineData(false, "disabled")]
+    [InlineData(true, "disabled")]
+    [InlineData(true, "swapdb")]
+    [InlineData(false, "on-empty-db")]
+    public async Task ReplicaOf_RedisMaster_FullSyncAndStreamMatchDigest(bool diskless, string disklessLoad)
     {
         using var redis = StartMaster(diskless);
-        await using var server = StartReplica();
+        await using var server = StartReplica("--repl-diskless-load", disklessLoad);
         using var m = redis.Connect();
         using var r = server.Connect();
         LoadEveryType(m);
