@@ -196,6 +196,89 @@ public sealed class ReplicaOfRedisTests
     }
 
     [RedisFact]
+    public async Task ReplicaOf_ChainedRedisReplica_StreamPassesThrough()
+    {
+        using var top = StartMaster(diskless: false);
+        using var middle = StartMaster(diskless: false);
+        await using var server = StartReplica();
+        using var a = top.Connect();
+        using var b = middle.Connect();
+        using var r = server.Connect();
+        LoadEveryType(a);
+        Assert.Equal("+OK\r\n", b.Call("REPLICAOF", "127.0.0.1", top.Port.ToString()));
+        WaitLinkUp(b);
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", middle.Port.ToString()));
+        WaitLinkUp(r);
+        StreamWrites(a);
+        // The middle replica passes the top master's stream on verbatim: same offsets, same id.
+        WaitInSync(a, b);
+        Eventually.Wait(() => Info(a, "master_repl_offset") == Info(r, "slave_repl_offset"), () => "the chain in sync", WaitSeconds);
+        Assert.Equal(a.Call("DEBUG", "DIGEST"), r.Call("DEBUG", "DIGEST"));
+        Assert.Equal(Info(a, "master_replid"), Info(r, "master_replid"));
+    }
+
+    [Fact]
+    public async Task ConfigRewrite_WhileReplica_WritesReplicaOfLine()
+    {
+        string dir = Directory.CreateTempSubdirectory("replica-conf").FullName;
+        string conf = Path.Combine(dir, "redis.conf");
+        int nobody = ReferenceRedis.FreePort();
+        File.WriteAllText(conf, $"dir {dir}\nreplicaof 127.0.0.1 1\n");
+        try
+        {
+            await using var server = TestServer.StartWithConfig(conf);
+            using var r = server.Connect();
+            Assert.Equal("slave", Info(r, "role"));
+            Assert.Equal("1", Info(r, "master_port"));
+            Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", nobody.ToString()));
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "REWRITE"));
+            Assert.Contains($"\nreplicaof 127.0.0.1 {nobody}\n", File.ReadAllText(conf));
+            Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "NO", "ONE"));
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "REWRITE"));
+            Assert.DoesNotContain("replicaof", File.ReadAllText(conf));
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    [RedisFact]
+    public async Task ReplicaWithAof_AfterSyncAndStream_RestartHasTheData()
+    {
+        using var redis = StartMaster(diskless: false);
+        string dir = Directory.CreateTempSubdirectory("replica-aof").FullName;
+        try
+        {
+            using var m = redis.Connect();
+            LoadEveryType(m);
+            string digest;
+            await using (var server = StartReplica("--dir", dir, "--appendonly", "yes"))
+            {
+                using var r = server.Connect();
+                r.Call("REPLICAOF", "127.0.0.1", redis.Port.ToString());
+                WaitLinkUp(r);
+                StreamWrites(m);
+                AssertSameDigest(m, r);
+                // Redis's restartAOFAfterSync: the synced data went into the AOF by a rewrite.
+                Eventually.Wait(() => Info(r, "aof_rewrite_in_progress", "persistence") == "0" && Info(r, "aof_rewrite_scheduled", "persistence") == "0"
+                                      && Info(r, "aof_rewrites", "persistence") != "0", () => "the rewrite after the sync", WaitSeconds);
+                m.Call("SET", "after-rewrite", "1"); // the stream's writes reach the AOF too
+                AssertSameDigest(m, r);
+                digest = r.Call("DEBUG", "DIGEST");
+                r.Call("REPLICAOF", "NO", "ONE");
+            }
+            await using var again = StartReplica("--dir", dir, "--appendonly", "yes");
+            using var r2 = again.Connect();
+            Assert.Equal(digest, r2.Call("DEBUG", "DIGEST"));
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    [RedisFact]
     public async Task ReplicaReadOnly_ScriptWrite_ReadOnlyError()
     {
         int nobody = ReferenceRedis.FreePort();
