@@ -264,7 +264,6 @@ internal static partial class RespErrors
     public const string ReadOnlyReplica = "READONLY You can't write against a read only replica.";
     public const string MasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
     public const string InvalidMasterPort = "ERR Invalid master port";
-    public const string ReplicaOfByReplica = "ERR Command is not valid when client is a replica.";
 
     /// <summary>maxmemory reached and nothing to evict (or noeviction): denyoom commands are refused.</summary>
     public const string Oom = "OOM command not allowed when used memory > 'maxmemory'.";

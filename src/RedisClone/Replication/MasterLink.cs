@@ -216,6 +216,7 @@ internal sealed class MasterLink
         _server.Log.Notice("MASTER <-> REPLICA sync started");
         _server.Log.Notice("Non blocking connect for SYNC fired the event.");
         _stream = new NetworkStream(socket, ownsSocket: false);
+        if (_server.Config.TlsSettings().Replication) await StartTlsAsync(token);
         SetState(LinkState.Handshake);
         using var watchdog = CancellationTokenSource.CreateLinkedTokenSource(token);
         var watch = WatchAsync(watchdog.Token);
@@ -228,6 +229,35 @@ internal sealed class MasterLink
         {
             watchdog.Cancel();
             try { await watch; } catch (Exception) { }
+        }
+    }
+
+    /// <summary>tls-replication yes: the link runs over TLS (the server's context: its CAs, its certificate or tls-client-cert-file).</summary>
+    private async Task StartTlsAsync(CancellationToken token)
+    {
+        var tls = _server.Tls ?? throw new LinkException("Failed to configure TLS for the connection to MASTER: no TLS context");
+        var config = _server.Config;
+        string certFile = config.Value("tls-client-cert-file");
+        System.Security.Cryptography.X509Certificates.X509Certificate2? client = null;
+        if (certFile.Length > 0)
+        {
+            string keyFile = config.Value("tls-client-key-file"), pass = config.Value("tls-client-key-file-pass");
+            client = pass.Length > 0
+                ? System.Security.Cryptography.X509Certificates.X509Certificate2.CreateFromEncryptedPemFile(certFile, pass, keyFile)
+                : System.Security.Cryptography.X509Certificates.X509Certificate2.CreateFromPemFile(certFile, keyFile.Length > 0 ? keyFile : null);
+        }
+        var ssl = new System.Net.Security.SslStream(_stream!, leaveInnerStreamOpen: false);
+        _stream = ssl;
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(token);
+        timeout.CancelAfter(TimeSpan.FromMilliseconds(TimeoutMs));
+        try
+        {
+            await ssl.AuthenticateAsClientAsync(tls.ClientOptions(_host, client), timeout.Token);
+        }
+        catch (Exception ex) when (ex is System.Security.Authentication.AuthenticationException or IOException
+                                       or OperationCanceledException && !token.IsCancellationRequested)
+        {
+            throw new LinkException($"Error condition on socket for SYNC: {ex.Message}");
         }
     }
 

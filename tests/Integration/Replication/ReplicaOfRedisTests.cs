@@ -217,6 +217,35 @@ public sealed class ReplicaOfRedisTests
         Assert.Equal(Info(a, "master_replid"), Info(r, "master_replid"));
     }
 
+    [RedisFact]
+    public async Task ReplicaOf_TlsReplication_SyncsOverTls()
+    {
+        using var files = new TlsFiles();
+        int tlsPort = ReferenceRedis.FreePort();
+        string dir = Directory.CreateTempSubdirectory("replica-tls-master").FullName;
+        using var redis = ReferenceRedis.StartOrNull($"--dir {dir} --enable-debug-command yes --repl-diskless-sync no --tls-port {tlsPort} " +
+                                                     $"--tls-cert-file {files.Path("server.crt")} --tls-key-file {files.Path("server.key")} " +
+                                                     $"--tls-ca-cert-file {files.Path("ca.crt")} --tls-auth-clients yes")!;
+        try
+        {
+            await using var server = StartReplica("--tls-replication", "yes", "--tls-cert-file", files.Path("server.crt"),
+                "--tls-key-file", files.Path("server.key"), "--tls-ca-cert-file", files.Path("ca.crt"),
+                "--tls-client-cert-file", files.Path("client.crt"), "--tls-client-key-file", files.Path("client.key"));
+            using var m = redis.Connect();
+            using var r = server.Connect();
+            LoadEveryType(m);
+            r.Call("REPLICAOF", "127.0.0.1", tlsPort.ToString());
+            WaitLinkUp(r);
+            StreamWrites(m);
+            AssertSameDigest(m, r);
+        }
+        finally
+        {
+            redis.Dispose();
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
     [Fact]
     public async Task ConfigRewrite_WhileReplica_WritesReplicaOfLine()
     {
