@@ -246,6 +246,39 @@ public sealed class ReplicaOfRedisTests
         }
     }
 
+    [RedisFact]
+    public async Task ReplicaOf_MasterWithPassword_MasterAuthAndMasterUser()
+    {
+        string dir = Directory.CreateTempSubdirectory("replica-auth-master").FullName;
+        using var redis = ReferenceRedis.StartOrNull($"--dir {dir} --enable-debug-command yes --repl-diskless-sync no --requirepass topsecret " +
+                                                     "--user repl on >replpass +psync +replconf +ping")!;
+        try
+        {
+            using var m = redis.Connect();
+            Assert.Equal("+OK\r\n", m.Call("AUTH", "topsecret"));
+            m.Call("SET", "k", "v");
+            await using var server = StartReplica();
+            using var r = server.Connect();
+            // Without the password the handshake fails (and is retried every second).
+            r.Call("REPLICAOF", "127.0.0.1", redis.Port.ToString());
+            Assert.Equal("down", Info(r, "master_link_status"));
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "SET", "masterauth", "topsecret"));
+            WaitLinkUp(r);
+            Assert.Equal("$1\r\nv\r\n", r.Call("GET", "k"));
+            // AUTH user password with masteruser.
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "SET", "masteruser", "repl", "masterauth", "replpass"));
+            Assert.Equal(":1\r\n", r.Call("CLIENT", "KILL", "TYPE", "MASTER"));
+            m.Call("SET", "k2", "v2");
+            Eventually.Wait(() => r.Call("GET", "k2") == "$2\r\nv2\r\n", () => "the link back with masteruser", WaitSeconds);
+            Assert.Contains("user=repl", m.Call("CLIENT", "LIST", "TYPE", "REPLICA"));
+        }
+        finally
+        {
+            redis.Dispose();
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
     [Fact]
     public async Task ConfigRewrite_WhileReplica_WritesReplicaOfLine()
     {
