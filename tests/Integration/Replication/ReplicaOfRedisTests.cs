@@ -156,6 +156,36 @@ public sealed class ReplicaOfRedisTests
     }
 
     [RedisFact]
+    public async Task Info_DuringFullSync_SyncFieldsAsRedis()
+    {
+        string dir = Directory.CreateTempSubdirectory("replica-slow-master").FullName;
+        // Each key takes the master's save 50 ms: the sync lasts long enough to be seen.
+        using var redis = ReferenceRedis.StartOrNull($"--dir {dir} --repl-diskless-sync no --rdb-key-save-delay 50000")!;
+        try
+        {
+            using var m = redis.Connect();
+            for (int i = 0; i < 60; i++) m.Call("SET", $"k{i}", "v");
+            await using var server = StartReplica();
+            using var r = server.Connect();
+            r.Call("REPLICAOF", "127.0.0.1", redis.Port.ToString());
+            Eventually.Wait(() => Info(r, "master_sync_in_progress") == "1", () => "the sync to start", WaitSeconds);
+            // The master is still saving: the payload's size is not known yet (redis-server prints the same).
+            string info = r.Call("INFO", "replication");
+            Assert.Contains("\r\nmaster_link_status:down\r\n", info);
+            Assert.Contains("\r\nmaster_sync_total_bytes:-1\r\nmaster_sync_read_bytes:0\r\nmaster_sync_left_bytes:-1\r\nmaster_sync_perc:-0.00\r\n", info);
+            Assert.Contains("\r\nmaster_sync_last_io_seconds_ago:", info);
+            Assert.Matches(@"\$4\r\nsync\r\n:-1\r\n$", r.Call("ROLE"));
+            WaitLinkUp(r);
+            Assert.Equal(":60\r\n", r.Call("DBSIZE"));
+        }
+        finally
+        {
+            redis.Dispose();
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    [RedisFact]
     public async Task ClientKillTypeMaster_LinkComesBack_PartialResync()
     {
         using var redis = StartMaster(diskless: false);
