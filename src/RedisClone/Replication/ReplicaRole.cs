@@ -130,6 +130,9 @@ internal sealed class ReplicaRole
                 CachedStreamDb = 0;
                 SetReplica(true);
             }
+            // Redis's disconnectAllBlockedClients: what they wait for comes from a master now.
+            foreach (var client in _server.Clients.Values)
+                if (client.Blocked is { } blocked) blocked.TryFinish(Storage.BlockedClient.UnblockedRoleChange);
             StartLinkLocked(previous?.Completion ?? Task.CompletedTask);
             return true;
         }

@@ -433,6 +433,26 @@ public sealed class ReplicaOfRedisTests
     }
 
     [Fact]
+    public async Task ReplicaOf_BlockedClients_UnblockedErrorThenClosed()
+    {
+        int nobody = ReferenceRedis.FreePort();
+        await using var server = StartReplica();
+        using var blocked = server.Connect();
+        using var waiting = server.Connect();
+        using var r = server.Connect();
+        blocked.Send("BLPOP", "list", "0");
+        waiting.Send("WAIT", "1", "0");
+        Eventually.Wait(() => Info(r, "blocked_clients", "clients") == "2", () => "two blocked clients", WaitSeconds);
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", nobody.ToString()));
+        const string Unblocked = "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)\r\n";
+        Assert.Equal(Unblocked, blocked.ReadReply());
+        Assert.Equal(Unblocked, waiting.ReadReply());
+        Assert.True(blocked.IsClosedByServer());
+        Assert.True(waiting.IsClosedByServer());
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "NO", "ONE"));
+    }
+
+    [Fact]
     public async Task ReplicaOf_BadPortOrSameMaster_RedisReplies()
     {
         int nobody = ReferenceRedis.FreePort();
