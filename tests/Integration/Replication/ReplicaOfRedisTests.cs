@@ -403,6 +403,9 @@ public sealed class ReplicaOfRedisTests
         Assert.Equal(":0\r\n", r.Call("EXISTS", "soon"));
         Assert.Equal(":2\r\n", r.Call("DBSIZE")); // hidden, not deleted
         Assert.Equal("0", Info(r, "expired_keys", "stats"));
+        for (int i = 0; i < 20; i++) Assert.Equal("$5\r\nstays\r\n", r.Call("RANDOMKEY"));
+        Assert.Equal("*2\r\n$1\r\n0\r\n*1\r\n$5\r\nstays\r\n", r.Call("SCAN", "0"));
+        Assert.Equal(":2\r\n", r.Call("DBSIZE"));
         // The master's access deletes it and sends DEL: then it is gone here too.
         Assert.Equal("$-1\r\n", m.Call("GET", "soon"));
         WaitInSync(m, r);
