@@ -273,7 +273,13 @@ internal sealed class MasterLink
             var state = State;
             long silent = NowMs - LastIoMs;
             if (state == LinkState.Connected) await SendAckAsync(token);
-            if (_server.Rdb.Loading) continue;
+            if (_server.Rdb.Loading)
+            {
+                // Loading the payload: a newline a second tells the master this replica is alive
+                // (Redis's replicationSendNewlineToMaster), so a long load is not taken for a timeout.
+                if (state == LinkState.Transfer) await WriteAsync(Newline, token);
+                continue;
+            }
             if (silent <= TimeoutMs) continue;
             _server.Log.Warning(state switch
             {
@@ -823,6 +829,8 @@ internal sealed class MasterLink
     /// <summary>REPLCONF ACK with the offset applied (Redis's replicationSendAck).</summary>
     private ValueTask SendAckAsync(CancellationToken token)
         => SendAsync(token, "REPLCONF", "ACK", _server.Replication.Offset.ToString(CultureInfo.InvariantCulture));
+
+    private static readonly byte[] Newline = "\n"u8.ToArray();
 
     private async ValueTask WriteAsync(byte[] bytes, CancellationToken token)
     {
