@@ -826,9 +826,47 @@ internal sealed class MasterLink
         await WriteAsync(Encoding.UTF8.GetBytes(sb.ToString()), token);
     }
 
-    /// <summary>REPLCONF ACK with the offset applied (Redis's replicationSendAck).</summary>
+    /// <summary>
+    /// REPLCONF ACK with the offset applied, and with the AOF on FACK with the offset known to be
+    /// fsynced there (Redis 7.2's replicationSendAck, for the master's WAITAOF).
+    /// </summary>
     private ValueTask SendAckAsync(CancellationToken token)
-        => SendAsync(token, "REPLCONF", "ACK", _server.Replication.Offset.ToString(CultureInfo.InvariantCulture));
+    {
+        string offset = _server.Replication.Offset.ToString(CultureInfo.InvariantCulture);
+        long fsynced = FsyncedOffset();
+        return fsynced < 0 ? SendAsync(token, "REPLCONF", "ACK", offset)
+            : SendAsync(token, "REPLCONF", "ACK", offset, "FACK", fsynced.ToString(CultureInfo.InvariantCulture));
+    }
+
+    // The AOF's fsynced offset: a checkpoint (the master client's last AOF unit then, and the offset
+    // then) taken at one ACK is known durable at a later one once the AOF's fsync passed its unit.
+    private long _fsyncedOffset, _checkpointSequence = -1, _checkpointOffset;
+
+    /// <summary>Redis's fsynced_reploff: -1 without an AOF.</summary>
+    private long FsyncedOffset()
+    {
+        lock (_ackLock) return FsyncedOffsetLocked();
+    }
+
+    private readonly object _ackLock = new();
+
+    private long FsyncedOffsetLocked()
+    {
+        var files = _server.AofFiles;
+        var aof = files?.Writer;
+        if (aof == null || _client is not { } client) return -1;
+        long durable = aof.Durable;
+        long offset = _server.Replication.Offset;
+        if (files!.InitialRewrite) return _fsyncedOffset; // the data is not all in the AOF yet
+        if (client.AofSequence <= durable) _fsyncedOffset = Math.Max(_fsyncedOffset, offset);
+        else if (_checkpointSequence >= 0 && _checkpointSequence <= durable) _fsyncedOffset = Math.Max(_fsyncedOffset, _checkpointOffset);
+        if (_checkpointSequence < 0 || _checkpointSequence <= durable)
+        {
+            _checkpointSequence = client.AofSequence;
+            _checkpointOffset = offset;
+        }
+        return _fsyncedOffset;
+    }
 
     private static readonly byte[] Newline = "\n"u8.ToArray();
 
