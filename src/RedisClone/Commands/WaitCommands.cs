@@ -15,6 +15,12 @@ internal static class WaitCommands
     /// <summary>WAIT numreplicas timeout — 0 at once when numreplicas &lt;= 0, else 0 after the timeout (ms).</summary>
     public static void Wait(ref CommandContext ctx)
     {
+        // A replica's writes are its own: there is nothing to wait for (checked before the arguments, as Redis).
+        if (ctx.Server.Replication.IsReplica)
+        {
+            ctx.Error(RespErrors.WaitOnReplica);
+            return;
+        }
         if (!RedisNumbers.TryParseInt64(ctx.Arg(1), out long replicas))
         {
             ctx.Error(RespErrors.NotInteger);

@@ -264,6 +264,8 @@ internal static partial class RespErrors
     public const string ReadOnlyReplica = "READONLY You can't write against a read only replica.";
     public const string MasterDown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
     public const string InvalidMasterPort = "ERR Invalid master port";
+    public const string WaitOnReplica = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica " +
+                                        "is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.";
 
     /// <summary>maxmemory reached and nothing to evict (or noeviction): denyoom commands are refused.</summary>
     public const string Oom = "OOM command not allowed when used memory > 'maxmemory'.";

@@ -468,6 +468,11 @@ public sealed class ReplicaOfRedisTests
         Assert.Equal("master", Info(r, "role"));
         Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", nobody.ToString()));
         Assert.Equal("+OK Already connected to specified master\r\n", r.Call("SLAVEOF", "127.0.0.1", nobody.ToString()));
+        // As redis-server 7.0 replies, before it looks at the arguments.
+        const string WaitError = "-ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is " +
+                                 "configured to be writable (which is not the default) writes to replicas are just local and are not propagated.\r\n";
+        Assert.Equal(WaitError, r.Call("WAIT", "1", "0"));
+        Assert.Equal(WaitError, r.Call("WAIT", "x", "0"));
         Assert.Equal($"*2\r\n$9\r\nreplicaof\r\n$15\r\n127.0.0.1 {nobody}\r\n", r.Call("CONFIG", "GET", "replicaof"));
         Assert.Equal("-1", Info(r, "master_link_down_since_seconds"));
         // A master that became a replica resumes from its own history (Redis's cached master "using myself").
