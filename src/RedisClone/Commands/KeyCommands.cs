@@ -409,6 +409,18 @@ internal static class KeyCommands
         foreach (var (t, s) in found) ctx.Reply.Bulk(t.At(s).Key);
     }
 
+    /// <summary>Every key of the selected database has a TTL (RANDOMKEY on a replica).</summary>
+    private static bool AllVolatile(ref CommandContext ctx)
+    {
+        var shards = ctx.Server.Shards;
+        for (int i = 0; i < shards.Count; i++)
+        {
+            var db = shards[i].Store[ctx.DbIndex];
+            if (db.Count != db.ExpiresCount) return false;
+        }
+        return true;
+    }
+
     /// <summary>RANDOMKEY — a random live key, or nil when the database is empty.</summary>
     /// <remarks>A shard is picked in proportion to its key count; expired picks are deleted and the draw repeated.</remarks>
     public static void RandomKey(ref CommandContext ctx)
@@ -417,6 +429,7 @@ internal static class KeyCommands
         long total = 0;
         for (int i = 0; i < shards.Count; i++) total += shards[i].Store[ctx.DbIndex].Count;
         var random = Random.Shared;
+        int replicaTries = 100;
         while (total > 0)
         {
             long pick = random.NextInt64(total);
@@ -437,6 +450,17 @@ internal static class KeyCommands
             ref var e = ref db.Table.At(slot);
             if (IsExpired(ref e, ctx.NowMs))
             {
+                if (db.Owner.ExpiryByMaster)
+                {
+                    // A replica deletes nothing: as Redis's dbRandomKey, after 100 tries on a database
+                    // whose keys all have a TTL, an expired key is returned rather than looping on.
+                    if (--replicaTries <= 0 && AllVolatile(ref ctx))
+                    {
+                        ctx.Reply.Bulk(e.Key);
+                        return;
+                    }
+                    continue;
+                }
                 db.FindLive(e.Key, ctx.NowMs); // deletes it; each round removes a key, so this ends
                 total--;
                 continue;

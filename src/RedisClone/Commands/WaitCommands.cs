@@ -16,6 +16,7 @@ internal static class WaitCommands
     /// <summary>WAIT numreplicas timeout — the number of replicas that acknowledged the client's last write.</summary>
     public static void Wait(ref CommandContext ctx)
     {
+        // A replica's writes are its own: there is nothing to wait for (checked before the arguments, as Redis).
         if (ctx.Server.Replication.IsReplica)
         {
             ctx.Error(RespErrors.WaitOnReplica);

@@ -69,7 +69,8 @@ internal sealed partial class BatchExecutor
             {
                 await RunLockedAsync(0, LockedAction.Unregister, -1);
                 if (state == BlockedClient.Closed || _closed.IsCancellationRequested) return false;
-                if (state == BlockedClient.UnblockedError) WriteBlockedReply(error: true);
+                if (state is BlockedClient.UnblockedError or BlockedClient.UnblockedRoleChange)
+                    WriteBlockedReply(error: true, roleChange: state == BlockedClient.UnblockedRoleChange);
                 else WriteWaitReply(blocked);
                 continue;
             }
@@ -93,7 +94,8 @@ internal sealed partial class BatchExecutor
                 case BlockedClient.Closed:
                     return false;
                 case BlockedClient.UnblockedError:
-                    WriteBlockedReply(error: true);
+                case BlockedClient.UnblockedRoleChange:
+                    WriteBlockedReply(error: true, roleChange: state == BlockedClient.UnblockedRoleChange);
                     _server.CommandStats.Record(_defs[i]!.Id, -1, failed: true);
                     break;
                 default: // timed out, or CLIENT UNBLOCK ... TIMEOUT
@@ -188,13 +190,15 @@ internal sealed partial class BatchExecutor
     }
 
     /// <summary>The reply to a wait that ended without an element: nil of the command's shape, or UNBLOCKED.</summary>
-    private void WriteBlockedReply(bool error)
+    private void WriteBlockedReply(bool error, bool roleChange = false)
     {
+        // Became a replica: the error, then the connection closes (Redis's CLIENT_CLOSE_AFTER_REPLY).
+        if (roleChange) Session.CloseAfterReply = true;
         if (Session.ReplyMode != ReplyMode.On) return;
         var reply = new RespWriter(_output, Session.Protocol);
         if (error)
         {
-            reply.Raw(RespErrors.Unblocked);
+            reply.Raw(roleChange ? RespErrors.UnblockedRoleChange : RespErrors.Unblocked);
             _server.Stats.CountError("UNBLOCKED");
             return;
         }

@@ -189,6 +189,34 @@ internal sealed class TlsContext
         return options;
     }
 
+    /// <summary>
+    /// The options for connecting to a master with tls-replication: the client certificate given
+    /// (tls-client-cert-file), else the server's own, as Redis presents; the master's certificate must
+    /// chain to one of the CAs (OpenSSL's VERIFY_PEER; Redis does not check the name).
+    /// </summary>
+    public SslClientAuthenticationOptions ClientOptions(string host, X509Certificate2? clientCertificate)
+    {
+        var policy = new X509ChainPolicy
+        {
+            TrustMode = X509ChainTrustMode.CustomRootTrust,
+            RevocationMode = X509RevocationMode.NoCheck,
+        };
+        if (_authorities != null) policy.CustomTrustStore.AddRange(_authorities);
+        var options = new SslClientAuthenticationOptions
+        {
+            TargetHost = host,
+            EnabledSslProtocols = _protocols,
+            CipherSuitesPolicy = _ciphers,
+            CertificateRevocationCheckMode = X509RevocationMode.NoCheck,
+            CertificateChainPolicy = policy,
+            RemoteCertificateValidationCallback = static (_, _, _, errors)
+                => (errors & ~SslPolicyErrors.RemoteCertificateNameMismatch) == SslPolicyErrors.None,
+        };
+        if (clientCertificate != null) options.ClientCertificates = [clientCertificate];
+        else options.ClientCertificateContext = _certificate;
+        return options;
+    }
+
     /// <summary>tls-protocols: space-separated TLSv1, TLSv1.1, TLSv1.2, TLSv1.3 (any case); empty means TLSv1.2 and TLSv1.3.</summary>
     private static bool TryParseProtocols(string text, out SslProtocols protocols)
     {

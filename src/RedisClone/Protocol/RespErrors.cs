@@ -51,6 +51,7 @@ internal static partial class RespErrors
     public static string ExecAbortBecause(string error)
         => "EXECABORT Transaction discarded because of: " + (error.StartsWith("ERR ", StringComparison.Ordinal) ? error[4..] : error);
     public static ReadOnlySpan<byte> Unblocked => "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"u8;
+    public static ReadOnlySpan<byte> UnblockedRoleChange => "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)\r\n"u8;
     // These two are strings: the dispatcher's checks hand their error on as text, like the formatted ones below.
     public const string NotAllowedInMulti = "ERR Command not allowed inside a transaction";
     public const string ReplicaKeyspace = "ERR Replica can't interact with the keyspace";

@@ -216,6 +216,7 @@ internal sealed class MasterLink
         _server.Log.Notice("MASTER <-> REPLICA sync started");
         _server.Log.Notice("Non blocking connect for SYNC fired the event.");
         _stream = new NetworkStream(socket, ownsSocket: false);
+        if (_server.Config.TlsSettings().Replication) await StartTlsAsync(token);
         SetState(LinkState.Handshake);
         using var watchdog = CancellationTokenSource.CreateLinkedTokenSource(token);
         var watch = WatchAsync(watchdog.Token);
@@ -231,6 +232,35 @@ internal sealed class MasterLink
         }
     }
 
+    /// <summary>tls-replication yes: the link runs over TLS (the server's context: its CAs, its certificate or tls-client-cert-file).</summary>
+    private async Task StartTlsAsync(CancellationToken token)
+    {
+        var tls = _server.Tls ?? throw new LinkException("Failed to configure TLS for the connection to MASTER: no TLS context");
+        var config = _server.Config;
+        string certFile = config.Value("tls-client-cert-file");
+        System.Security.Cryptography.X509Certificates.X509Certificate2? client = null;
+        if (certFile.Length > 0)
+        {
+            string keyFile = config.Value("tls-client-key-file"), pass = config.Value("tls-client-key-file-pass");
+            client = pass.Length > 0
+                ? System.Security.Cryptography.X509Certificates.X509Certificate2.CreateFromEncryptedPemFile(certFile, pass, keyFile)
+                : System.Security.Cryptography.X509Certificates.X509Certificate2.CreateFromPemFile(certFile, keyFile.Length > 0 ? keyFile : null);
+        }
+        var ssl = new System.Net.Security.SslStream(_stream!, leaveInnerStreamOpen: false);
+        _stream = ssl;
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(token);
+        timeout.CancelAfter(TimeSpan.FromMilliseconds(TimeoutMs));
+        try
+        {
+            await ssl.AuthenticateAsClientAsync(tls.ClientOptions(_host, client), timeout.Token);
+        }
+        catch (Exception ex) when (ex is System.Security.Authentication.AuthenticationException or IOException
+                                       or OperationCanceledException && !token.IsCancellationRequested)
+        {
+            throw new LinkException($"Error condition on socket for SYNC: {ex.Message}");
+        }
+    }
+
     /// <summary>
     /// Once a second while the attempt lasts: REPLCONF ACK while streaming, and Redis's cron
     /// timeouts (connecting or handshaking, receiving the payload, or a silent master: repl-timeout).
@@ -243,7 +273,13 @@ internal sealed class MasterLink
             var state = State;
             long silent = NowMs - LastIoMs;
             if (state == LinkState.Connected) await SendAckAsync(token);
-            if (_server.Rdb.Loading) continue;
+            if (_server.Rdb.Loading)
+            {
+                // Loading the payload: a newline a second tells the master this replica is alive
+                // (Redis's replicationSendNewlineToMaster), so a long load is not taken for a timeout.
+                if (state == LinkState.Transfer) await WriteAsync(Newline, token);
+                continue;
+            }
             if (silent <= TimeoutMs) continue;
             _server.Log.Warning(state switch
             {
@@ -389,27 +425,44 @@ internal sealed class MasterLink
         if (!header.StartsWith('$')) throw new LinkException($"Bad protocol from MASTER, the first byte is not '$' (we received '{header}'), are you sure the host and port are right?");
         byte[]? mark = null;
         long length = -1;
+        // repl-diskless-load: swapdb, or on-empty-db with no data, takes the payload without a file
+        // (Redis parses it from the socket; here it is held in memory until complete, so the old
+        // data stays served, and kept, until the whole payload has arrived).
+        string diskless = _server.Config.Value("repl-diskless-load");
+        bool toParser = diskless == "swapdb" || (diskless == "on-empty-db" && IsEmpty());
+        string where = toParser ? "to parser" : "to disk";
         if (header.StartsWith("$EOF:", StringComparison.Ordinal) && header.Length == 5 + 40)
         {
             mark = Encoding.ASCII.GetBytes(header[5..]);
-            log.Notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+            log.Notice($"MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF {where}");
         }
         else if (long.TryParse(header.AsSpan(1), NumberStyles.None, CultureInfo.InvariantCulture, out length))
         {
             SyncTotalBytes = length;
-            log.Notice($"MASTER <-> REPLICA sync: receiving {length} bytes from master to disk");
+            log.Notice($"MASTER <-> REPLICA sync: receiving {length} bytes from master {where}");
         }
         else
         {
             throw new LinkException($"Bad protocol from MASTER: '{header}'");
         }
 
+        if (toParser)
+        {
+            using var memory = new MemoryStream();
+            await ReceivePayloadAsync(memory, length, mark, token);
+            memory.Position = 0;
+            return LoadPayload(memory, null, replicationId, offset);
+        }
         string dir = _server.Config.Dir;
         string temp = Path.Combine(dir, $"temp-{DateTimeOffset.UtcNow.ToUnixTimeSeconds()}.{Environment.ProcessId}.rdb");
         try
         {
-            await ReceivePayloadAsync(temp, length, mark, token);
-            return LoadPayload(temp, replicationId, offset);
+            await using (var file = new FileStream(temp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16, useAsync: true))
+            {
+                await ReceivePayloadAsync(file, length, mark, token);
+                file.Flush(flushToDisk: true);
+            }
+            return LoadPayload(null, temp, replicationId, offset);
         }
         finally
         {
@@ -417,9 +470,18 @@ internal sealed class MasterLink
         }
     }
 
-    private async Task ReceivePayloadAsync(string temp, long length, byte[]? mark, CancellationToken token)
+    /// <summary>No key in any database (repl-diskless-load on-empty-db).</summary>
+    private bool IsEmpty()
     {
-        await using var file = new FileStream(temp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16, useAsync: true);
+        var shards = _server.Shards;
+        for (int i = 0; i < shards.Count; i++)
+            for (int db = 0; db < shards[i].Store.DatabaseCount; db++)
+                if (shards[i].Store[db].Count > 0) return false;
+        return true;
+    }
+
+    private async Task ReceivePayloadAsync(Stream file, long length, byte[]? mark, CancellationToken token)
+    {
         var tail = new byte[40];
         int tailUsed = 0;
         long written = 0;
@@ -442,7 +504,6 @@ internal sealed class MasterLink
         }
         if (mark != null) file.SetLength(written - 40);
         await file.FlushAsync(token);
-        file.Flush(flushToDisk: true);
     }
 
     /// <summary>Keeps the last 40 bytes written (a diskless payload ends with its mark).</summary>
@@ -464,12 +525,12 @@ internal sealed class MasterLink
     /// Flushes the old data and loads the payload (every gate held; clients get -LOADING meanwhile,
     /// as during start-up loading), then takes the master's history: its id and offset.
     /// </summary>
-    private int LoadPayload(string temp, string replicationId, long offset)
+    private int LoadPayload(MemoryStream? memory, string? temp, string replicationId, long offset)
     {
         var log = _server.Log;
         var rdb = _server.Rdb;
         string target = _server.Config.RdbPath;
-        rdb.BeginLoading(new FileInfo(temp).Length);
+        rdb.BeginLoading(memory?.Length ?? new FileInfo(temp!).Length);
         rdb.Loading = true;
         Persistence.RdbLoader.Result result;
         try
@@ -478,12 +539,13 @@ internal sealed class MasterLink
             {
                 log.Notice("MASTER <-> REPLICA sync: Flushing old data");
                 EmptyData();
-                File.Move(temp, target, overwrite: true);
+                if (temp != null) File.Move(temp, target, overwrite: true);
                 log.Notice("MASTER <-> REPLICA sync: Loading DB in memory");
                 Persistence.RdbLoader.Result loaded;
                 try
                 {
-                    loaded = Persistence.RdbLoader.Load(_server, target, (done, _) => rdb.LoadingProgress(done));
+                    loaded = memory != null ? Persistence.RdbLoader.Load(_server, memory, (done, _) => rdb.LoadingProgress(done))
+                        : Persistence.RdbLoader.Load(_server, target, (done, _) => rdb.LoadingProgress(done));
                 }
                 catch (Persistence.RdbLoadException ex)
                 {
@@ -769,9 +831,49 @@ internal sealed class MasterLink
         await WriteAsync(Encoding.UTF8.GetBytes(sb.ToString()), token);
     }
 
-    /// <summary>REPLCONF ACK with the offset applied (Redis's replicationSendAck).</summary>
+    /// <summary>
+    /// REPLCONF ACK with the offset applied, and with the AOF on FACK with the offset known to be
+    /// fsynced there (Redis 7.2's replicationSendAck, for the master's WAITAOF).
+    /// </summary>
     private ValueTask SendAckAsync(CancellationToken token)
-        => SendAsync(token, "REPLCONF", "ACK", _server.Replication.Offset.ToString(CultureInfo.InvariantCulture));
+    {
+        string offset = _server.Replication.Offset.ToString(CultureInfo.InvariantCulture);
+        long fsynced = FsyncedOffset();
+        return fsynced < 0 ? SendAsync(token, "REPLCONF", "ACK", offset)
+            : SendAsync(token, "REPLCONF", "ACK", offset, "FACK", fsynced.ToString(CultureInfo.InvariantCulture));
+    }
+
+    // The AOF's fsynced offset: a checkpoint (the master client's last AOF unit then, and the offset
+    // then) taken at one ACK is known durable at a later one once the AOF's fsync passed its unit.
+    private long _fsyncedOffset, _checkpointSequence = -1, _checkpointOffset;
+
+    /// <summary>Redis's fsynced_reploff: -1 without an AOF.</summary>
+    private long FsyncedOffset()
+    {
+        lock (_ackLock) return FsyncedOffsetLocked();
+    }
+
+    private readonly object _ackLock = new();
+
+    private long FsyncedOffsetLocked()
+    {
+        var files = _server.AofFiles;
+        var aof = files?.Writer;
+        if (aof == null || _client is not { } client) return -1;
+        long durable = aof.Durable;
+        long offset = _server.Replication.Offset;
+        if (files!.InitialRewrite) return _fsyncedOffset; // the data is not all in the AOF yet
+        if (client.AofSequence <= durable) _fsyncedOffset = Math.Max(_fsyncedOffset, offset);
+        else if (_checkpointSequence >= 0 && _checkpointSequence <= durable) _fsyncedOffset = Math.Max(_fsyncedOffset, _checkpointOffset);
+        if (_checkpointSequence < 0 || _checkpointSequence <= durable)
+        {
+            _checkpointSequence = client.AofSequence;
+            _checkpointOffset = offset;
+        }
+        return _fsyncedOffset;
+    }
+
+    private static readonly byte[] Newline = "\n"u8.ToArray();
 
     private async ValueTask WriteAsync(byte[] bytes, CancellationToken token)
     {

@@ -130,6 +130,9 @@ internal sealed class ReplicaRole
                 CachedStreamDb = 0;
                 SetReplica(true);
             }
+            // Redis's disconnectAllBlockedClients: what they wait for comes from a master now.
+            foreach (var client in _server.Clients.Values)
+                if (client.Blocked is { } blocked) blocked.TryFinish(Storage.BlockedClient.UnblockedRoleChange);
             StartLinkLocked(previous?.Completion ?? Task.CompletedTask);
             return true;
         }
@@ -246,7 +249,8 @@ internal sealed class ReplicaRole
         if (state == LinkState.Transfer && link != null)
         {
             long total = link.SyncTotalBytes, done = link.SyncReadBytes;
-            double perc = total > 0 ? done * 100.0 / total : 0;
+            // Redis's arithmetic: -0.00 while the size is unknown (-1: a diskless master's EOF mark).
+            double perc = total != 0 ? (double)done / total * 100 : 0;
             Line(sb, "master_sync_total_bytes", total.ToString(CultureInfo.InvariantCulture));
             Line(sb, "master_sync_read_bytes", done.ToString(CultureInfo.InvariantCulture));
             Line(sb, "master_sync_left_bytes", (total - done).ToString(CultureInfo.InvariantCulture));

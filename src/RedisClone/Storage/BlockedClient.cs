@@ -29,6 +29,9 @@ internal sealed class BlockedClient
 {
     public const int Waiting = 0, Ready = 1, TimedOut = 2, UnblockedTimeout = 3, UnblockedError = 4, Closed = 5;
 
+    /// <summary>The server became a replica (Redis's disconnectAllBlockedClients): an UNBLOCKED error, then the connection closes.</summary>
+    public const int UnblockedRoleChange = 6;
+
     private TaskCompletionSource<int> _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private int _state;
 

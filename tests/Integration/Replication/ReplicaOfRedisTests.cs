@@ -121,12 +121,14 @@ public sealed class ReplicaOfRedisTests
     }
 
     [RedisTheory]
-    [InlineData(false)]
-    [InlineData(true)]
-    public async Task ReplicaOf_RedisMaster_FullSyncAndStreamMatchDigest(bool diskless)
+    [InlineData(false, "disabled")]
+    [InlineData(true, "disabled")]
+    [InlineData(true, "swapdb")]
+    [InlineData(false, "on-empty-db")]
+    public async Task ReplicaOf_RedisMaster_FullSyncAndStreamMatchDigest(bool diskless, string disklessLoad)
     {
         using var redis = StartMaster(diskless);
-        await using var server = StartReplica();
+        await using var server = StartReplica("--repl-diskless-load", disklessLoad);
         using var m = redis.Connect();
         using var r = server.Connect();
         LoadEveryType(m);
@@ -151,6 +153,36 @@ public sealed class ReplicaOfRedisTests
         Assert.Equal(":1\r\n", m.Call("WAIT", "1", "10000"));
         // The master client shows in CLIENT LIST as flag M.
         Assert.Contains("flags=M", r.Call("CLIENT", "LIST", "TYPE", "MASTER"));
+    }
+
+    [RedisFact]
+    public async Task Info_DuringFullSync_SyncFieldsAsRedis()
+    {
+        string dir = Directory.CreateTempSubdirectory("replica-slow-master").FullName;
+        // Each key takes the master's save 50 ms: the sync lasts long enough to be seen.
+        using var redis = ReferenceRedis.StartOrNull($"--dir {dir} --repl-diskless-sync no --rdb-key-save-delay 50000")!;
+        try
+        {
+            using var m = redis.Connect();
+            for (int i = 0; i < 60; i++) m.Call("SET", $"k{i}", "v");
+            await using var server = StartReplica();
+            using var r = server.Connect();
+            r.Call("REPLICAOF", "127.0.0.1", redis.Port.ToString());
+            Eventually.Wait(() => Info(r, "master_sync_in_progress") == "1", () => "the sync to start", WaitSeconds);
+            // The master is still saving: the payload's size is not known yet (redis-server prints the same).
+            string info = r.Call("INFO", "replication");
+            Assert.Contains("\r\nmaster_link_status:down\r\n", info);
+            Assert.Contains("\r\nmaster_sync_total_bytes:-1\r\nmaster_sync_read_bytes:0\r\nmaster_sync_left_bytes:-1\r\nmaster_sync_perc:-0.00\r\n", info);
+            Assert.Contains("\r\nmaster_sync_last_io_seconds_ago:", info);
+            Assert.Matches(@"\$4\r\nsync\r\n:-1\r\n$", r.Call("ROLE"));
+            WaitLinkUp(r);
+            Assert.Equal(":60\r\n", r.Call("DBSIZE"));
+        }
+        finally
+        {
+            redis.Dispose();
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
     }
 
     [RedisFact]
@@ -194,6 +226,151 @@ public sealed class ReplicaOfRedisTests
     }
 
     [RedisFact]
+    public async Task ReplicaOf_ChainedRedisReplica_StreamPassesThrough()
+    {
+        using var top = StartMaster(diskless: false);
+        using var middle = StartMaster(diskless: false);
+        await using var server = StartReplica();
+        using var a = top.Connect();
+        using var b = middle.Connect();
+        using var r = server.Connect();
+        LoadEveryType(a);
+        Assert.Equal("+OK\r\n", b.Call("REPLICAOF", "127.0.0.1", top.Port.ToString()));
+        WaitLinkUp(b);
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", middle.Port.ToString()));
+        WaitLinkUp(r);
+        StreamWrites(a);
+        // The middle replica passes the top master's stream on verbatim: same offsets, same id.
+        WaitInSync(a, b);
+        Eventually.Wait(() => Info(a, "master_repl_offset") == Info(r, "slave_repl_offset"), () => "the chain in sync", WaitSeconds);
+        Assert.Equal(a.Call("DEBUG", "DIGEST"), r.Call("DEBUG", "DIGEST"));
+        Assert.Equal(Info(a, "master_replid"), Info(r, "master_replid"));
+    }
+
+    [RedisFact]
+    public async Task ReplicaOf_TlsReplication_SyncsOverTls()
+    {
+        using var files = new TlsFiles();
+        int tlsPort = ReferenceRedis.FreePort();
+        string dir = Directory.CreateTempSubdirectory("replica-tls-master").FullName;
+        using var redis = ReferenceRedis.StartOrNull($"--dir {dir} --enable-debug-command yes --repl-diskless-sync no --tls-port {tlsPort} " +
+                                                     $"--tls-cert-file {files.Path("server.crt")} --tls-key-file {files.Path("server.key")} " +
+                                                     $"--tls-ca-cert-file {files.Path("ca.crt")} --tls-auth-clients yes")!;
+        try
+        {
+            await using var server = StartReplica("--tls-replication", "yes", "--tls-cert-file", files.Path("server.crt"),
+                "--tls-key-file", files.Path("server.key"), "--tls-ca-cert-file", files.Path("ca.crt"),
+                "--tls-client-cert-file", files.Path("client.crt"), "--tls-client-key-file", files.Path("client.key"));
+            using var m = redis.Connect();
+            using var r = server.Connect();
+            LoadEveryType(m);
+            r.Call("REPLICAOF", "127.0.0.1", tlsPort.ToString());
+            WaitLinkUp(r);
+            StreamWrites(m);
+            AssertSameDigest(m, r);
+        }
+        finally
+        {
+            redis.Dispose();
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    [RedisFact]
+    public async Task ReplicaOf_MasterWithPassword_MasterAuthAndMasterUser()
+    {
+        string dir = Directory.CreateTempSubdirectory("replica-auth-master").FullName;
+        using var redis = ReferenceRedis.StartOrNull($"--dir {dir} --enable-debug-command yes --repl-diskless-sync no --requirepass topsecret " +
+                                                     "--user repl on >replpass +psync +replconf +ping")!;
+        try
+        {
+            using var m = redis.Connect();
+            Assert.Equal("+OK\r\n", m.Call("AUTH", "topsecret"));
+            m.Call("SET", "k", "v");
+            await using var server = StartReplica();
+            using var r = server.Connect();
+            // Without the password the handshake fails (and is retried every second).
+            r.Call("REPLICAOF", "127.0.0.1", redis.Port.ToString());
+            Assert.Equal("down", Info(r, "master_link_status"));
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "SET", "masterauth", "topsecret"));
+            WaitLinkUp(r);
+            Assert.Equal("$1\r\nv\r\n", r.Call("GET", "k"));
+            // AUTH user password with masteruser.
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "SET", "masteruser", "repl", "masterauth", "replpass"));
+            Assert.Equal(":1\r\n", r.Call("CLIENT", "KILL", "TYPE", "MASTER"));
+            m.Call("SET", "k2", "v2");
+            Eventually.Wait(() => r.Call("GET", "k2") == "$2\r\nv2\r\n", () => "the link back with masteruser", WaitSeconds);
+            Assert.Contains("user=repl", m.Call("CLIENT", "LIST", "TYPE", "REPLICA"));
+        }
+        finally
+        {
+            redis.Dispose();
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    [Fact]
+    public async Task ConfigRewrite_WhileReplica_WritesReplicaOfLine()
+    {
+        string dir = Directory.CreateTempSubdirectory("replica-conf").FullName;
+        string conf = Path.Combine(dir, "redis.conf");
+        int nobody = ReferenceRedis.FreePort();
+        File.WriteAllText(conf, $"dir {dir}\nreplicaof 127.0.0.1 1\n");
+        try
+        {
+            await using var server = TestServer.StartWithConfig(conf);
+            using var r = server.Connect();
+            Assert.Equal("slave", Info(r, "role"));
+            Assert.Equal("1", Info(r, "master_port"));
+            Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", nobody.ToString()));
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "REWRITE"));
+            Assert.Contains($"\nreplicaof 127.0.0.1 {nobody}\n", File.ReadAllText(conf));
+            Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "NO", "ONE"));
+            Assert.Equal("+OK\r\n", r.Call("CONFIG", "REWRITE"));
+            Assert.DoesNotContain("replicaof", File.ReadAllText(conf));
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    [RedisFact]
+    public async Task ReplicaWithAof_AfterSyncAndStream_RestartHasTheData()
+    {
+        using var redis = StartMaster(diskless: false);
+        string dir = Directory.CreateTempSubdirectory("replica-aof").FullName;
+        try
+        {
+            using var m = redis.Connect();
+            LoadEveryType(m);
+            string digest;
+            await using (var server = StartReplica("--dir", dir, "--appendonly", "yes"))
+            {
+                using var r = server.Connect();
+                r.Call("REPLICAOF", "127.0.0.1", redis.Port.ToString());
+                WaitLinkUp(r);
+                StreamWrites(m);
+                AssertSameDigest(m, r);
+                // Redis's restartAOFAfterSync: the synced data went into the AOF by a rewrite.
+                Eventually.Wait(() => Info(r, "aof_rewrite_in_progress", "persistence") == "0" && Info(r, "aof_rewrite_scheduled", "persistence") == "0"
+                                      && Info(r, "aof_rewrites", "persistence") != "0", () => "the rewrite after the sync", WaitSeconds);
+                m.Call("SET", "after-rewrite", "1"); // the stream's writes reach the AOF too
+                AssertSameDigest(m, r);
+                digest = r.Call("DEBUG", "DIGEST");
+                r.Call("REPLICAOF", "NO", "ONE");
+            }
+            await using var again = StartReplica("--dir", dir, "--appendonly", "yes");
+            using var r2 = again.Connect();
+            Assert.Equal(digest, r2.Call("DEBUG", "DIGEST"));
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    [RedisFact]
     public async Task ReplicaReadOnly_ScriptWrite_ReadOnlyError()
     {
         int nobody = ReferenceRedis.FreePort();
@@ -226,6 +403,9 @@ public sealed class ReplicaOfRedisTests
         Assert.Equal(":0\r\n", r.Call("EXISTS", "soon"));
         Assert.Equal(":2\r\n", r.Call("DBSIZE")); // hidden, not deleted
         Assert.Equal("0", Info(r, "expired_keys", "stats"));
+        for (int i = 0; i < 20; i++) Assert.Equal("$5\r\nstays\r\n", r.Call("RANDOMKEY"));
+        Assert.Equal("*2\r\n$1\r\n0\r\n*1\r\n$5\r\nstays\r\n", r.Call("SCAN", "0"));
+        Assert.Equal(":2\r\n", r.Call("DBSIZE"));
         // The master's access deletes it and sends DEL: then it is gone here too.
         Assert.Equal("$-1\r\n", m.Call("GET", "soon"));
         WaitInSync(m, r);
@@ -256,6 +436,26 @@ public sealed class ReplicaOfRedisTests
     }
 
     [Fact]
+    public async Task ReplicaOf_BlockedClients_UnblockedErrorThenClosed()
+    {
+        int nobody = ReferenceRedis.FreePort();
+        await using var server = StartReplica();
+        using var blocked = server.Connect();
+        using var waiting = server.Connect();
+        using var r = server.Connect();
+        blocked.Send("BLPOP", "list", "0");
+        waiting.Send("WAIT", "1", "0");
+        Eventually.Wait(() => Info(r, "blocked_clients", "clients") == "2", () => "two blocked clients", WaitSeconds);
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", nobody.ToString()));
+        const string Unblocked = "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)\r\n";
+        Assert.Equal(Unblocked, blocked.ReadReply());
+        Assert.Equal(Unblocked, waiting.ReadReply());
+        Assert.True(blocked.IsClosedByServer());
+        Assert.True(waiting.IsClosedByServer());
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "NO", "ONE"));
+    }
+
+    [Fact]
     public async Task ReplicaOf_BadPortOrSameMaster_RedisReplies()
     {
         int nobody = ReferenceRedis.FreePort();
@@ -268,6 +468,11 @@ public sealed class ReplicaOfRedisTests
         Assert.Equal("master", Info(r, "role"));
         Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", nobody.ToString()));
         Assert.Equal("+OK Already connected to specified master\r\n", r.Call("SLAVEOF", "127.0.0.1", nobody.ToString()));
+        // As redis-server 7.0 replies, before it looks at the arguments.
+        const string WaitError = "-ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is " +
+                                 "configured to be writable (which is not the default) writes to replicas are just local and are not propagated.\r\n";
+        Assert.Equal(WaitError, r.Call("WAIT", "1", "0"));
+        Assert.Equal(WaitError, r.Call("WAIT", "x", "0"));
         Assert.Equal($"*2\r\n$9\r\nreplicaof\r\n$15\r\n127.0.0.1 {nobody}\r\n", r.Call("CONFIG", "GET", "replicaof"));
         Assert.Equal("-1", Info(r, "master_link_down_since_seconds"));
         // A master that became a replica resumes from its own history (Redis's cached master "using myself").
