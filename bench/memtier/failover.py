@@ -170,10 +170,14 @@ def round_(kind, build_dir, args, rnd):
         rejoined = ""
         if args.mode == "sentinel":
             nodes[0].restart()
-            wait_for("the old master rejoining as a replica",
-                     lambda: info(ports[0], "replication").get("master_port") == str(new_master)
-                     and info(ports[0], "replication").get("master_link_status") == "up", 60)
-            rejoined = ", old master rejoined as a replica"
+            t0 = time.time()
+            try:
+                wait_for("the old master rejoining as a replica",
+                         lambda: info(ports[0], "replication").get("master_port") == str(new_master)
+                         and info(ports[0], "replication").get("master_link_status") == "up", 90)
+                rejoined = f", old master rejoined as a replica after {time.time() - t0:.1f} s"
+            except RuntimeError:
+                rejoined = ", old master NOT back as a replica within 90 s"
         print(f"  {kind} round {rnd}: first write on the new master {writer.recovered:.2f} s after the kill; "
               f"acknowledged {len(writer.acked)}, present {len(writer.acked) - missing}{rejoined}", flush=True)
         return writer.recovered, len(writer.acked), missing
