@@ -57,6 +57,10 @@ public class WaitKillTests
                 Assert.True(writer.Join(15_000), "the writer saw the master go");
 
                 using var promoted = replica.Connect();
+                // The replica applies what it received until it reads the end of the connection;
+                // REPLICAOF NO ONE before that would drop the rest (as in Redis): wait for it.
+                Eventually.Wait(() => promoted.Call("INFO", "replication").Contains("master_link_status:down"),
+                    () => "the replica saw its master go", 15);
                 Assert.Equal("+OK\r\n", promoted.Call("REPLICAOF", "NO", "ONE"));
                 int missing = 0;
                 lock (acknowledged)
