@@ -184,6 +184,9 @@ internal sealed class ReplicaRole
             repl.ShiftReplicationId();
             _server.Log.Warning($"Setting secondary replication ID to {repl.ReplicationId2}, valid up to offset: {repl.SecondReplicationOffset}. " +
                                 $"New replication ID is {repl.ReplicationId}");
+            // Redis's replicationUnsetMaster: the replicas reconnect and learn the new id with
+            // PSYNC (a partial resync: the old id is our secondary one).
+            repl.Master.DisconnectAll();
             return true;
         }
     }

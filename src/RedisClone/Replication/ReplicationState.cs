@@ -87,6 +87,7 @@ internal sealed class ReplicationState : IPropagationListener
     /// <summary>Frees the backlog (repl-backlog-ttl expired with no replicas); the offset stays where it was.</summary>
     public void FreeBacklog()
     {
+        Master.DisconnectAll(); // cursors are detached before the blocks go (none left after the ttl)
         lock (_feedLock)
         {
             var backlog = _backlog;
@@ -111,6 +112,7 @@ internal sealed class ReplicationState : IPropagationListener
     /// <summary>Takes the master's id and offset after a full sync (the stream now continues the master's history).</summary>
     public void Adopt(string replicationId, long offset)
     {
+        if (_backlog != null) Master.DisconnectAll(); // their cursors are in the backlog replaced
         lock (_feedLock)
         {
             ReplicationId = replicationId;
@@ -163,6 +165,7 @@ internal sealed class ReplicationState : IPropagationListener
     /// <summary>Moves master_repl_offset (a replica adopting its master's, or loading it from an RDB); the backlog restarts there.</summary>
     public void SetOffset(long offset)
     {
+        if (_backlog != null) Master.DisconnectAll(); // their cursors are in the backlog replaced
         lock (_feedLock) SetOffsetLocked(offset);
     }
 
