@@ -136,4 +136,29 @@ public sealed class ChainedReplicaTests
         Assert.Equal(full, Info(m, "sync_full", "stats"));
         Assert.Equal(Info(m, "master_replid"), Info(s, "master_replid"));
     }
+
+    [RedisFact]
+    public async Task ChainedReplica_FullSyncWhileMasterStreamInDb3_SubReplicaWritesThere()
+    {
+        using var top = new Redis();
+        await using var server = StartMiddle();
+        using var t = top.Connect();
+        using var m = server.Connect();
+        using var sub = new Redis();
+        using var s = sub.Connect();
+        t.Call("SET", "before", "1");
+        Assert.Equal("+OK\r\n", m.Call("REPLICAOF", "127.0.0.1", top.Port.ToString()));
+        WaitLinkUp(m);
+        // The master's stream selects db 3 once; everything after goes there without a SELECT.
+        Assert.Equal("+OK\r\n", t.Call("SELECT", "3"));
+        t.Call("SET", "in3", "a");
+        Eventually.Wait(() => Info(t, "master_repl_offset") == Info(m, "slave_repl_offset"), () => "the middle in sync", WaitSeconds);
+        // The sub-replica's full sync from the middle: its stream continues in db 3 (repl-stream-db).
+        Assert.Equal("+OK\r\n", s.Call("REPLICAOF", "127.0.0.1", server.Port.ToString()));
+        WaitLinkUp(s);
+        for (int i = 0; i < 20; i++) t.Call("SET", $"after:{i}", "b");
+        AssertSameData(t, s);
+        Assert.Equal("+OK\r\n", s.Call("SELECT", "3"));
+        Assert.Equal("$1\r\nb\r\n", s.Call("GET", "after:7"));
+    }
 }
