@@ -523,6 +523,23 @@ public class MasterReplicationTests
         Assert.Equal(1, Field(writer.Call("INFO", "stats"), "sync_full"));
     }
 
+    /// <summary>
+    /// REPLICAOF host port from a connection that is a replica of this server is refused (Redis's
+    /// "Command is not valid when client is a replica.", which the replica's link never shows).
+    /// </summary>
+    [Fact]
+    public async Task ReplicaOf_SentByAReplica_Refused()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var replica = RawReplica(server);
+        using var c = server.Connect();
+        int nobody = ReferenceRedis.FreePort();
+        replica.Send("REPLICAOF", "127.0.0.1", nobody.ToString());
+        Eventually.Wait(() => c.Call("CLIENT", "LIST").Contains("cmd=replicaof"), () => c.Call("CLIENT", "LIST"), 20);
+        Assert.Contains("role:master\r\n", c.Call("INFO", "replication"));
+        Assert.Equal("*2\r\n$9\r\nreplicaof\r\n$0\r\n\r\n", c.Call("CONFIG", "GET", "replicaof"));
+    }
+
     /// <summary>A raw replica: the handshake, the diskless RDB read to its end mark, then its first ACK (the stream starts).</summary>
     private static RespClient RawReplica(TestServer server)
     {
