@@ -180,6 +180,37 @@ internal sealed class ReplicationState : IPropagationListener
         _selectedDb = -1;
     }
 
+    /// <summary>
+    /// Redis's rdbPopulateSaveInfo for a master: only with a backlog (a server in a replication
+    /// chain) the save records its id, offset and the stream's database (0 when the next write
+    /// selects one anyway), so that once restarted from it its replicas can resync partially.
+    /// </summary>
+    public Persistence.RdbReplicationInfo? MasterSaveInfo()
+    {
+        lock (_feedLock)
+        {
+            if (IsReplica || _backlog is not { } backlog) return null;
+            return new(_selectedDb == -1 ? 0 : _selectedDb, ReplicationId, backlog.Offset);
+        }
+    }
+
+    /// <summary>
+    /// A master started from an RDB file with replication info (Redis's loadDataFromDisk): that
+    /// history becomes the secondary id, valid up to its offset; the offset continues from there
+    /// with a backlog, so the replicas of the server that saved it resync partially. The primary
+    /// id stays the new one this start made.
+    /// </summary>
+    public void LoadedAsMaster(string replicationId, long offset)
+    {
+        lock (_feedLock)
+        {
+            ReplicationId2 = replicationId;
+            SecondReplicationOffset = offset + 1;
+            SetOffsetLocked(offset);
+        }
+        EnsureBacklog();
+    }
+
     /// <summary>The next unit fed starts with a SELECT (a new full sync: the replica's database is unknown).</summary>
     public void ForceSelect()
     {

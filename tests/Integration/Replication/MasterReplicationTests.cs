@@ -524,6 +524,51 @@ public class MasterReplicationTests
     }
 
     /// <summary>
+    /// A master restarted from its own RDB (saved with a backlog: repl-id, repl-offset) keeps its
+    /// replicas' history as its secondary id: a redis-server replica resyncs partially, as with Redis 7.
+    /// </summary>
+    [RedisFact]
+    public async Task Restart_FromOwnRdbWithBacklog_ReplicaResyncsPartially()
+    {
+        string dir = Directory.CreateTempSubdirectory("master-restart").FullName;
+        int port = ReferenceRedis.FreePort();
+        // No PINGs into the stream between the SAVE and the stop: the file must end at the offset.
+        string[] args = MasterArgs(diskless: true, "--port", port.ToString(), "--dir", dir, "--repl-ping-replica-period", "3600");
+        try
+        {
+            var master = TestServer.Start(2, args);
+            using var replica = StartReplica(port);
+            using var r = replica.Connect();
+            string savedId;
+            try
+            {
+                using var m = master.Connect();
+                Fill(m, "a");
+                WaitInSync(m, r);
+                savedId = Regex.Match(Info(m, "replication"), "master_replid:([0-9a-f]{40})").Groups[1].Value;
+                Assert.Equal("+OK\r\n", m.Call("SAVE"));
+            }
+            finally
+            {
+                await master.DisposeAsync();
+            }
+            Eventually.Wait(() => Info(r, "replication").Contains("master_link_status:down"), () => "the link down", 20);
+            await using var again = TestServer.Start(2, args);
+            using var m2 = again.Connect();
+            Eventually.Wait(() => Field(Info(m2, "stats"), "sync_partial_ok") == 1, () => Info(m2, "stats") + Info(m2, "replication"), 30);
+            Assert.Equal(0, Field(Info(m2, "stats"), "sync_full"));
+            Assert.Contains($"master_replid2:{savedId}", Info(m2, "replication"));
+            WriteStream(m2, "b");
+            WaitInSync(m2, r);
+            Assert.Equal(Digest(m2), Digest(r));
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    /// <summary>
     /// REPLICAOF host port from a connection that is a replica of this server is refused (Redis's
     /// "Command is not valid when client is a replica.", which the replica's link never shows).
     /// </summary>
