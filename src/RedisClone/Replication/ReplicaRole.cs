@@ -99,7 +99,7 @@ internal sealed class ReplicaRole
             // A master: the saved history stays valid for its replicas (Redis 7's loadDataFromDisk,
             // which wants a stream database too: older versions could save -1 there).
             if (loaded is { ReplicationId: { } saved } info && info.ReplicationOffset >= 0 && info.ReplicationStreamDb >= 0)
-                _server.Replication.LoadedAsMaster(saved, info.ReplicationOffset);
+                _server.Replication.LoadedAsMaster(saved, info.ReplicationOffset, info.ExpiredKeys);
             return;
         }
         if (loaded is { ReplicationId: { } id } result && result.ReplicationOffset >= 0)

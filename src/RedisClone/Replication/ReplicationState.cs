@@ -198,9 +198,11 @@ internal sealed class ReplicationState : IPropagationListener
     /// A master started from an RDB file with replication info (Redis's loadDataFromDisk): that
     /// history becomes the secondary id, valid up to its offset; the offset continues from there
     /// with a backlog, so the replicas of the server that saved it resync partially. The primary
-    /// id stays the new one this start made.
+    /// id stays the new one this start made. The keys the load left out because they had expired
+    /// go into the stream as DELs (UNLINK with lazyfree-lazy-expire), as Redis's RDBFLAGS_FEED_REPL
+    /// load does, so the replicas that still have them drop them too.
     /// </summary>
-    public void LoadedAsMaster(string replicationId, long offset)
+    public void LoadedAsMaster(string replicationId, long offset, List<(int Db, byte[] Key)>? expired)
     {
         lock (_feedLock)
         {
@@ -208,7 +210,30 @@ internal sealed class ReplicationState : IPropagationListener
             SecondReplicationOffset = offset + 1;
             SetOffsetLocked(offset);
         }
-        EnsureBacklog();
+        var backlog = EnsureBacklog();
+        if (expired is not { Count: > 0 }) return;
+        var command = _server.Config.LazyfreeLazyExpire ? "UNLINK"u8.ToArray() : "DEL"u8.ToArray();
+        Span<byte> digits = stackalloc byte[20];
+        lock (_feedLock)
+        {
+            foreach (var (db, key) in expired)
+            {
+                var output = _scratch;
+                output.ResetWrittenCount();
+                if (db != _selectedDb)
+                {
+                    int n = RedisNumbers.FormatInt64(db, digits);
+                    WriteHeader(output, 2);
+                    WriteBulk(output, "SELECT"u8);
+                    WriteBulk(output, digits[..n]);
+                    _selectedDb = db;
+                }
+                WriteHeader(output, 2);
+                WriteBulk(output, command);
+                WriteBulk(output, key);
+                backlog.Append(output.WrittenSpan);
+            }
+        }
     }
 
     /// <summary>The next unit fed starts with a SELECT (a new full sync: the replica's database is unknown).</summary>
