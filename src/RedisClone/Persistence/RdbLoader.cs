@@ -38,13 +38,17 @@ internal static class RdbLoader
 
         /// <summary>The repl-stream-db aux field (the database the stream had selected), or -1.</summary>
         public int ReplicationStreamDb { get; init; }
+
+        /// <summary>With collectExpired: the keys left out because they had expired (a master feeds their DELs).</summary>
+        public List<(int Db, byte[] Key)>? ExpiredKeys { get; init; }
     }
 
     /// <summary>
     /// Loads <paramref name="path"/> into <paramref name="server"/>, whose databases should be empty;
     /// the caller holds every gate (or nothing runs yet). Throws <see cref="RdbLoadException"/>.
     /// </summary>
-    public static Result Load(RedisServer server, string path, Action<long, long>? progress = null, bool merge = false)
+    /// <remarks>With <paramref name="collectExpired"/> the expired keys left out are listed (a master's start-up).</remarks>
+    public static Result Load(RedisServer server, string path, Action<long, long>? progress = null, bool merge = false, bool collectExpired = false)
     {
         FileStream file;
         try
@@ -55,7 +59,7 @@ internal static class RdbLoader
         {
             throw new RdbLoadException($"cannot read the file: {ex.Message}", 0, final: true);
         }
-        using (file) return Load(server, file, progress, merge);
+        using (file) return Load(server, file, progress, merge, collectExpired);
     }
 
     /// <summary>Loads an RDB image held in memory (an AOF's base file).</summary>
@@ -66,7 +70,7 @@ internal static class RdbLoader
     }
 
     /// <summary>Loads an RDB stream; with <paramref name="merge"/> a key that exists is replaced (DEBUG RELOAD MERGE).</summary>
-    public static Result Load(RedisServer server, Stream stream, Action<long, long>? progress = null, bool merge = false)
+    public static Result Load(RedisServer server, Stream stream, Action<long, long>? progress = null, bool merge = false, bool collectExpired = false)
     {
         var window = new FileWindow(stream);
         while (window.Span.Length < 9 && window.Fill()) { }
@@ -89,6 +93,7 @@ internal static class RdbLoader
         long expireAt = 0, loaded = 0, expired = 0, nextProgress = 1 << 24;
         long idle = -1, freq = -1;
         var scratch = new Scratch { MaxKeys = stream.CanSeek ? stream.Length / 3 : 0, KeepExpired = server.Replication.IsReplica };
+        if (collectExpired && !scratch.KeepExpired) scratch.ExpiredKeys = [];
         using var gcHold = total >= LoadGcHold.MinFileBytes ? new LoadGcHold() : null;
         int items = 0;
         // key-load-delay (Redis's hidden knob for tests): a pause per key read, slept in whole
@@ -148,7 +153,7 @@ internal static class RdbLoader
         return new Result(loaded, expired, version)
         {
             ReplicationId = scratch.ReplicationId, ReplicationOffset = scratch.ReplicationOffset,
-            ReplicationStreamDb = scratch.ReplicationStreamDb,
+            ReplicationStreamDb = scratch.ReplicationStreamDb, ExpiredKeys = scratch.ExpiredKeys,
         };
     }
 
@@ -162,6 +167,9 @@ internal static class RdbLoader
 
         /// <summary>Keys already expired are loaded too: a replica's master deletes them (Redis's iAmMaster() test).</summary>
         public bool KeepExpired;
+
+        /// <summary>Where the expired keys left out are listed, or null.</summary>
+        public List<(int Db, byte[] Key)>? ExpiredKeys;
 
         // The replication aux fields (rdbLoad's rdbSaveInfo).
         public string? ReplicationId;
@@ -277,6 +285,7 @@ internal static class RdbLoader
                     if (keyExpire != 0 && keyExpire < nowMs && !scratch.KeepExpired)
                     {
                         expired++;
+                        scratch.ExpiredKeys?.Add((db, key.ToArray()));
                         return false;
                     }
                     var database = shards[shards.ShardOf(key)].Store[db];

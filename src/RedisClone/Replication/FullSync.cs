@@ -61,9 +61,13 @@ internal sealed class FullSync : IReplicationSave
         var state = _master.State;
         var backlog = state.EnsureBacklog();
         Offset = state.Offset;
-        // The replicas' databases are unknown: the stream after the instant starts with a SELECT.
+        // A master: the replicas' databases are unknown, the stream after the instant starts with
+        // a SELECT (repl-stream-db 0). A replica passes its master's stream on as it came, without
+        // a SELECT of its own: the RDB names the database that stream has selected (Redis's
+        // rdbPopulateSaveInfo takes the master client's), and the sub-replica's stream starts there.
         state.ForceSelect();
-        snapshot.ReplicationInfo = new RdbReplicationInfo(0, state.ReplicationId, Offset);
+        int streamDb = state.IsReplica ? _master.Server.Replica.Link?.MasterDb ?? 0 : 0;
+        snapshot.ReplicationInfo = new RdbReplicationInfo(streamDb, state.ReplicationId, Offset);
         snapshot.ExcludeData = ExcludeData;
         snapshot.ExcludeFunctions = ExcludeFunctions;
         lock (_links)

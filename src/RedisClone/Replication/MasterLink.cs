@@ -374,6 +374,7 @@ internal sealed class MasterLink
             // Redis's replicationAttachToNewMaster: the cached master and this server's own history
             // (its backlog, which sub-replicas would resume from) are gone.
             _role.HasCachedMaster = false;
+            repl.Master.DisconnectAll();
             repl.FreeBacklog();
             streamDb = await FullSyncAsync(parts[1], offset, token);
         }
@@ -385,6 +386,8 @@ internal sealed class MasterLink
             {
                 repl.FollowNewId(newId);
                 log.Notice($"Master replication ID changed to {newId}");
+                // Redis: the sub-replicas must learn the new id, with a PSYNC of their own.
+                repl.Master.DisconnectAll();
             }
             repl.EnsureBacklog();
             streamDb = _role.CachedStreamDb;

@@ -27,6 +27,13 @@ internal static class ReplicaCommands
             ctx.Reply.Ok();
             return;
         }
+        // A replica of ours would be dropped by the change it asks for (Redis 7.2 checks this
+        // after NO ONE, before the port). Its link takes no replies: the error goes nowhere.
+        if (ctx.Client.ReplicaLink is { Attached: true })
+        {
+            ctx.Error(RespErrors.ReplicaOfByReplica);
+            return;
+        }
         if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long port) || port < 0 || port > 65535)
         {
             ctx.Error(RespErrors.InvalidMasterPort);

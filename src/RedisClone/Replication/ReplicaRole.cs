@@ -94,7 +94,14 @@ internal sealed class ReplicaRole
     /// </summary>
     public void StartAfterLoad(Persistence.RdbLoader.Result? loaded)
     {
-        if (_host == null) return;
+        if (_host == null)
+        {
+            // A master: the saved history stays valid for its replicas (Redis 7's loadDataFromDisk,
+            // which wants a stream database too: older versions could save -1 there).
+            if (loaded is { ReplicationId: { } saved } info && info.ReplicationOffset >= 0 && info.ReplicationStreamDb >= 0)
+                _server.Replication.LoadedAsMaster(saved, info.ReplicationOffset, info.ExpiredKeys);
+            return;
+        }
         if (loaded is { ReplicationId: { } id } result && result.ReplicationOffset >= 0)
         {
             _server.Replication.Adopt(id, result.ReplicationOffset);
@@ -184,18 +191,21 @@ internal sealed class ReplicaRole
             repl.ShiftReplicationId();
             _server.Log.Warning($"Setting secondary replication ID to {repl.ReplicationId2}, valid up to offset: {repl.SecondReplicationOffset}. " +
                                 $"New replication ID is {repl.ReplicationId}");
+            // Redis's replicationUnsetMaster: the replicas reconnect and learn the new id with
+            // PSYNC (a partial resync: the old id is our secondary one).
+            repl.Master.DisconnectAll();
             return true;
         }
     }
 
     /// <summary>
     /// Redis's rdbPopulateSaveInfo on a replica: with a master client (its database) or a cached
-    /// master, the save records the replication id and offset the data stands at; null otherwise
-    /// (the master's own case, with a backlog, is the master side's).
+    /// master, the save records the replication id and offset the data stands at; null otherwise.
+    /// A master's own case (with a backlog) is <see cref="ReplicationState.MasterSaveInfo"/>.
     /// </summary>
     public Persistence.RdbReplicationInfo? RdbSaveInfo()
     {
-        if (_host == null) return null;
+        if (_host == null) return _server.Replication.MasterSaveInfo();
         var repl = _server.Replication;
         if (_link is { State: LinkState.Connected } link && link.MasterDb is int db) return new(db, repl.ReplicationId, repl.Offset);
         if (HasCachedMaster) return new(CachedStreamDb, repl.ReplicationId, repl.Offset);

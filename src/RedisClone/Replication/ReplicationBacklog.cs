@@ -229,6 +229,9 @@ internal sealed class ReplicationBacklog
         lock (_lock)
         {
             long pos = cursor._position;
+            // A cursor detached while its reader was on the way (the replica was disconnected and
+            // the backlog released or restarted): nothing of its stream is left.
+            if (pos < _head.Start) return 0;
             int copied = 0;
             for (var b = _head; b != null && copied < max; b = b.Next)
             {

@@ -316,6 +316,32 @@ internal sealed class ReplicationMaster
         RefreshGoodReplicas();
     }
 
+    /// <summary>
+    /// Redis's disconnectSlaves: every replica's connection closes and its cursor lets go of the
+    /// backlog at once (before the backlog is replaced or freed). A chained server does this when
+    /// its history changes under its replicas (a full sync with its master, a new id from its
+    /// master, REPLICAOF NO ONE); they reconnect and learn the new history with PSYNC.
+    /// </summary>
+    public void DisconnectAll()
+    {
+        ReplicaLink[] links;
+        lock (_lock)
+        {
+            links = [.. _replicas];
+            if (links.Length == 0) return;
+            _replicas.Clear();
+            _noReplicasSinceMs = Environment.TickCount64;
+        }
+        foreach (var link in links)
+        {
+            link.Close(); // detaches the cursor now; the session's own end finds it gone
+            link.Session.Kill();
+            if (link.State != ReplicaState.RdbTransmitted) Log.Notice($"Connection with replica {link.Name} lost.");
+        }
+        RefreshGoodReplicas();
+        CheckWaiters();
+    }
+
     // ------------------------------------------------------------------ REPLCONF
 
     /// <summary>REPLCONF ACK offset [FACK aofoffset]: no reply; the stream starts on a diskless replica's first.</summary>

@@ -87,6 +87,7 @@ internal sealed class ReplicationState : IPropagationListener
     /// <summary>Frees the backlog (repl-backlog-ttl expired with no replicas); the offset stays where it was.</summary>
     public void FreeBacklog()
     {
+        Master.DisconnectAll(); // cursors are detached before the blocks go (none left after the ttl)
         lock (_feedLock)
         {
             var backlog = _backlog;
@@ -111,6 +112,7 @@ internal sealed class ReplicationState : IPropagationListener
     /// <summary>Takes the master's id and offset after a full sync (the stream now continues the master's history).</summary>
     public void Adopt(string replicationId, long offset)
     {
+        if (_backlog != null) Master.DisconnectAll(); // their cursors are in the backlog replaced
         lock (_feedLock)
         {
             ReplicationId = replicationId;
@@ -163,6 +165,7 @@ internal sealed class ReplicationState : IPropagationListener
     /// <summary>Moves master_repl_offset (a replica adopting its master's, or loading it from an RDB); the backlog restarts there.</summary>
     public void SetOffset(long offset)
     {
+        if (_backlog != null) Master.DisconnectAll(); // their cursors are in the backlog replaced
         lock (_feedLock) SetOffsetLocked(offset);
     }
 
@@ -175,6 +178,62 @@ internal sealed class ReplicationState : IPropagationListener
             old.Release();
         }
         _selectedDb = -1;
+    }
+
+    /// <summary>
+    /// Redis's rdbPopulateSaveInfo for a master: only with a backlog (a server in a replication
+    /// chain) the save records its id, offset and the stream's database (0 when the next write
+    /// selects one anyway), so that once restarted from it its replicas can resync partially.
+    /// </summary>
+    public Persistence.RdbReplicationInfo? MasterSaveInfo()
+    {
+        lock (_feedLock)
+        {
+            if (IsReplica || _backlog is not { } backlog) return null;
+            return new(_selectedDb == -1 ? 0 : _selectedDb, ReplicationId, backlog.Offset);
+        }
+    }
+
+    /// <summary>
+    /// A master started from an RDB file with replication info (Redis's loadDataFromDisk): that
+    /// history becomes the secondary id, valid up to its offset; the offset continues from there
+    /// with a backlog, so the replicas of the server that saved it resync partially. The primary
+    /// id stays the new one this start made. The keys the load left out because they had expired
+    /// go into the stream as DELs (UNLINK with lazyfree-lazy-expire), as Redis's RDBFLAGS_FEED_REPL
+    /// load does, so the replicas that still have them drop them too.
+    /// </summary>
+    public void LoadedAsMaster(string replicationId, long offset, List<(int Db, byte[] Key)>? expired)
+    {
+        lock (_feedLock)
+        {
+            ReplicationId2 = replicationId;
+            SecondReplicationOffset = offset + 1;
+            SetOffsetLocked(offset);
+        }
+        var backlog = EnsureBacklog();
+        if (expired is not { Count: > 0 }) return;
+        var command = _server.Config.LazyfreeLazyExpire ? "UNLINK"u8.ToArray() : "DEL"u8.ToArray();
+        Span<byte> digits = stackalloc byte[20];
+        lock (_feedLock)
+        {
+            foreach (var (db, key) in expired)
+            {
+                var output = _scratch;
+                output.ResetWrittenCount();
+                if (db != _selectedDb)
+                {
+                    int n = RedisNumbers.FormatInt64(db, digits);
+                    WriteHeader(output, 2);
+                    WriteBulk(output, "SELECT"u8);
+                    WriteBulk(output, digits[..n]);
+                    _selectedDb = db;
+                }
+                WriteHeader(output, 2);
+                WriteBulk(output, command);
+                WriteBulk(output, key);
+                backlog.Append(output.WrittenSpan);
+            }
+        }
     }
 
     /// <summary>The next unit fed starts with a SELECT (a new full sync: the replica's database is unknown).</summary>

@@ -788,7 +788,7 @@ internal sealed class RedisServer : IAsyncDisposable
             {
                 Rdb.LoadingProgress(done);
                 Log.Notice($"Loading RDB: {done * 100 / Math.Max(1, total)}% ({done} of {total} bytes)");
-            });
+            }, collectExpired: !Replication.IsReplica);
             Rdb.LastLoadKeysLoaded = result.KeysLoaded;
             Rdb.LastLoadKeysExpired = result.KeysExpired;
             _startupLoad = result;

@@ -523,6 +523,73 @@ public class MasterReplicationTests
         Assert.Equal(1, Field(writer.Call("INFO", "stats"), "sync_full"));
     }
 
+    /// <summary>
+    /// A master restarted from its own RDB (saved with a backlog: repl-id, repl-offset) keeps its
+    /// replicas' history as its secondary id: a redis-server replica resyncs partially, as with Redis 7.
+    /// </summary>
+    [RedisFact]
+    public async Task Restart_FromOwnRdbWithBacklog_ReplicaResyncsPartially()
+    {
+        string dir = Directory.CreateTempSubdirectory("master-restart").FullName;
+        int port = ReferenceRedis.FreePort();
+        // No PINGs into the stream between the SAVE and the stop: the file must end at the offset.
+        string[] args = MasterArgs(diskless: true, "--port", port.ToString(), "--dir", dir, "--repl-ping-replica-period", "3600");
+        try
+        {
+            var master = TestServer.Start(2, args);
+            using var replica = StartReplica(port);
+            using var r = replica.Connect();
+            string savedId;
+            try
+            {
+                using var m = master.Connect();
+                Fill(m, "a");
+                // Expired by the restart: the master's load leaves it out and streams its DEL.
+                m.Call("SET", "short-lived", "v", "PX", "1000");
+                WaitInSync(m, r);
+                savedId = Regex.Match(Info(m, "replication"), "master_replid:([0-9a-f]{40})").Groups[1].Value;
+                Assert.Equal("+OK\r\n", m.Call("SAVE"));
+            }
+            finally
+            {
+                await master.DisposeAsync();
+            }
+            Eventually.Wait(() => Info(r, "replication").Contains("master_link_status:down"), () => "the link down", 20);
+            Thread.Sleep(1100); // "short-lived" is expired when the master loads
+            await using var again = TestServer.Start(2, args);
+            using var m2 = again.Connect();
+            Eventually.Wait(() => Field(Info(m2, "stats"), "sync_partial_ok") == 1, () => Info(m2, "stats") + Info(m2, "replication"), 30);
+            Assert.Equal(0, Field(Info(m2, "stats"), "sync_full"));
+            Assert.Contains($"master_replid2:{savedId}", Info(m2, "replication"));
+            WriteStream(m2, "b");
+            WaitInSync(m2, r);
+            Assert.Equal(Digest(m2), Digest(r));
+            Assert.Equal("+OK\r\n", m2.Call("SELECT", "0"));
+            Assert.Equal(m2.Call("DBSIZE"), r.Call("DBSIZE"));
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    /// <summary>
+    /// REPLICAOF host port from a connection that is a replica of this server is refused (Redis's
+    /// "Command is not valid when client is a replica.", which the replica's link never shows).
+    /// </summary>
+    [Fact]
+    public async Task ReplicaOf_SentByAReplica_Refused()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var replica = RawReplica(server);
+        using var c = server.Connect();
+        int nobody = ReferenceRedis.FreePort();
+        replica.Send("REPLICAOF", "127.0.0.1", nobody.ToString());
+        Eventually.Wait(() => c.Call("CLIENT", "LIST").Contains("cmd=replicaof"), () => c.Call("CLIENT", "LIST"), 20);
+        Assert.Contains("role:master\r\n", c.Call("INFO", "replication"));
+        Assert.Equal("*2\r\n$9\r\nreplicaof\r\n$0\r\n\r\n", c.Call("CONFIG", "GET", "replicaof"));
+    }
+
     /// <summary>A raw replica: the handshake, the diskless RDB read to its end mark, then its first ACK (the stream starts).</summary>
     private static RespClient RawReplica(TestServer server)
     {

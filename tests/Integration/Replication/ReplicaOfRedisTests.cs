@@ -473,6 +473,10 @@ public sealed class ReplicaOfRedisTests
                                  "configured to be writable (which is not the default) writes to replicas are just local and are not propagated.\r\n";
         Assert.Equal(WaitError, r.Call("WAIT", "1", "0"));
         Assert.Equal(WaitError, r.Call("WAIT", "x", "0"));
+        // WAITAOF (Redis 7.2): its arguments first, then the replica's error.
+        Assert.Equal("-ERR value is not an integer or out of range\r\n", r.Call("WAITAOF", "x", "0", "0"));
+        Assert.Equal("-ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated.\r\n",
+            r.Call("WAITAOF", "0", "0", "0"));
         Assert.Equal($"*2\r\n$9\r\nreplicaof\r\n$15\r\n127.0.0.1 {nobody}\r\n", r.Call("CONFIG", "GET", "replicaof"));
         Assert.Equal("-1", Info(r, "master_link_down_since_seconds"));
         // A master that became a replica resumes from its own history (Redis's cached master "using myself").
