@@ -244,7 +244,10 @@ internal sealed class ReplicaLink
     public async ValueTask<bool> PumpAsync(PipeWriter output)
     {
         int budget = PumpBudget;
-        while (budget > 0 && !Closed)
+        // An action right after the last bytes runs in this turn even when the budget is spent: the
+        // RDB's end then never reaches the replica before its state says so (an ACK read between
+        // two turns would otherwise find the replica not yet online and be ignored).
+        while ((budget > 0 || _queue.TryPeek(out var next) && next is Action) && !Closed)
         {
             if (_queue.TryPeek(out var item))
             {
