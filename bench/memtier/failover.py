@@ -114,12 +114,14 @@ class Writer(threading.Thread):
                 key = f"w:{self.n}"
                 s.sendall(command("SET", key, self.n) + command("WAIT", 1, 100))
                 read_reply(s, f)
+                with self.lock:
+                    # The first successful write (its SET's reply), before its WAIT.
+                    if self.kill_time is not None and self.recovered is None and port != self.killed_port:
+                        self.recovered = time.time() - self.kill_time
                 acked = int(read_reply(s, f)) >= 1
                 with self.lock:
                     if acked:
                         self.acked.append(key)
-                    if self.kill_time is not None and self.recovered is None and port != self.killed_port:
-                        self.recovered = time.time() - self.kill_time
             except (OSError, RuntimeError, ValueError):
                 if conn:
                     conn[0].close()
