@@ -503,7 +503,8 @@ public class MasterReplicationTests
     public async Task Psync_RawClient_FullResyncThenRdbThenStream()
     {
         await using var server = TestServer.Start(2, MasterArgs(diskless: true));
-        using var c = server.Connect();
+        // The snapshot starts on the thread pool: under the whole suite's load that can take seconds.
+        using var c = new RespClient(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, server.Port), 60_000);
         c.Call("SET", "raw", "1");
         Assert.Equal("+OK\r\n", c.Call("REPLCONF", "capa", "eof", "capa", "psync2"));
         c.Send("PSYNC", "?", "-1");

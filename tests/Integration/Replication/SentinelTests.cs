@@ -29,7 +29,7 @@ public sealed class SentinelTests
         var sentinels = Enumerable.Range(0, 3).Select(_ => group.StartSentinel(master.Port)).ToArray();
         foreach (var s in sentinels)
             Eventually.Wait(() => SentinelMaster(s).Contains("slaves=2,sentinels=3"),
-                () => $"sentinel {s} sees both replicas and the other sentinels: {SentinelMaster(s)}", 45);
+                () => $"sentinel {s} sees both replicas and the other sentinels: {SentinelMaster(s)}", 90);
 
         var options = new ConfigurationOptions { ServiceName = Group, AbortOnConnectFail = false, ConnectTimeout = 5000 };
         foreach (var p in sentinels) options.EndPoints.Add(new IPEndPoint(IPAddress.Loopback, p));
@@ -51,7 +51,7 @@ public sealed class SentinelTests
         master.WaitForExit();
         int newMaster = 0;
         Eventually.Wait(() => (newMaster = MasterAddress(sentinels[0])) != master.Port && newMaster != 0,
-            () => $"a replica promoted; sentinel says {MasterAddress(sentinels[0])}", 45);
+            () => $"a replica promoted; sentinel says {MasterAddress(sentinels[0])}", 90);
         var promoted = replicas.Single(r => r.Port == newMaster);
         var other = replicas.Single(r => r.Port != newMaster);
         Assert.Contains("role:master", Info(promoted.Port, "replication"));
@@ -61,20 +61,20 @@ public sealed class SentinelTests
             Assert.Equal("+OK\r\n", client.Call("SET", "after", "1"));
         }
         Eventually.Wait(() => Info(other.Port, "replication") is var text && text.Contains($"master_port:{newMaster}") && text.Contains("master_link_status:up"),
-            () => $"the other replica follows the new master:\n{Info(other.Port, "replication")}", 45);
+            () => $"the other replica follows the new master:\n{Info(other.Port, "replication")}", 90);
 
         // The client that follows Sentinel writes to the new master.
         Eventually.Wait(() =>
         {
             try { return follower.GetDatabase().StringSet("follower", "2"); }
             catch (RedisException) { return false; }
-        }, () => "StackExchange.Redis writes after the failover", 45);
+        }, () => "StackExchange.Redis writes after the failover", 90);
         using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, newMaster)))
             Assert.Equal("$1\r\n2\r\n", client.Call("GET", "follower"));
 
         var restarted = group.Restart(master);
         Eventually.Wait(() => Info(restarted.Port, "replication") is var text && text.Contains($"master_port:{newMaster}") && text.Contains("master_link_status:up"),
-            () => $"the old master rejoins as a replica:\n{Info(restarted.Port, "replication")}\n{restarted.Output}", 60);
+            () => $"the old master rejoins as a replica:\n{Info(restarted.Port, "replication")}\n{restarted.Output}", 120);
         using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, restarted.Port)))
             Eventually.Wait(() => client.Call("EXISTS", "after") == ":1\r\n", () => "the old master has the new master's writes", 30);
     }
