@@ -218,20 +218,20 @@ internal sealed class ReplicationState : IPropagationListener
         {
             foreach (var (db, key) in expired)
             {
-                var output = _scratch;
-                output.ResetWrittenCount();
+                _scratch.ResetWrittenCount();
+                var output = new Protocol.RespWriter(_scratch, 2);
                 if (db != _selectedDb)
                 {
                     int n = RedisNumbers.FormatInt64(db, digits);
-                    WriteHeader(output, 2);
-                    WriteBulk(output, "SELECT"u8);
-                    WriteBulk(output, digits[..n]);
+                    output.ArrayHeader(2);
+                    output.Bulk("SELECT"u8);
+                    output.Bulk(digits[..n]);
                     _selectedDb = db;
                 }
-                WriteHeader(output, 2);
-                WriteBulk(output, command);
-                WriteBulk(output, key);
-                backlog.Append(output.WrittenSpan);
+                output.ArrayHeader(2);
+                output.Bulk(command);
+                output.Bulk(key);
+                backlog.Append(_scratch.WrittenSpan);
             }
         }
     }
@@ -285,8 +285,8 @@ internal sealed class ReplicationState : IPropagationListener
         {
             var backlog = _backlog;
             if (backlog == null) return;
-            var output = _scratch;
-            output.ResetWrittenCount();
+            _scratch.ResetWrittenCount();
+            var output = new Protocol.RespWriter(_scratch, 2); // commands are arrays of bulks, as a RESP2 reply
             bool any = false;
             Span<byte> digits = stackalloc byte[20];
             for (int c = 0; c < unit.Count; c++)
@@ -296,52 +296,28 @@ internal sealed class ReplicationState : IPropagationListener
                 if (db != _selectedDb)
                 {
                     int n = RedisNumbers.FormatInt64(db, digits);
-                    WriteHeader(output, 2);
-                    WriteBulk(output, "SELECT"u8);
-                    WriteBulk(output, digits[..n]);
+                    output.ArrayHeader(2);
+                    output.Bulk("SELECT"u8);
+                    output.Bulk(digits[..n]);
                     _selectedDb = db;
                 }
                 if (!any && unit.Transaction)
                 {
-                    WriteHeader(output, 1);
-                    WriteBulk(output, "MULTI"u8);
+                    output.ArrayHeader(1);
+                    output.Bulk("MULTI"u8);
                 }
                 any = true;
                 int argc = unit.ArgCount(c);
-                WriteHeader(output, argc);
-                for (int a = 0; a < argc; a++) WriteBulk(output, unit.Arg(c, a));
+                output.ArrayHeader(argc);
+                for (int a = 0; a < argc; a++) output.Bulk(unit.Arg(c, a));
             }
             if (!any) return;
             if (unit.Transaction)
             {
-                WriteHeader(output, 1);
-                WriteBulk(output, "EXEC"u8);
+                output.ArrayHeader(1);
+                output.Bulk("EXEC"u8);
             }
-            ThreadOffset = backlog.Append(output.WrittenSpan);
+            ThreadOffset = backlog.Append(_scratch.WrittenSpan);
         }
-    }
-
-    private static void WriteHeader(IBufferWriter<byte> output, int count)
-    {
-        var span = output.GetSpan(16);
-        span[0] = (byte)'*';
-        int n = 1 + RedisNumbers.FormatInt64(count, span[1..]);
-        span[n++] = (byte)'\r';
-        span[n++] = (byte)'\n';
-        output.Advance(n);
-    }
-
-    private static void WriteBulk(IBufferWriter<byte> output, ReadOnlySpan<byte> value)
-    {
-        var span = output.GetSpan(value.Length + 16);
-        span[0] = (byte)'$';
-        int n = 1 + RedisNumbers.FormatInt64(value.Length, span[1..]);
-        span[n++] = (byte)'\r';
-        span[n++] = (byte)'\n';
-        value.CopyTo(span[n..]);
-        n += value.Length;
-        span[n++] = (byte)'\r';
-        span[n++] = (byte)'\n';
-        output.Advance(n);
     }
 }

@@ -594,7 +594,8 @@ public class MasterReplicationTests
     /// <summary>A raw replica: the handshake, the diskless RDB read to its end mark, then its first ACK (the stream starts).</summary>
     private static RespClient RawReplica(TestServer server)
     {
-        var c = server.Connect();
+        // The snapshot starts on the thread pool: under the whole suite's load that can take seconds.
+        var c = new RespClient(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, server.Port), 60_000);
         Assert.Equal("+OK\r\n", c.Call("REPLCONF", "listening-port", "1"));
         Assert.Equal("+OK\r\n", c.Call("REPLCONF", "capa", "eof", "capa", "psync2"));
         c.Send("PSYNC", "?", "-1");
