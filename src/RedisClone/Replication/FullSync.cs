@@ -140,8 +140,7 @@ internal sealed class FullSync : IReplicationSave
             foreach (var link in links)
             {
                 if (link.Closed) continue;
-                link.Enqueue(_eofMark);
-                link.EnqueueAction(() => _master.RdbSent(link, socket: true));
+                link.EnqueueThen(_eofMark, () => _master.RdbSent(link, socket: true));
             }
         }
         else

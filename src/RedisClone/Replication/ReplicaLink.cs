@@ -194,6 +194,22 @@ internal sealed class ReplicaLink
         Wake();
     }
 
+    /// <summary>
+    /// Writes <paramref name="bytes"/>, then runs <paramref name="then"/> in the same pump step: one
+    /// queue item, so the pump can never write the bytes (a diskless RDB's end mark) and give the loop
+    /// a turn before the state change is queued; the replica's answer to those bytes (its first
+    /// REPLCONF ACK) would then find it not yet online and be ignored.
+    /// </summary>
+    public void EnqueueThen(byte[] bytes, Action then)
+    {
+        if (Closed) return;
+        Interlocked.Add(ref _queuedBytes, bytes.Length);
+        _queue.Enqueue(new BytesThen(bytes, then));
+        Wake();
+    }
+
+    private sealed record BytesThen(byte[] Bytes, Action Then);
+
     /// <summary>Runs <paramref name="action"/> on the connection's loop once everything queued before it is written.</summary>
     public void EnqueueAction(Action action)
     {
@@ -260,6 +276,17 @@ internal sealed class ReplicaLink
                         LastRdbWriteMs = Environment.TickCount64;
                         if (Interlocked.Add(ref _queuedBytes, -bytes.Length) >= 0)
                             lock (_roomLock) Monitor.PulseAll(_roomLock);
+                        break;
+                    case BytesThen last:
+                        output.Write(last.Bytes);
+                        _queue.TryDequeue(out _);
+                        Interlocked.Add(ref _queuedBytes, -last.Bytes.Length);
+                        last.Then();
+                        if (CloseAfterPump)
+                        {
+                            await output.FlushAsync();
+                            return false;
+                        }
                         break;
                     case Action action:
                         _queue.TryDequeue(out _);
