@@ -18,6 +18,12 @@ internal interface IClientBuffers
     /// clientsCronResizeQueryBuffer). Any thread; the buffers' owner does it on its own thread.
     /// </summary>
     void TrimIdle() { }
+
+    /// <summary>
+    /// The connection became a replica's link: what is sent to it counts as replication output
+    /// (total_net_repl_output_bytes), as Redis counts a CLIENT_SLAVE's writes, not as client output.
+    /// </summary>
+    void CountOutputAsReplication() { }
 }
 
 /// <summary>

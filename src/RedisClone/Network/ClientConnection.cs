@@ -58,6 +58,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
 
     public int Fd => _transportBuffers?.Fd ?? -1;
 
+    public void CountOutputAsReplication() => _transportBuffers?.CountOutputAsReplication();
+
     /// <summary>The transport's buffers plus the parser's arena (a command still arriving, or the batch being run).</summary>
     public ClientBufferUsage Measure()
     {

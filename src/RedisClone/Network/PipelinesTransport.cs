@@ -81,6 +81,7 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
         _socket = socket;
         _ssl = ssl;
         _stats = stats;
+        _outputCounter = stats.NetOutputBytes;
         Fd = (int)socket.SafeHandle.DangerousGetHandle(); // as EpollTransport: Socket.Handle would mark it exposed
         if (ssl == null)
         {
@@ -120,6 +121,10 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
     public PipeWriter Output => _output;
 
     public int Fd { get; }
+
+    private Common.StripedCounter _outputCounter;
+
+    public void CountOutputAsReplication() => _outputCounter = _stats.NetReplOutputBytes;
 
     /// <summary>Canceled once the client is gone (its side closed, or we closed the socket).</summary>
     public CancellationToken Closed => _closedSource.Token;
@@ -310,7 +315,7 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
             if (n > 0)
             {
                 Volatile.Write(ref Flushed, Flushed + n);
-                transport._stats.NetOutputBytes.Add(n);
+                transport._outputCounter.Add(n);
                 transport._stats.WritesProcessed.Add(1);
             }
             return inner.FlushAsync(cancellationToken);

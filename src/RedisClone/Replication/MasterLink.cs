@@ -602,6 +602,7 @@ internal sealed class MasterLink
         {
             IsMaster = true,
             Db = streamDb,
+            Buffers = new SocketFd((int)socket.SafeHandle.DangerousGetHandle()),
         };
         _client = client;
         _executor = new BatchExecutor(_server, client, new DiscardingWriter(), _stop.Token);
@@ -610,6 +611,14 @@ internal sealed class MasterLink
         Touch();
         WasConnected = true;
         SetState(LinkState.Connected);
+    }
+
+    /// <summary>The master client's socket for CLIENT LIST (fd=); its buffers are the link's own.</summary>
+    private sealed class SocketFd(int fd) : IClientBuffers
+    {
+        public int Fd => fd;
+
+        public ClientBufferUsage Measure() => default;
     }
 
     private async Task StreamAsync(CancellationToken token)
@@ -799,6 +808,7 @@ internal sealed class MasterLink
         }
         int n = await _stream!.ReadAsync(_buffer.AsMemory(_end), token);
         if (n == 0) throw new LinkException("Connection with master lost (closed by the master).");
+        _server.Stats.NetReplInputBytes.Add(n); // the handshake, the RDB and the stream, as Redis counts them
         _end += n;
         Touch();
     }

@@ -180,6 +180,7 @@ internal sealed class ReplicationMaster
     private static void TurnIntoReplica(ClientSession session)
     {
         session.ReplyMode = ReplyMode.Off;
+        session.Buffers?.CountOutputAsReplication();
     }
 
     private void Attach(ReplicaLink link)

@@ -393,12 +393,12 @@ internal static class InfoBuilder
         Line(sb, "instantaneous_ops_per_sec", runtime.OpsPerSecond);
         Line(sb, "total_net_input_bytes", stats.NetInputBytes.Value);
         Line(sb, "total_net_output_bytes", stats.NetOutputBytes.Value);
-        Line(sb, "total_net_repl_input_bytes", 0);
-        Line(sb, "total_net_repl_output_bytes", 0);
+        Line(sb, "total_net_repl_input_bytes", stats.NetReplInputBytes.Value);
+        Line(sb, "total_net_repl_output_bytes", stats.NetReplOutputBytes.Value);
         Line(sb, "instantaneous_input_kbps", F2(runtime.InputKbps));
         Line(sb, "instantaneous_output_kbps", F2(runtime.OutputKbps));
-        Line(sb, "instantaneous_input_repl_kbps", "0.00");
-        Line(sb, "instantaneous_output_repl_kbps", "0.00");
+        Line(sb, "instantaneous_input_repl_kbps", F2(runtime.ReplInputKbps));
+        Line(sb, "instantaneous_output_repl_kbps", F2(runtime.ReplOutputKbps));
         Line(sb, "rejected_connections", Volatile.Read(ref stats.RejectedConnections));
         var master = server.Replication.Master;
         Line(sb, "sync_full", Interlocked.Read(ref master.SyncFull));

@@ -17,7 +17,8 @@ internal sealed class RuntimeStats
 
     private readonly RedisServer _server;
     private readonly Timer _timer;
-    private readonly Metric _commands = new(), _netInput = new(), _netOutput = new(), _cycles = new();
+    private readonly Metric _commands = new(), _netInput = new(), _netOutput = new(),
+        _netReplInput = new(), _netReplOutput = new(), _cycles = new();
     private readonly RatioMetric _cycleDuration = new();
     private long _baseCycles, _baseTicks;
     private long _peakMemory;
@@ -34,6 +35,8 @@ internal sealed class RuntimeStats
     public long OpsPerSecond => _commands.Average;
     public double InputKbps => _netInput.Average / 1024.0;
     public double OutputKbps => _netOutput.Average / 1024.0;
+    public double ReplInputKbps => _netReplInput.Average / 1024.0;
+    public double ReplOutputKbps => _netReplOutput.Average / 1024.0;
 
     /// <summary>instantaneous_eventloop_cycles_per_sec: event loop iterations per second, all loops together.</summary>
     public long CyclesPerSecond => _cycles.Average;
@@ -70,6 +73,8 @@ internal sealed class RuntimeStats
             _commands.Reset();
             _netInput.Reset();
             _netOutput.Reset();
+            _netReplInput.Reset();
+            _netReplOutput.Reset();
             _cycles.Reset();
             _cycleDuration.Reset();
             var (cycles, ticks) = _server.EventLoops?.Totals() ?? (0, 0);
@@ -99,6 +104,8 @@ internal sealed class RuntimeStats
             _commands.Add(now, _server.CommandStats.TotalCalls());
             _netInput.Add(now, stats.NetInputBytes.Value);
             _netOutput.Add(now, stats.NetOutputBytes.Value);
+            _netReplInput.Add(now, stats.NetReplInputBytes.Value);
+            _netReplOutput.Add(now, stats.NetReplOutputBytes.Value);
             var (cycles, micros) = EventLoopTotals();
             _cycles.Add(now, cycles);
             _cycleDuration.Add(micros, cycles);

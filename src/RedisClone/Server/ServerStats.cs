@@ -8,6 +8,11 @@ internal sealed class ServerStats
     /// <summary>Bytes received from and sent to clients: added to on every receive and send, so striped.</summary>
     public readonly Common.StripedCounter NetInputBytes = new(), NetOutputBytes = new();
     /// <summary>
+    /// Replication traffic, which Redis keeps out of the two above: bytes read from our master
+    /// (total_net_repl_input_bytes) and written to our replicas (total_net_repl_output_bytes).
+    /// </summary>
+    public readonly Common.StripedCounter NetReplInputBytes = new(), NetReplOutputBytes = new();
+    /// <summary>
     /// Socket reads and writes that moved data (total_reads_processed, total_writes_processed), and
     /// those done by an event loop other than the first (io_threaded_*: Redis's I/O threads).
     /// </summary>
@@ -65,6 +70,8 @@ internal sealed class ServerStats
         RejectedConnections = 0;
         NetInputBytes.Reset();
         NetOutputBytes.Reset();
+        NetReplInputBytes.Reset();
+        NetReplOutputBytes.Reset();
         ReadsProcessed.Reset();
         WritesProcessed.Reset();
         ThreadedReadsProcessed.Reset();

@@ -47,6 +47,8 @@ internal sealed class EpollTransport : IDuplexPipe, IClientBuffers
 
     public int Fd { get; }
 
+    public void CountOutputAsReplication() => _output.CountAsReplication();
+
     /// <summary>The input and reply buffers as CLIENT LIST reports them; any thread.</summary>
     public ClientBufferUsage Measure()
     {

@@ -24,6 +24,10 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
     private readonly Socket _socket;
     private readonly SafeSocketHandle _handle;
     private readonly ServerStats _stats;
+    private Common.StripedCounter _outputCounter;
+
+    /// <summary>A replica's link: what is sent counts as replication output from now on.</summary>
+    public void CountAsReplication() => _outputCounter = _stats.NetReplOutputBytes;
     private readonly Lock _sync = new();
     private readonly List<byte[]> _segments = new();
     private readonly List<int> _lengths = new();
@@ -48,6 +52,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
         _socket = socket;
         _handle = socket.SafeHandle;
         _stats = stats;
+        _outputCounter = stats.NetOutputBytes;
         _finishOnLoop = finishOnLoop;
         _recentMax = recentMax;
     }
@@ -233,7 +238,7 @@ internal sealed class SocketOutput : PipeWriter, IValueTaskSource<FlushResult>
                 if (sent > 0)
                 {
                     _sendOffset += sent;
-                    _stats.NetOutputBytes.Add(sent);
+                    _outputCounter.Add(sent);
                     _stats.WritesProcessed.Add(1);
                     if (EventLoop.OnSecondaryLoop) _stats.ThreadedWritesProcessed.Add(1);
                     continue;
