@@ -24,6 +24,9 @@ internal interface IClientBuffers
     /// (total_net_repl_output_bytes), as Redis counts a CLIENT_SLAVE's writes, not as client output.
     /// </summary>
     void CountOutputAsReplication() { }
+
+    /// <summary>Turns TCP_NODELAY off on the socket (repl-disable-tcp-nodelay on a full sync); best effort.</summary>
+    void DisableNoDelay() { }
 }
 
 /// <summary>

@@ -57,8 +57,21 @@ internal static class CommandChecks
             return null;
         }
         // A replica's master client obeys: none of the checks below apply to its stream (Redis's
-        // obey_client; its commands wait for a busy script's gates instead of getting -BUSY).
-        if (session.IsMaster) return def;
+        // obey_client; its commands wait for a busy script's gates instead of getting -BUSY), but
+        // maxmemory: with replica-ignore-maxmemory no the replica evicts before its master's commands
+        // too, and refuses denyoom ones when nothing could go, as Redis's processCommand does for
+        // every client (OutOfMemory is false at once while the replica ignores maxmemory).
+        if (session.IsMaster)
+        {
+            if (server.Config.MaxMemory != 0 && server.ScriptWatchdog.BusyKind == ScriptKind.None
+                && server.Evictor.OutOfMemory() && RefusedWhenOom(session, buffer, i, def))
+            {
+                rejectedDef = def;
+                error = RespErrors.Oom;
+                return null;
+            }
+            return def;
+        }
         // Authentication and ACLs, as Redis checks them right after arity. One test for the common
         // case: a user with every permission, authenticated or needing no password.
         var user = session.User;

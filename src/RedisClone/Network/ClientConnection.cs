@@ -60,6 +60,8 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
 
     public void CountOutputAsReplication() => _transportBuffers?.CountOutputAsReplication();
 
+    public void DisableNoDelay() => _transportBuffers?.DisableNoDelay();
+
     /// <summary>The transport's buffers plus the parser's arena (a command still arriving, or the batch being run).</summary>
     public ClientBufferUsage Measure()
     {

@@ -124,6 +124,12 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
 
     private Common.StripedCounter _outputCounter;
 
+    public void DisableNoDelay()
+    {
+        try { _socket.NoDelay = false; }
+        catch (Exception ex) when (ex is System.Net.Sockets.SocketException or ObjectDisposedException) { } // as Redis: not critical
+    }
+
     public void CountOutputAsReplication() => _outputCounter = _stats.NetReplOutputBytes;
 
     /// <summary>Canceled once the client is gone (its side closed, or we closed the socket).</summary>

@@ -144,6 +144,7 @@ internal sealed class ReplicationMaster
         }
         Interlocked.Increment(ref SyncFull);
         TurnIntoReplica(session);
+        if (_server.Config.ReplDisableTcpNoDelay) session.Buffers?.DisableNoDelay(); // full syncs only, as Redis
         link.State = ReplicaState.WaitBgsaveStart;
         link.SyncRequestedMs = Environment.TickCount64;
         Attach(link);

@@ -62,4 +62,83 @@ public sealed class ReplicationStatsTests
         Assert.True(int.Parse(fd.Groups[1].Value) > 0, list);
         Assert.Contains(" flags=M ", list);
     }
+
+    [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
+    private static extern int getsockopt(int fd, int level, int optname, out int optval, ref int optlen);
+
+    private static bool NoDelay(int fd)
+    {
+        int len = sizeof(int);
+        Assert.Equal(0, getsockopt(fd, 6 /* IPPROTO_TCP */, 1 /* TCP_NODELAY */, out int on, ref len));
+        return on != 0;
+    }
+
+    private static int ReplicaFd(RespClient master)
+    {
+        string list = master.Call("CLIENT", "LIST", "TYPE", "replica");
+        var fd = System.Text.RegularExpressions.Regex.Match(list, " fd=([0-9]+) ");
+        Assert.True(fd.Success, list);
+        return int.Parse(fd.Groups[1].Value);
+    }
+
+    /// <summary>
+    /// repl-disable-tcp-nodelay yes: the master turns Nagle back on for a replica's socket at its
+    /// full sync (the servers run in this process, so the test reads the socket's option by its fd).
+    /// </summary>
+    [Theory]
+    [InlineData("yes", false)]
+    [InlineData("no", true)]
+    public async Task ReplDisableTcpNoDelay_FullSync_SetsTheReplicaSocket(string disable, bool expectedNoDelay)
+    {
+        await using var master = TestServer.Start(2, "--repl-diskless-sync-delay", "0", "--repl-disable-tcp-nodelay", disable);
+        await using var replica = TestServer.Start(2, "--repl-diskless-sync-delay", "0");
+        using var m = master.Connect();
+        using var r = replica.Connect();
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", master.Port.ToString()));
+        Eventually.Wait(() => Info(r, "master_link_status") == "up", () => r.Call("INFO", "replication"), WaitSeconds);
+        Assert.Equal(expectedNoDelay, NoDelay(ReplicaFd(m)));
+    }
+
+    /// <summary>
+    /// replica-ignore-maxmemory no: a replica over its maxmemory evicts while applying its master's
+    /// writes (the master has no limit); with the default (yes) it keeps everything its master has.
+    /// No client command runs on the replica while the master writes (each would evict first): a
+    /// subscriber to its evicted events, subscribed before, sees what its master's commands did.
+    /// </summary>
+    [Theory]
+    [InlineData("no", true)]
+    [InlineData("yes", false)]
+    public async Task ReplicaIgnoreMaxmemory_Setting_DecidesWhetherTheReplicaEvicts(string ignore, bool evicts)
+    {
+        await using var master = TestServer.Start(2, "--repl-diskless-sync-delay", "0");
+        await using var replica = TestServer.Start(2, "--repl-diskless-sync-delay", "0", "--maxmemory", "2mb",
+            "--maxmemory-policy", "allkeys-random", "--replica-ignore-maxmemory", ignore, "--notify-keyspace-events", "Ee");
+        using var m = master.Connect();
+        using var r = replica.Connect();
+        using var events = replica.Connect();
+        events.Call("SUBSCRIBE", "__keyevent@0__:evicted");
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", master.Port.ToString()));
+        Eventually.Wait(() => Info(r, "master_link_status") == "up", () => r.Call("INFO", "replication"), WaitSeconds);
+        string value = new('x', 1000);
+        for (int batch = 0; batch < 10; batch++)
+        {
+            var args = new List<string> { "MSET" };
+            for (int k = 0; k < 1000; k++) args.AddRange([$"k:{batch}:{k}", value]);
+            Assert.Equal("+OK\r\n", m.Call([.. args]));
+        }
+        // In sync, as the master sees the replica's acknowledgements.
+        Eventually.Wait(() => Info(m, "slave0") is { } s && s.Contains($"offset={Info(m, "master_repl_offset")},"),
+            () => m.Call("INFO", "replication"), WaitSeconds);
+        Assert.Equal(":10000\r\n", m.Call("DBSIZE"));
+        if (evicts)
+        {
+            string message = events.ReadReply();
+            Assert.Contains("evicted", message);
+        }
+        else
+        {
+            Assert.Equal(":10000\r\n", r.Call("DBSIZE"));
+            Assert.Equal(0, Stat(r, "evicted_keys"));
+        }
+    }
 }

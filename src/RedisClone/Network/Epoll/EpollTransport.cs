@@ -47,6 +47,12 @@ internal sealed class EpollTransport : IDuplexPipe, IClientBuffers
 
     public int Fd { get; }
 
+    public void DisableNoDelay()
+    {
+        try { _socket.NoDelay = false; }
+        catch (Exception ex) when (ex is System.Net.Sockets.SocketException or ObjectDisposedException) { } // as Redis: not critical
+    }
+
     public void CountOutputAsReplication() => _output.CountAsReplication();
 
     /// <summary>The input and reply buffers as CLIENT LIST reports them; any thread.</summary>
