@@ -99,6 +99,7 @@ internal ref struct CommandContext
         Failed = true;
         Server.Stats.CountErrorReply(line);
         Reply.Raw(line);
+        if (Client.IsMaster) Server.Replica.ErrorToMaster(System.Text.Encoding.Latin1.GetString(line), CommandName());
     }
 
     /// <summary>Replies "-<paramref name="text"/>"; the text starts with its code (ERR, WRONGTYPE...).</summary>
@@ -109,9 +110,19 @@ internal ref struct CommandContext
         for (int i = 0; i < head.Length; i++) head[i] = (byte)text[i];
         Server.Stats.CountErrorReply(head);
         Reply.Error(text);
+        if (Client.IsMaster) Server.Replica.ErrorToMaster(text, CommandName());
     }
 
     public void WrongType() => Error(RespErrors.WrongType);
+
+    /// <summary>The command's name as Redis logs it (lower case; container|subcommand).</summary>
+    private readonly string CommandName()
+    {
+        var def = Server.Commands.Find(Arg(0));
+        if (def == null) return "<unknown>";
+        if (def.Subcommands != null && _buffer.ArgCount(_command) > 1 && def.FindSubcommand(_buffer.Arg(_command, 1)) is { } sub) return sub.FullName;
+        return def.FullName;
+    }
 
     /// <summary>
     /// A keyspace notification for <paramref name="key"/> in the selected database, published when
@@ -121,5 +132,6 @@ internal ref struct CommandContext
     {
         if ((Server.Config.NotifyKeyspaceEvents & type) != 0) PubSub.KeyspaceNotifier.Notify(Server, type, evt, key, DbIndex);
     }
+
     public void Syntax() => Error(RespErrors.Syntax);
 }

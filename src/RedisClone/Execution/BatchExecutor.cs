@@ -297,6 +297,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         // Redis's rejectCommand aborts on any refused EXEC, in MULTI or not (NOAUTH before MULTI ran, too).
         var abort = def == ExecDef;
         _server.Stats.CountError(abort ? "EXECABORT" : code);
+        if (Session.IsMaster) _server.Replica.ErrorToMaster(error, def?.FullName);
         // A rejected EXEC ends the transaction, as Redis's execCommandAbort: EXECABORT with the reason.
         if (Session.ReplyMode == ReplyMode.On)
             new RespWriter(_output, Session.Protocol).Error(abort ? RespErrors.ExecAbortBecause(error) : error);

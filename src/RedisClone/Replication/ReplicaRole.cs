@@ -54,6 +54,21 @@ internal sealed class ReplicaRole
     public bool LinkUp => _link?.State == LinkState.Connected;
 
     /// <summary>
+    /// A command of the master's stream answered with an error (the reply goes nowhere): logged and
+    /// counted in unexpected_error_replies as Redis's afterErrorReply does for its master client, a
+    /// sign of a script error or of data that differs from the master's. Redis's
+    /// propagation-error-behavior panic modes are not followed here: the replica logs and goes on.
+    /// </summary>
+    public void ErrorToMaster(ReadOnlySpan<char> error, string? command)
+    {
+        if (error.StartsWith("-")) error = error[1..];
+        if (error.EndsWith("\r\n")) error = error[..^2];
+        if (error.Length > 4096) error = error[..4096];
+        _server.Log.Warning($"== CRITICAL == This replica is sending an error to its master: '{error}' after processing the command '{command ?? "<unknown>"}'");
+        Interlocked.Increment(ref _server.Stats.UnexpectedErrorReplies);
+    }
+
+    /// <summary>
     /// Redis's cached master: the replication id and offset this server's data stands at are a valid
     /// place to resume from (PSYNC id offset+1) rather than "PSYNC ? -1". Set when a connected link
     /// is lost, when a master becomes a replica, when a replica's RDB had its replication info.

@@ -141,4 +141,40 @@ public sealed class ReplicationStatsTests
             Assert.Equal(0, Stat(r, "evicted_keys"));
         }
     }
+
+    /// <summary>
+    /// A command of the master's stream that fails on the replica (a writable replica whose own
+    /// write made the key another type) is logged as Redis's "== CRITICAL ==" line and counted in
+    /// unexpected_error_replies.
+    /// </summary>
+    [Fact]
+    public async Task StreamCommandFails_OnWritableReplica_LoggedAsCriticalAndCounted()
+    {
+        string dir = Directory.CreateTempSubdirectory("repl-critical").FullName;
+        string log = Path.Combine(dir, "replica.log");
+        try
+        {
+            await using var master = TestServer.Start(2, "--repl-diskless-sync-delay", "0");
+            await using (var replica = TestServer.Start(2, "--repl-diskless-sync-delay", "0", "--replica-read-only", "no", "--logfile", log))
+            {
+                using var m = master.Connect();
+                using var r = replica.Connect();
+                Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", master.Port.ToString()));
+                Eventually.Wait(() => Info(r, "master_link_status") == "up", () => r.Call("INFO", "replication"), WaitSeconds);
+                Assert.Equal("+OK\r\n", r.Call("SET", "mine", "string"));
+                Assert.Equal(":1\r\n", m.Call("LPUSH", "mine", "a"));
+                Assert.Equal(":1\r\n", m.Call("HSET", "h", "f", "v"));
+                Eventually.Wait(() => Info(m, "master_repl_offset") == Info(r, "slave_repl_offset"), () => "the replica in sync", WaitSeconds);
+                Assert.Equal(1, Stat(r, "unexpected_error_replies"));
+                Assert.Equal("$1\r\nv\r\n", r.Call("HGET", "h", "f")); // the stream went on
+            }
+            Assert.Contains("== CRITICAL == This replica is sending an error to its master: " +
+                            "'WRONGTYPE Operation against a key holding the wrong kind of value' after processing the command 'lpush'",
+                File.ReadAllText(log));
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
 }
