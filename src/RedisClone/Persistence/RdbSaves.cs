@@ -105,8 +105,21 @@ internal sealed class RdbSaves
         return null;
     }
 
-    /// <summary>BGSAVE: starts a background save; the caller holds every gate. False when one already runs.</summary>
-    public bool TryStartBackground() => TryStartBackground(null);
+    /// <summary>
+    /// BGSAVE: starts a background save; the caller holds every gate. False when one already runs.
+    /// On a replica in the middle of a batch of its master's stream the instant would not match the
+    /// stream offset saved with it: the save is scheduled instead, and the cron starts it between
+    /// batches (within 100 ms).
+    /// </summary>
+    public bool TryStartBackground()
+    {
+        if (_server.Replication.IsReplica && _server.Replica.ApplyInProgress && !InProgress && _server.AofFiles?.RewriteInProgress != true)
+        {
+            Scheduled = true;
+            return true;
+        }
+        return TryStartBackground(null);
+    }
 
     /// <summary>
     /// Starts a background save, for a full sync when <paramref name="replication"/> is given: to the
@@ -258,7 +271,7 @@ internal sealed class RdbSaves
             }
         }
         if (!start) return;
-        _server.WithAllGates(TryStartBackground);
+        _server.Replica.BetweenBatches(() => _server.WithAllGates(() => TryStartBackground(null)));
     }
 }
 

@@ -695,14 +695,25 @@ internal sealed class MasterLink
     private async ValueTask RunBatchAsync(int parsedUpTo)
     {
         _parsed = parsedUpTo;
-        if (_commands.Count > 0)
+        if (_commands.Count == 0)
+        {
+            Feed(_inMulti ? _multiStart : parsedUpTo);
+            return;
+        }
+        // Applied and passed on as one step for snapshots (see ReplicaRole.EnterApplyAsync).
+        await _role.EnterApplyAsync(_stop.Token);
+        try
         {
             bool goOn = await _executor!.ExecuteAsync(_commands, NowMs);
             _executor.EndBatch();
             _commands.Clear();
             if (!goOn) throw new LinkException("the master client was closed");
+            Feed(_inMulti ? _multiStart : parsedUpTo);
         }
-        Feed(_inMulti ? _multiStart : parsedUpTo);
+        finally
+        {
+            _role.ExitApply();
+        }
     }
 
     private void Feed(int upTo)

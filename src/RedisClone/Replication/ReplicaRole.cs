@@ -54,6 +54,39 @@ internal sealed class ReplicaRole
     public bool LinkUp => _link?.State == LinkState.Connected;
 
     /// <summary>
+    /// Held by the master link from the first command of a batch of its master's stream until the
+    /// batch's bytes are passed on (fed to our own stream), so that a snapshot, whose instant
+    /// records the stream offset beside the data, never falls between commands the link applied and
+    /// bytes it has not fed yet: a sub-replica or a restart from that RDB would apply them twice.
+    /// Taken before any gate (the link takes gates while holding it).
+    /// </summary>
+    private readonly SemaphoreSlim _applyLock = new(1, 1);
+
+    public ValueTask EnterApplyAsync(CancellationToken token) => new(_applyLock.WaitAsync(token));
+
+    public void ExitApply() => _applyLock.Release();
+
+    /// <summary>A batch of the master's stream is being applied (read under every gate: it is then mid-batch).</summary>
+    public bool ApplyInProgress => _applyLock.CurrentCount == 0;
+
+    /// <summary>
+    /// Runs <paramref name="action"/> (which takes every gate for a snapshot's instant) between
+    /// batches of the master's stream. Blocks: never on an event loop, never holding a gate.
+    /// </summary>
+    public T BetweenBatches<T>(Func<T> action)
+    {
+        _applyLock.Wait();
+        try
+        {
+            return action();
+        }
+        finally
+        {
+            _applyLock.Release();
+        }
+    }
+
+    /// <summary>
     /// A command of the master's stream answered with an error (the reply goes nowhere): logged and
     /// counted in unexpected_error_replies as Redis's afterErrorReply does for its master client, a
     /// sign of a script error or of data that differs from the master's. Redis's

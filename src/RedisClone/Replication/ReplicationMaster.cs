@@ -261,7 +261,7 @@ internal sealed class ReplicationMaster
             Log.Notice($"Starting BGSAVE for SYNC with target: {(socket ? "replicas sockets" : "disk")}");
             var sync = new FullSync(this, waiting, socket);
             Volatile.Write(ref _running, sync);
-            bool started = _server.WithAllGates(() => _server.Rdb.TryStartBackground(sync));
+            bool started = _server.Replica.BetweenBatches(() => _server.WithAllGates(() => _server.Rdb.TryStartBackground(sync)));
             if (!started) Volatile.Write(ref _running, null);
         }
         finally

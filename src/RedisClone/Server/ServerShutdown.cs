@@ -147,7 +147,7 @@ internal sealed class ServerShutdown
         if ((_server.Config.SavePoints.Length > 0 && !nosave) || save)
         {
             log.Notice("Saving the final RDB snapshot before exiting.");
-            if (_server.WithAllGates(_server.Rdb.SaveForeground) != null)
+            if (_server.Replica.BetweenBatches(() => _server.WithAllGates(_server.Rdb.SaveForeground)) != null)
             {
                 if (!force) return Failed("Error trying to save the DB, can't exit.");
                 log.Warning("Error trying to save the DB. Exit anyway.");

@@ -68,6 +68,55 @@ public sealed class ChainedReplicaTests
         AssertSameData(top, sub);
     }
 
+    /// <summary>
+    /// Sub-replicas full sync with the middle again and again while its master streams pipelined
+    /// INCRs: each snapshot must be taken where the middle's data and its stream offset agree (not
+    /// between commands of a batch it has applied but not yet passed on), or the sub-replica
+    /// applies part of a batch twice and its counters run ahead.
+    /// </summary>
+    [RedisFact]
+    public async Task ChainedReplica_RepeatedFullSyncsUnderPipelinedLoad_SubReplicaMatches()
+    {
+        using var top = new Redis();
+        await using var server = StartMiddle();
+        using var t = top.Connect();
+        using var m = server.Connect();
+        using var sub = new Redis();
+        using var s = sub.Connect();
+        Chain(t, top.Port, m, server.Port, s);
+        using var stop = new CancellationTokenSource();
+        var load = Task.Run(() =>
+        {
+            using var c = top.Connect();
+            var batch = new List<byte>();
+            for (int i = 0; i < 200; i++) batch.AddRange(RespClient.Encode("INCR", $"counter:{i % 7}"));
+            byte[] bytes = [.. batch];
+            for (int round = 0; round < 100_000 && !stop.IsCancellationRequested; round++)
+            {
+                c.SendRaw(bytes);
+                for (int i = 0; i < 200; i++) c.ReadReplyBytes();
+            }
+        });
+        try
+        {
+            for (int round = 0; round < 10; round++)
+            {
+                // A new history of its own: its next PSYNC to the middle is a full sync.
+                Assert.Equal("+OK\r\n", s.Call("REPLICAOF", "NO", "ONE"));
+                long fullBefore = long.Parse(Info(m, "sync_full", "stats")!);
+                Assert.Equal("+OK\r\n", s.Call("REPLICAOF", "127.0.0.1", server.Port.ToString()));
+                WaitLinkUp(s);
+                Assert.True(long.Parse(Info(m, "sync_full", "stats")!) > fullBefore, "a full sync");
+            }
+        }
+        finally
+        {
+            stop.Cancel();
+            await load;
+        }
+        AssertSameData(t, s);
+    }
+
     [RedisFact]
     public async Task ChainedReplica_MiddleFullSyncsWithAnotherMaster_SubReplicaResyncs()
     {

@@ -51,6 +51,8 @@ public class WaitKillTests
                     }
                 }) { IsBackground = true };
                 writer.Start();
+                // Under load the writer may take a while to get going: kill only once writes are acknowledged.
+                Eventually.Wait(() => { lock (acknowledged) return acknowledged.Count > 0; }, () => $"a write acknowledged ({written} written)", 30);
                 Thread.Sleep(random.Next(300, 1200));
                 master.Signal(9);
                 master.WaitForExit();
