@@ -36,6 +36,9 @@ public sealed class SentinelTests
         using var follower = ConnectionMultiplexer.Connect(options);
         Assert.True(follower.GetDatabase().StringSet("before", "1"));
 
+        // redis-py's Sentinel client, when Debian's python3-redis is there, writes through the failover.
+        using var pyFollower = RedisPySentinelFollower.StartOrNull(sentinels, Group, master.Port);
+
         var acknowledged = new List<string>();
         using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, master.Port)))
         {
@@ -71,6 +74,15 @@ public sealed class SentinelTests
         }, () => "StackExchange.Redis writes after the failover", 90);
         using (var client = new RespClient(new IPEndPoint(IPAddress.Loopback, newMaster)))
             Assert.Equal("$1\r\n2\r\n", client.Call("GET", "follower"));
+
+        if (pyFollower != null)
+        {
+            Assert.True(pyFollower.WaitForExit(90_000), $"redis-py follows the failover:\n{pyFollower.Output}");
+            Assert.True(pyFollower.ExitCode == 0, $"redis-py follows the failover (exit {pyFollower.ExitCode}):\n{pyFollower.Output}");
+            Assert.Contains($"switched {newMaster}", pyFollower.Output);
+            using var client = new RespClient(new IPEndPoint(IPAddress.Loopback, newMaster));
+            Assert.StartsWith("$", client.Call("GET", "pyfollower"));
+        }
 
         var restarted = group.Restart(master);
         Eventually.Wait(() => Info(restarted.Port, "replication") is var text && text.Contains($"master_port:{newMaster}") && text.Contains("master_link_status:up"),
@@ -178,6 +190,94 @@ public sealed class SentinelTests
             }
             foreach (var s in _servers) s.Dispose();
             try { Directory.Delete(_dir, recursive: true); } catch (IOException) { }
+        }
+    }
+
+    /// <summary>
+    /// A python3 process using redis-py's Sentinel (Debian's python3-redis): it writes to the master
+    /// Sentinel names, through errors, until a write succeeds on a master other than the one it
+    /// started with, prints "switched PORT" and exits 0 (1 after its own deadline).
+    /// </summary>
+    private sealed class RedisPySentinelFollower : IDisposable
+    {
+        private const string Python = "/usr/bin/python3";
+
+        private const string Script = """
+            import sys, time
+            from redis.sentinel import Sentinel
+            from redis.exceptions import RedisError
+            ports = [int(p) for p in sys.argv[1].split(",")]
+            group, old = sys.argv[2], int(sys.argv[3])
+            sentinel = Sentinel([("127.0.0.1", p) for p in ports], socket_timeout=1)
+            master = sentinel.master_for(group, socket_timeout=1)
+            deadline = time.time() + 150
+            i = 0
+            while time.time() < deadline:
+                i += 1
+                try:
+                    master.set("pyfollower", str(i))
+                    host, port = sentinel.discover_master(group)
+                    if port != old:
+                        print("switched %d" % port, flush=True)
+                        sys.exit(0)
+                except RedisError as e:
+                    print("error %s" % type(e).__name__, flush=True)
+                time.sleep(0.05)
+            print("deadline", flush=True)
+            sys.exit(1)
+            """;
+
+        private readonly Process _process;
+        private readonly System.Text.StringBuilder _output = new();
+
+        private RedisPySentinelFollower(Process process)
+        {
+            _process = process;
+        }
+
+        public string Output
+        {
+            get
+            {
+                lock (_output) return _output.ToString();
+            }
+        }
+
+        public int ExitCode => _process.ExitCode;
+
+        public bool WaitForExit(int ms)
+        {
+            if (!_process.WaitForExit(ms)) return false;
+            _process.WaitForExit(); // the output's last lines
+            return true;
+        }
+
+        public static RedisPySentinelFollower? StartOrNull(int[] sentinels, string group, int masterPort)
+        {
+            if (!File.Exists(Python)) return null;
+            using (var probe = Process.Start(new ProcessStartInfo(Python, ["-c", "import redis.sentinel"]) { RedirectStandardError = true })!)
+            {
+                probe.WaitForExit(30_000);
+                if (!probe.HasExited || probe.ExitCode != 0) return null; // no python3-redis: only StackExchange.Redis is checked
+            }
+            var psi = new ProcessStartInfo(Python, ["-c", Script, string.Join(",", sentinels), group, masterPort.ToString()])
+            {
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            var process = Process.Start(psi)!;
+            var follower = new RedisPySentinelFollower(process);
+            process.OutputDataReceived += (_, e) => { if (e.Data != null) lock (follower._output) follower._output.AppendLine(e.Data); };
+            process.ErrorDataReceived += (_, e) => { if (e.Data != null) lock (follower._output) follower._output.AppendLine(e.Data); };
+            process.BeginOutputReadLine();
+            process.BeginErrorReadLine();
+            return follower;
+        }
+
+        public void Dispose()
+        {
+            try { if (!_process.HasExited) _process.Kill(); } catch (InvalidOperationException) { }
+            _process.Dispose();
         }
     }
 }
