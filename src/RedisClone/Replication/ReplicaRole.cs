@@ -189,6 +189,7 @@ internal sealed class ReplicaRole
             foreach (var client in _server.Clients.Values)
                 if (client.Blocked is { } blocked) blocked.TryFinish(Storage.BlockedClient.UnblockedRoleChange);
             StartLinkLocked(previous?.Completion ?? Task.CompletedTask);
+            PromotionWarmup.Start();
             return true;
         }
     }
