@@ -43,6 +43,13 @@ internal sealed class SoakDataset(int keys, int databases = 4, int seed = 27, in
 
     private static readonly SoakKind[] KindTable = Weights.SelectMany(w => Enumerable.Repeat(w.Kind, w.Weight)).ToArray();
 
+    /// <summary>The library the writers FCALL: soak_touch increments a counter and stamps a hash with a list's length.</summary>
+    public const string FunctionLibrary =
+        "#!lua name=soaklib\n" +
+        "redis.register_function('soak_touch', function(keys, args) " +
+        "local n = redis.call('incrby', keys[1], args[1]); redis.call('hset', keys[2], 'n', n, 'at', redis.call('time')[1]); " +
+        "redis.call('pexpire', keys[2], args[2]); return n end)";
+
     public int Keys => keys;
 
     public int Databases => databases;
@@ -72,7 +79,8 @@ internal sealed class SoakDataset(int keys, int databases = 4, int seed = 27, in
             }
             Send(client, batch);
         }
-        Send(client, [Cmd("SELECT", "0")]);
+        // A function library: loaded before the sync, it reaches the replica in the RDB; FCALLs write through it.
+        Send(client, [Cmd("SELECT", "0"), Cmd("FUNCTION", "LOAD", "REPLACE", FunctionLibrary)]);
         return sw.Elapsed;
     }
 

@@ -30,6 +30,10 @@ internal sealed class SoakWriter
         "redis.call('incrbyfloat', KEYS[1], ARGV[1]); redis.call('hincrbyfloat', KEYS[2], 'flt', ARGV[1]); " +
         "return redis.call('zincrby', KEYS[3], ARGV[1], 'zz')";
 
+    private const string DumpRestoreScript =
+        "local d = redis.call('dump', KEYS[1]); if not d then return 0 end; " +
+        "if ARGV[1] == '0' then redis.call('restore', KEYS[2], 0, d) else redis.call('restore', KEYS[2], ARGV[1], d, 'ABSTTL') end; return 1";
+
     private readonly IPEndPoint _master;
     private readonly SoakDataset _data;
     private readonly Random _rng;
@@ -328,8 +332,29 @@ internal sealed class SoakWriter
         int i = _rng.Next(_data.Keys);
         Select(batch, _data.DbOf(i));
         long n = ++_serial;
-        switch (_rng.Next(3))
+        switch (_rng.Next(6))
         {
+            case 3:
+                batch.Add(Cmd("FCALL", "soak_touch", "2", $"soak:fcnt:{_tag}:{_rng.Next(20)}", $"soak:fhash:{_tag}:{_rng.Next(20)}",
+                    _rng.Next(1, 10).ToString(), _rng.Next(100, 5000).ToString()));
+                break;
+            case 4:
+                // DUMP and RESTORE in one script (propagated as the RESTORE with its payload), with an absolute TTL now and then.
+                batch.Add(Cmd("EVAL", DumpRestoreScript, "2", SoakDataset.Name(i), Fresh("restored"),
+                    _rng.Next(3) == 0 ? (DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() + _rng.Next(-500, 5000)).ToString() : "0"));
+                break;
+            case 5:
+                {
+                    string k = SoakDataset.Name(i), other = SoakDataset.Name(Sibling(i));
+                    batch.Add(_rng.Next(4) switch
+                    {
+                        0 => Cmd("SORT", k, "ALPHA", "LIMIT", "0", "5", "STORE", Fresh("sorted")),
+                        1 => Cmd("LMPOP", "2", k, other, "RIGHT", "COUNT", "2"),
+                        2 => Cmd("ZMPOP", "2", k, other, "MIN", "COUNT", "2"),
+                        _ => Cmd("SETEX", Fresh("setex"), _rng.Next(1, 5).ToString(), "v"),
+                    });
+                    break;
+                }
             case 0:
                 batch.Add(Cmd("EVAL", MultiKeyScript, "3", $"soak:scnt:{_tag}:{_rng.Next(50)}", $"soak:slist:{_tag}:{_rng.Next(50)}",
                     $"soak:shash:{_tag}:{_rng.Next(50)}", "s-" + n, _rng.Next(100, 5000).ToString()));
