@@ -45,6 +45,14 @@ internal ref struct CommandContext
     /// <summary>Unix time in ms, read once per command (Redis caches it per command too).</summary>
     public readonly long NowMs;
 
+    /// <summary>
+    /// Redis's checkAlreadyExpired: an expiry time already past (EXPIRE, SET PXAT, GETEX, RESTORE)
+    /// deletes the key at once on a master, but not on a replica. There the master's stream says
+    /// what happens to it (its DEL, or a PERSIST after a SET PXAT that arrived late): the key is
+    /// stored with its past time, and reads hide it meanwhile.
+    /// </summary>
+    public readonly bool AlreadyExpired(long when) => when <= NowMs && !Server.Replication.IsReplica;
+
     /// <summary>Set when the handler replied with an error (commandstats' failed_calls).</summary>
     public bool Failed;
 

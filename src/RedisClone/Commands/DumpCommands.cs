@@ -138,7 +138,7 @@ internal static class DumpCommands
             deleted = true;
         }
         if (ttl != 0 && !absTtl) ttl = ttl > long.MaxValue - ctx.NowMs ? long.MaxValue : ttl + ctx.NowMs;
-        if (ttl != 0 && ttl <= ctx.NowMs)
+        if (ttl != 0 && ctx.AlreadyExpired(ttl))
         {
             // Born expired: nothing is stored; a key it replaced is gone, which is what propagates.
             if (deleted)

@@ -625,7 +625,7 @@ internal static class KeyCommands
                 return;
             }
         }
-        if (when <= ctx.NowMs)
+        if (ctx.AlreadyExpired(when))
         {
             // A time already past deletes the key (Redis replies 1: the "expire" happened).
             db.RemoveAt(slot);

@@ -108,7 +108,7 @@ internal static class StringCommands
             return;
         }
 
-        if (expireArg > 0 && expireAt <= ctx.NowMs)
+        if (expireArg > 0 && ctx.AlreadyExpired(expireAt))
         {
             // EXAT/PXAT in the past: the key would be born expired, so it is simply gone.
             if (slot >= 0) db.RemoveAt(slot);
@@ -130,7 +130,7 @@ internal static class StringCommands
     /// </summary>
     private static void PropagateSet(ref CommandContext ctx, PropagationLog log, int flags, bool expires, long expireAt)
     {
-        if (expires && expireAt <= ctx.NowMs)
+        if (expires && ctx.AlreadyExpired(expireAt))
         {
             // Born expired, the key was not stored (Redis 7.2 stores it and propagates the SET, then a
             // DEL when it is next found): a replica must drop it too, as after GETEX or EXPIRE in the past.
@@ -244,7 +244,7 @@ internal static class StringCommands
         // PERSIST; GETEX without an option, or PERSIST of a key without a TTL, changed nothing.
         if (expireArg > 0)
         {
-            if (expireAt <= ctx.NowMs)
+            if (ctx.AlreadyExpired(expireAt))
             {
                 db.RemoveAt(slot);
                 ctx.Notify(Ev.Generic, "del", key);

@@ -261,7 +261,15 @@ internal static class Listpack
     }
 
     /// <summary>An exact-size copy (COPY, and sealing a node that will not grow again).</summary>
-    public static byte[] Clone(byte[] lp) => lp.AsSpan(0, RoundUp(Bytes(lp))).ToArray();
+    public static byte[] Clone(byte[] lp)
+    {
+        // A listpack read from an RDB file (a stream's node) is exactly its size, not rounded up:
+        // the copy gets the rounded capacity, the bytes only up to the end.
+        int used = Bytes(lp);
+        var copy = new byte[RoundUp(used)];
+        lp.AsSpan(0, used).CopyTo(copy);
+        return copy;
+    }
 
     /// <summary>Gives back spare capacity: used when a buffer is done growing.</summary>
     public static void Trim(ref byte[] lp)

@@ -332,6 +332,33 @@ public class RdbFileTests
         Assert.Equal("-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n", c.Call("DEBUG", "RELOAD", "FAST"));
     }
 
+    /// <summary>
+    /// COPY of a stream or list as loaded from an RDB file: its listpacks are exactly their size
+    /// there, and the copy read past their end (-ERR Specified argument was out of the range...;
+    /// a replica dropped every COPY of a stream it had from its full sync, found by the soak).
+    /// </summary>
+    [Fact]
+    public async Task Copy_StreamAndListLoadedFromRdb_Copied()
+    {
+        await using var server = TestServer.Start(4, "--enable-debug-command", "yes");
+        using var c = server.Connect();
+        for (int i = 1; i <= 3; i++) c.Call("XADD", "{s}", $"{i}-1", "f", "v" + i);
+        c.Call("XDEL", "{s}", "3-1");
+        c.Call("XGROUP", "CREATE", "{s}", "g", "0");
+        c.Call("XREADGROUP", "GROUP", "g", "alice", "COUNT", "1", "STREAMS", "{s}", ">");
+        c.Call("RPUSH", "{l}", "a", "bb", "ccc");
+        Assert.Equal("+OK\r\n", c.Call("DEBUG", "RELOAD"));
+        Assert.Equal(":1\r\n", c.Call("COPY", "{s}", "{s}copy"));
+        Assert.Equal(c.Call("XINFO", "STREAM", "{s}", "FULL"), c.Call("XINFO", "STREAM", "{s}copy", "FULL"));
+        Assert.Equal(":1\r\n", c.Call("COPY", "{l}", "{l}copy", "DB", "1"));
+        c.Call("SELECT", "1");
+        Assert.Equal("*3\r\n$1\r\na\r\n$2\r\nbb\r\n$3\r\nccc\r\n", c.Call("LRANGE", "{l}copy", "0", "-1"));
+        // The copies take writes as any stream or list.
+        Assert.Equal(":4\r\n", c.Call("RPUSH", "{l}copy", "d"));
+        c.Call("SELECT", "0");
+        Assert.Equal("$3\r\n9-1\r\n", c.Call("XADD", "{s}copy", "9-1", "f", "v"));
+    }
+
     [Fact]
     public async Task FlushAll_WithSavePoints_SavesTheEmptyDataset()
     {

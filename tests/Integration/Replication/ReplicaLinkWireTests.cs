@@ -123,4 +123,96 @@ public sealed class ReplicaLinkWireTests
             try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
         }
     }
+    /// <summary>
+    /// The master's commands see a key whose TTL has passed on the replica's clock but that the
+    /// master has not deleted yet (no DEL came), whatever shards the command spans (Redis's
+    /// expireIfNeeded returns "not expired" to the master client); and an expiry time already past
+    /// when it arrives (SET PXAT, PEXPIREAT, GETEX PXAT: the stream lags) keeps the key until the
+    /// master says what becomes of it, as Redis's checkAlreadyExpired on a replica. The soak found
+    /// a replica that had deleted such keys at once and lost the PERSIST that followed.
+    /// </summary>
+    [Fact]
+    public async Task MasterStream_KeysPastTheirTtl_KeptUntilTheMasterDeletes()
+    {
+        byte[] rdb = await EmptyRdbAsync();
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        int masterPort = ((IPEndPoint)listener.LocalEndpoint).Port;
+        await using var server = TestServer.Start(4);
+        using var r = server.Connect();
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", masterPort.ToString()));
+        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(25));
+        using var socket = await listener.AcceptSocketAsync(cts.Token);
+        socket.ReceiveTimeout = 25_000;
+        using var stream = new NetworkStream(socket);
+        ReadCommand(stream); // PING
+        stream.Write("+PONG\r\n"u8);
+        ReadCommand(stream);
+        ReadCommand(stream);
+        stream.Write("+OK\r\n+OK\r\n"u8);
+        ReadCommand(stream); // PSYNC
+        stream.Write(Encoding.ASCII.GetBytes($"+FULLRESYNC {new string('b', 40)} 0\r\n${rdb.Length}\r\n"));
+        stream.Write(rdb);
+        void Send(params string[] args) => stream.Write(RespClient.Encode(args));
+        long at = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() + 300;
+        Send("SELECT", "0");
+        foreach (var (key, create) in new (string, string[])[]
+                 {
+                     ("l", ["RPUSH", "l", "a"]), ("z", ["ZADD", "z", "1", "a"]), ("s", ["SADD", "s", "x"]),
+                     ("h", ["HSET", "h", "f", "v"]), ("str", ["SET", "str", "abc"]), ("x", ["XADD", "x", "1-1", "f", "v"]),
+                 })
+        {
+            Send(create);
+            Send("PEXPIREAT", key, at.ToString());
+        }
+        Thread.Sleep(600); // past the TTLs: a client no longer sees them, the master's commands still do
+        Send("RPUSH", "l", "b");
+        Send("LMOVE", "l", "l:dst", "LEFT", "RIGHT");
+        Send("MULTI");
+        Send("LMOVE", "l", "l:dst", "LEFT", "RIGHT");
+        Send("EXEC");
+        Send("ZUNIONSTORE", "z:dst", "1", "z");
+        Send("SUNIONSTORE", "s:dst", "s");
+        Send("MULTI");
+        Send("HSET", "h", "g", "w");
+        Send("COPY", "h", "h:dst");
+        Send("PERSIST", "h:dst");
+        Send("EXEC");
+        Send("APPEND", "str", "d");
+        Send("COPY", "str", "str:dst");
+        Send("PERSIST", "str:dst");
+        Send("COPY", "x", "x:dst", "DB", "1");
+        Send("SELECT", "1");
+        Send("PERSIST", "x:dst");
+        string past = (DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() - 1000).ToString();
+        Send("SET", "late:set", "v1", "PXAT", past);
+        Send("PERSIST", "late:set");
+        Send("SET", "late:expire", "v2");
+        Send("PEXPIREAT", "late:expire", past);
+        Send("PERSIST", "late:expire");
+        Send("SET", "late:getex", "v3");
+        Send("GETEX", "late:getex", "PXAT", past);
+        Send("PERSIST", "late:getex");
+        Send("SET", "late:hidden", "v4", "PXAT", past);
+        Send("SET", "done", "1");
+        Eventually.Wait(() => r.Call("SELECT", "1") == "+OK\r\n" && r.Call("GET", "done") == "$1\r\n1\r\n", () => "the stream applied", 25);
+        Assert.Equal("*1\r\n$5\r\nx:dst\r\n", r.Call("KEYS", "x*"));
+        Assert.Equal(":-1\r\n", r.Call("PTTL", "x:dst"));
+        r.Call("SELECT", "0");
+        Assert.Equal("*2\r\n$1\r\na\r\n$1\r\nb\r\n", r.Call("LRANGE", "l:dst", "0", "-1"));
+        Assert.Equal("*2\r\n$1\r\na\r\n$1\r\n1\r\n", r.Call("ZRANGE", "z:dst", "0", "-1", "WITHSCORES"));
+        Assert.Equal("*1\r\n$1\r\nx\r\n", r.Call("SMEMBERS", "s:dst"));
+        Assert.Equal(":2\r\n", r.Call("HLEN", "h:dst"));
+        Assert.Equal("$4\r\nabcd\r\n", r.Call("GET", "str:dst"));
+        r.Call("SELECT", "1");
+        Assert.Equal("*3\r\n$2\r\nv1\r\n$2\r\nv2\r\n$2\r\nv3\r\n", r.Call("MGET", "late:set", "late:expire", "late:getex"));
+        Assert.Equal(":-1\r\n", r.Call("PTTL", "late:set"));
+        Assert.Equal(":-1\r\n", r.Call("PTTL", "late:getex"));
+        Assert.Equal(":0\r\n", r.Call("EXISTS", "late:hidden"));
+        Assert.Equal(":6\r\n", r.Call("DBSIZE")); // late:hidden counts: there, hidden until its DEL
+        r.Call("SELECT", "0");
+        // The keys themselves stay hidden from clients until the master's DELs come.
+        Assert.Equal(":0\r\n", r.Call("EXISTS", "l", "z", "s", "h", "str"));
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "NO", "ONE"));
+    }
 }
