@@ -165,7 +165,7 @@ internal static class ClusterRouting
             // (Not for EXEC: a transaction in such a slot runs here whatever keys exist.)
             session.ClusterRecheck = def != ExecDef;
             session.ClusterRecheckAsking = asking;
-            if (migrating || asking) return Redirect.None;
+            if (migrating || asking || (def.Flags & CommandFlags.Asking) != 0) return Redirect.None;
         }
         if (migrating && missing > 0)
         {
@@ -173,7 +173,7 @@ internal static class ClusterRouting
             node = cluster.MigratingTo(slot);
             return node == null ? Redirect.None : Redirect.Ask;
         }
-        if (importing && asking)
+        if (importing && (asking || (def.Flags & CommandFlags.Asking) != 0))
             return multipleKeys && missing > 0 ? Redirect.Unstable : Redirect.None;
         // A READONLY client (or a shard channel) reads from a replica of the slot's master.
         if (((session.ClusterFlags & ClientClusterFlags.ReadOnly) != 0 || pubsubShard) && !write && me.IsReplica && me.Master == node)

@@ -38,7 +38,8 @@ internal sealed class Database
     public long OverheadBytes => MainTableBytes + ExpiryIndexBytes;
 
     /// <summary>MEMORY STATS overhead.hashtable.main: the key table's slots (by capacity).</summary>
-    public long MainTableBytes => MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(Volatile.Read(ref _table).Capacity, KeyTable.SlotBytes);
+    public long MainTableBytes => MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(Volatile.Read(ref _table).Capacity, KeyTable.SlotBytes)
+        + (Volatile.Read(ref _table).HashSlots?.Bytes ?? 0);
 
     /// <summary>MEMORY STATS overhead.hashtable.expires: the expiry index's two arrays.</summary>
     public long ExpiryIndexBytes => MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))

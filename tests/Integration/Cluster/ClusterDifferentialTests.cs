@@ -96,6 +96,29 @@ public sealed class ClusterDifferentialTests
     }
 
     [RedisFact]
+    public async Task RestoreAsking_ImportingSlot_ServedWithoutAsking()
+    {
+        await using var pair = ClusterPair.Start(ClusterPair.TwoMasters);
+        await pair.WaitForOkAsync();
+        // Each server restores its own DUMP payload (7.2 writes RDB version 11, which 7.0 refuses).
+        static List<string> Run(RespClient c)
+        {
+            Assert.Equal("+OK\r\n", c.Call("SET", "{t10648}s", "v"));
+            string dump = c.Call("DUMP", "{t10648}s");
+            byte[] payload = System.Text.Encoding.Latin1.GetBytes(dump[(dump.IndexOf("\r\n", StringComparison.Ordinal) + 2)..^2]);
+            byte[][] Cmd(string name, string key) => [System.Text.Encoding.ASCII.GetBytes(name), System.Text.Encoding.ASCII.GetBytes(key), "0"u8.ToArray(), payload];
+            return
+            [
+                c.Call(Cmd("RESTORE", "{t2882}r")), c.Call(Cmd("RESTORE-ASKING", "{t2882}r")), c.Call("GET", "{t2882}r"),
+                c.Call("ASKING"), c.Call("GET", "{t2882}r"), c.Call(Cmd("RESTORE-ASKING", "{t16961}r")), c.Call(Cmd("RESTORE-ASKING", "{t2882}r")),
+            ];
+        }
+        using var t = pair.Theirs.Connect();
+        using var o = pair.Ours.Connect();
+        Assert.Equal(Run(t), Run(o));
+    }
+
+    [RedisFact]
     public async Task Config_ClusterParameters_AsRedis()
     {
         await using var pair = ClusterPair.Start(extra: "--cluster-announce-hostname h1 --cluster-port 0");

@@ -19,7 +19,7 @@ namespace RedisClone.Server.Config;
 /// outcome as Redis's set-then-roll-back.
 /// </para>
 /// <para>
-/// Parameters of features this server lacks (replication, cluster, daemonizing...; see
+/// Parameters of features this server lacks (daemonizing, syslog...; see
 /// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
 /// configuration asking for the feature is refused. Active defragmentation is refused as a Redis
 /// built without its jemalloc refuses it (<c>activedefrag yes</c> only; its tuning values are kept).
@@ -539,9 +539,7 @@ internal sealed partial class ConfigRegistry
             words = words[0].Length == 0 ? [] : InlineSplitter.Split(words[0])?.ToArray() ?? [];
         lock (_gate)
         {
-            string? error = StartupCheck(p, string.Join(' ', words));
-            if (error != null) return error;
-            error = Parse(p, words, out string canonical, out long number);
+            string? error = Parse(p, words, out string canonical, out long number);
             if (error != null) return error;
             if (p.Index == SaveIndex)
             {
@@ -739,12 +737,6 @@ internal sealed partial class ConfigRegistry
         Volatile.Write(ref _values[p.Index], canonical);
         Volatile.Write(ref _numbers[p.Index], number);
         p.Apply?.Invoke(this, canonical, number);
-    }
-
-    /// <summary>Command-line-only refusals: things this server cannot be (a cluster node, a replica).</summary>
-    private static string? StartupCheck(Param p, string value)
-    {
-        return null;
     }
 
     /// <summary>Redis's sdssplitlen(value, " "): single spaces separate, so "a  b" has an empty middle argument.</summary>
