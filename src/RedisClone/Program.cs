@@ -84,6 +84,11 @@ internal static class Program
         {
             return 1; // the reason is logged
         }
+        catch (Cluster.ClusterStartException ex)
+        {
+            if (ex.LogLine) server.Log.Warning(ex.Message);
+            return 1; // otherwise logged where it happened
+        }
         catch (Persistence.RdbLoadException)
         {
             return 1; // logged with the file and the offset

@@ -105,6 +105,24 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>In MONITOR mode: the connection receives every command the server runs.</summary>
     public bool IsMonitor { get; set; }
 
+    /// <summary>ASKING and READONLY on a cluster node (CLIENT LIST shows READONLY as 'r').</summary>
+    public Cluster.ClientClusterFlags ClusterFlags { get; set; }
+
+    /// <summary>
+    /// The command just checked addresses a slot being migrated or imported: whether this node serves
+    /// it depends on which keys exist, asked again with its gates held (Execution/ClusterRouting).
+    /// </summary>
+    public bool ClusterRecheck;
+
+    /// <summary>Whether that command came after ASKING (the flag itself is already cleared).</summary>
+    public bool ClusterRecheckAsking;
+
+    /// <summary>The hash slot of the keys of the command being run (Redis's c->slot), -1 when none: a script's commands must keep to it.</summary>
+    public int ClusterSlot = -1;
+
+    /// <summary>A script client's: the running script declared allow-cross-slot-keys.</summary>
+    public bool ClusterCrossSlotAllowed;
+
     // --- Blocking commands (see Execution/BatchExecutor.Blocking.cs)
 
     /// <summary>Set by a blocking command that found nothing: the connection waits on it.</summary>

@@ -33,6 +33,8 @@ internal enum CommandFlags : uint
     NoMulti = 1 << 19,
     MovableKeys = 1 << 20,
     AllowBusy = 1 << 21,
+    /// <summary>Runs in a slot this cluster node is importing as if sent after ASKING (RESTORE-ASKING).</summary>
+    Asking = 1 << 22,
 }
 
 /// <summary>Where a command runs (see the threading essay in Sharding/ShardSet.cs).</summary>

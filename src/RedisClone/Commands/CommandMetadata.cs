@@ -279,7 +279,7 @@ internal static partial class CommandMetadata
         (CommandFlags.Write, "write"), (CommandFlags.ReadOnly, "readonly"), (CommandFlags.DenyOom, "denyoom"),
         (CommandFlags.Admin, "admin"), (CommandFlags.PubSub, "pubsub"), (CommandFlags.NoScript, "noscript"),
         (CommandFlags.Blocking, "blocking"), (CommandFlags.Loading, "loading"), (CommandFlags.Stale, "stale"),
-        (CommandFlags.SkipMonitor, "skip_monitor"), (CommandFlags.SkipSlowlog, "skip_slowlog"),
+        (CommandFlags.SkipMonitor, "skip_monitor"), (CommandFlags.SkipSlowlog, "skip_slowlog"), (CommandFlags.Asking, "asking"),
         (CommandFlags.Fast, "fast"), (CommandFlags.NoAuth, "no_auth"),
         (CommandFlags.NoMandatoryKeys, "no_mandatory_keys"), (CommandFlags.NoAsyncLoading, "no_async_loading"),
         (CommandFlags.NoMulti, "no_multi"), (CommandFlags.MovableKeys, "movablekeys"),

@@ -1,3 +1,4 @@
+using RedisClone.Cluster;
 using static RedisClone.Commands.CommandFlags;
 
 namespace RedisClone.Commands;
@@ -22,6 +23,21 @@ internal sealed partial class CommandTable
         {
             Summary = "Switches the connection to another database.",
             Since = "1.0.0", Complexity = "O(1)", Args = "index:integer",
+        },
+        new("asking", 1, Fast, ClusterCommands.Asking, group: "cluster")
+        {
+            Summary = "Sent by cluster clients after an -ASK redirect.",
+            Since = "3.0.0", Complexity = "O(1)", Acl = "connection",
+        },
+        new("readonly", 1, LS | Fast, ClusterCommands.ReadOnly, group: "cluster")
+        {
+            Summary = "Lets the connection read from a replica of the slot's master on a cluster node.",
+            Since = "3.0.0", Complexity = "O(1)", Acl = "connection",
+        },
+        new("readwrite", 1, LS | Fast, ClusterCommands.ReadWrite, group: "cluster")
+        {
+            Summary = "Ends READONLY on the connection.",
+            Since = "3.0.0", Complexity = "O(1)", Acl = "connection",
         },
         new("quit", -1, Cli | Fast | NoAuth | AllowBusy, ConnectionCommands.Quit, group: "connection")
         {

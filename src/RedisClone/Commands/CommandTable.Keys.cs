@@ -67,6 +67,14 @@ internal sealed partial class CommandTable
             Args = "key:key ttl:integer serialized-value:string [REPLACE@3.0.0] [ABSTTL@5.0.0] [IDLETIME=seconds:integer@5.0.0] [FREQ=frequency:integer@5.0.0]",
             History = "3.0.0: REPLACE; 5.0.0: ABSTTL; 5.0.0: IDLETIME and FREQ", Acl = "keyspace dangerous",
         },
+        // What MIGRATE sends on a cluster node: RESTORE, served in a slot being imported without ASKING.
+        new("restore-asking", -4, Write | DenyOom | Asking, DumpCommands.Restore, keys: "OW update", group: "server")
+        {
+            Summary = "RESTORE as a cluster node's MIGRATE sends it: served in a slot being imported without ASKING.",
+            Since = "3.0.0", Complexity = "As RESTORE.",
+            Args = "key:key ttl:integer serialized-value:string [REPLACE@3.0.0] [ABSTTL@5.0.0] [IDLETIME=seconds:integer@5.0.0] [FREQ=frequency:integer@5.0.0]",
+            History = "3.0.0: REPLACE; 5.0.0: ABSTTL; 5.0.0: IDLETIME and FREQ", Acl = "keyspace dangerous", SysCmd = true,
+        },
         new("migrate", -6, Write, MigrateCommands.Migrate,
             keys: "RW access delete i=3; RW access delete incomplete kw=KEYS,-2 r=-1,1,0", keyFinder: MigrateCommands.MigrateKeys)
         {

@@ -1,3 +1,4 @@
+using RedisClone.Cluster;
 using static RedisClone.Commands.CommandFlags;
 using static RedisClone.Commands.Routing;
 
@@ -322,151 +323,157 @@ internal sealed partial class CommandTable
                 Args = "[nosave_save(NOSAVE | SAVE)] [NOW@7.0.0] [FORCE@7.0.0] [ABORT@7.0.0]",
                 History = "7.0.0: NOW, FORCE and ABORT",
             },
-            // Every subcommand goes to one handler (it answers that cluster support is disabled); the entries
-            // exist so arity checks, unknown-subcommand errors and COMMAND INFO match Redis.
-            new("cluster", -2, None, ServerCommands.Cluster, group: "cluster")
+            // Every subcommand goes to one handler (Cluster/ClusterCommands: without cluster-enabled each
+            // answers that cluster support is disabled); the entries exist so arity checks, unknown-subcommand
+            // errors and COMMAND INFO match Redis. Those that look at keys take every shard's gate.
+            new("cluster", -2, None, ClusterCommands.Cluster, group: "cluster")
             {
                 Summary = "Subcommands for Redis Cluster.",
                 Since = "3.0.0", Complexity = "See each subcommand.",
                 Subcommands =
                 [
-                    new("addslots", -3, Clu, ServerCommands.Cluster)
+                    new("addslots", -3, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Assigns hash slots to this node.",
                         Since = "3.0.0", Complexity = "O(N), N = slots", Args = "slot:integer...",
                     },
-                    new("addslotsrange", -4, Clu, ServerCommands.Cluster)
+                    new("addslotsrange", -4, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Assigns ranges of hash slots to this node.",
                         Since = "7.0.0", Complexity = "O(N), N = slots",
                         Args = "start-slot_end-slot{start-slot:integer end-slot:integer}...",
                     },
-                    new("bumpepoch", 2, Clu, ServerCommands.Cluster)
+                    new("bumpepoch", 2, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Gives this node a new, higher config epoch.",
                         Since = "3.0.0", Complexity = "O(1)", Tips = "nondeterministic_output",
                     },
-                    new("count-failure-reports", 3, Admin | Stale, ServerCommands.Cluster)
+                    new("count-failure-reports", 3, Admin | Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Counts the failure reports about a node.",
                         Since = "3.0.0", Complexity = "O(N), N = reports", Args = "node-id", Tips = "nondeterministic_output",
                     },
-                    new("countkeysinslot", 3, Stale, ServerCommands.Cluster)
+                    new("countkeysinslot", 3, Stale, ClusterCommands.Cluster, routing: AllShards)
                     {
                         Summary = "Counts the keys in a hash slot.",
                         Since = "3.0.0", Complexity = "O(1)", Args = "slot:integer",
                     },
-                    new("delslots", -3, Clu, ServerCommands.Cluster)
+                    new("delslots", -3, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Unassigns hash slots from this node.",
                         Since = "3.0.0", Complexity = "O(N), N = slots", Args = "slot:integer...",
                     },
-                    new("delslotsrange", -4, Clu, ServerCommands.Cluster)
+                    new("delslotsrange", -4, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Unassigns ranges of hash slots from this node.",
                         Since = "7.0.0", Complexity = "O(N), N = slots",
                         Args = "start-slot_end-slot{start-slot:integer end-slot:integer}...",
                     },
-                    new("failover", -2, Clu, ServerCommands.Cluster)
+                    new("failover", -2, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Makes this replica take over from its master.",
                         Since = "3.0.0", Complexity = "O(1)", Args = "[options(FORCE | TAKEOVER)]",
                     },
-                    new("flushslots", 2, Clu, ServerCommands.Cluster)
+                    new("flushslots", 2, Clu, ClusterCommands.Cluster, routing: AllShards)
                     {
                         Summary = "Unassigns every hash slot of this node.",
                         Since = "3.0.0", Complexity = "O(1)",
                     },
-                    new("forget", 3, Clu, ServerCommands.Cluster)
+                    new("forget", 3, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Removes a node from this node's node table.",
                         Since = "3.0.0", Complexity = "O(1)", Args = "node-id",
                     },
-                    new("getkeysinslot", 4, Stale, ServerCommands.Cluster)
+                    new("getkeysinslot", 4, Stale, ClusterCommands.Cluster, routing: AllShards)
                     {
                         Summary = "Lists keys of a hash slot.",
                         Since = "3.0.0", Complexity = "O(N), N = keys returned", Args = "slot:integer count:integer",
                         Tips = "nondeterministic_output",
                     },
-                    new("help", 2, LS, ServerCommands.Cluster)
+                    new("help", 2, LS, ClusterCommands.Cluster)
                     {
                         Summary = "Lists the CLUSTER subcommands.",
                         Since = "5.0.0", Complexity = "O(1)",
                     },
-                    new("info", 2, Stale, ServerCommands.Cluster)
+                    new("info", 2, Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Reports the state of the cluster.",
                         Since = "3.0.0", Complexity = "O(1)", Tips = "nondeterministic_output",
                     },
-                    new("keyslot", 3, Stale, ServerCommands.Cluster)
+                    new("keyslot", 3, Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Returns the hash slot of a key name.",
                         Since = "3.0.0", Complexity = "O(N), N = bytes of the key", Args = "key",
                     },
-                    new("links", 2, Stale, ServerCommands.Cluster)
+                    new("links", 2, Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Describes this node's links on the cluster bus.",
                         Since = "7.0.0", Complexity = "O(N), N = links", Tips = "nondeterministic_output",
                     },
-                    new("meet", -4, Clu, ServerCommands.Cluster)
+                    new("meet", -4, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Connects this node to another node of a cluster.",
                         Since = "3.0.0", Complexity = "O(1)", Args = "ip port:integer [cluster_bus_port:integer@4.0.0]",
                         History = "4.0.0: cluster bus port argument",
                     },
-                    new("myid", 2, Stale, ServerCommands.Cluster)
+                    new("myid", 2, Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Returns this node's id.",
                         Since = "3.0.0", Complexity = "O(1)",
                     },
-                    new("nodes", 2, Stale, ServerCommands.Cluster)
+                    new("myshardid", 2, Stale, ClusterCommands.Cluster)
+                    {
+                        Summary = "Returns this node's shard id.",
+                        Since = "7.2.0", Complexity = "O(1)", Tips = "nondeterministic_output",
+                    },
+                    new("nodes", 2, Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Describes the cluster as this node sees it.",
                         Since = "3.0.0", Complexity = "O(N), N = nodes", Tips = "nondeterministic_output",
                     },
-                    new("replicas", 3, Admin | Stale, ServerCommands.Cluster)
+                    new("replicas", 3, Admin | Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Lists the replicas of a master node.",
                         Since = "5.0.0", Complexity = "O(N), N = replicas", Args = "node-id", Tips = "nondeterministic_output",
                     },
-                    new("replicate", 3, Clu, ServerCommands.Cluster)
+                    new("replicate", 3, Clu, ClusterCommands.Cluster, routing: AllShards)
                     {
                         Summary = "Makes this node a replica of a master.",
                         Since = "3.0.0", Complexity = "O(1)", Args = "node-id",
                     },
-                    new("reset", -2, Admin | NoScript | Stale, ServerCommands.Cluster)
+                    new("reset", -2, Admin | NoScript | Stale, ClusterCommands.Cluster, routing: AllShards)
                     {
                         Summary = "Resets this node's cluster state.",
                         Since = "3.0.0", Complexity = "O(N), N = known nodes", Args = "[hard_soft(HARD | SOFT)]",
                     },
-                    new("saveconfig", 2, Clu, ServerCommands.Cluster)
+                    new("saveconfig", 2, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Writes the cluster configuration to disk.",
                         Since = "3.0.0", Complexity = "O(1)",
                     },
-                    new("set-config-epoch", 3, Clu, ServerCommands.Cluster)
+                    new("set-config-epoch", 3, Clu, ClusterCommands.Cluster)
                     {
                         Summary = "Sets the config epoch of a new node.",
                         Since = "3.0.0", Complexity = "O(1)", Args = "config-epoch:integer",
                     },
-                    new("setslot", -4, Clu, ServerCommands.Cluster)
+                    new("setslot", -4, Clu, ClusterCommands.Cluster, routing: AllShards)
                     {
                         Summary = "Changes the state of a hash slot on this node.",
                         Since = "3.0.0", Complexity = "O(1)",
                         Args = "slot:integer subcommand(IMPORTING=node-id | MIGRATING=node-id | NODE=node-id | STABLE)",
                     },
-                    new("shards", 2, Stale, ServerCommands.Cluster)
+                    new("shards", 2, Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Describes the cluster's shards.",
                         Since = "7.0.0", Complexity = "O(N), N = nodes", Tips = "nondeterministic_output",
                     },
-                    new("slaves", 3, Admin | Stale, ServerCommands.Cluster)
+                    new("slaves", 3, Admin | Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Lists the replicas of a master node (old name of CLUSTER REPLICAS).",
                         Since = "3.0.0", Complexity = "O(N), N = replicas", Args = "node-id", Tips = "nondeterministic_output",
                         DeprecatedSince = "5.0.0", ReplacedBy = "CLUSTER REPLICAS",
                     },
-                    new("slots", 2, Stale, ServerCommands.Cluster)
+                    new("slots", 2, Stale, ClusterCommands.Cluster)
                     {
                         Summary = "Maps hash slot ranges to nodes.",
                         Since = "3.0.0", Complexity = "O(N), N = slots", Tips = "nondeterministic_output",

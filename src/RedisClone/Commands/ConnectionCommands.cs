@@ -129,6 +129,11 @@ internal static class ConnectionCommands
             ctx.Error(RespErrors.NotInteger);
             return;
         }
+        if (ctx.Server.Cluster != null && index != 0)
+        {
+            ctx.Error(RespErrors.SelectInClusterMode);
+            return;
+        }
         if (index < 0 || index >= ctx.Server.Options.Databases)
         {
             ctx.Error(RespErrors.DbIndexOutOfRange);
@@ -159,6 +164,7 @@ internal static class ConnectionCommands
         client.ReplyMode = ReplyMode.On;
         client.NoEvict = false;
         client.NoTouch = false;
+        client.ClusterFlags = Cluster.ClientClusterFlags.None;
         ctx.Server.Acl.SetDefaultAuth(client);
         client.EndMulti();
         TransactionCommands.UnwatchAll(ctx.Server, client); // the executor holds the watched keys' gates
@@ -273,7 +279,7 @@ internal static class ConnectionCommands
         reply.Bulk("id"u8);
         reply.Integer(ctx.Client.Id);
         reply.Bulk("mode"u8);
-        reply.Bulk(ServerInfo.Mode);
+        reply.Bulk(ctx.Server.Mode);
         reply.Bulk("role"u8);
         reply.Bulk("master"u8);
         reply.Bulk("modules"u8);
@@ -924,6 +930,7 @@ internal static class ConnectionCommands
         if (c.WatchDirty) flags.Append('d');
         if (c.CloseAfterReply) flags.Append('c');
         if (c.UnixSocket) flags.Append('U');
+        if ((c.ClusterFlags & Cluster.ClientClusterFlags.ReadOnly) != 0) flags.Append('r');
         if (c.NoEvict) flags.Append('e');
         if (c.NoTouch) flags.Append('T');
         if (flags.Length == 0) flags.Append('N');

@@ -243,6 +243,11 @@ internal static class KeyCommands
     /// <remarks>Database db of the same shard holds the key, so no other gate is needed.</remarks>
     public static void Move(ref CommandContext ctx)
     {
+        if (ctx.Server.Cluster != null)
+        {
+            ctx.Error(RespErrors.MoveInClusterMode);
+            return;
+        }
         var key = ctx.Arg(1);
         if (!TryParseInt32(ctx.Arg(2), out int dbIndex))
         {
@@ -511,6 +516,11 @@ internal static class KeyCommands
     /// <summary>SWAPDB index1 index2 — the two databases exchange their contents on every shard.</summary>
     public static void SwapDb(ref CommandContext ctx)
     {
+        if (ctx.Server.Cluster != null)
+        {
+            ctx.Error(RespErrors.SwapDbInClusterMode);
+            return;
+        }
         if (!TryParseInt32(ctx.Arg(1), out int a))
         {
             ctx.Error(RespErrors.InvalidFirstDb);

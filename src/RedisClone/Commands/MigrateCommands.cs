@@ -130,9 +130,9 @@ internal static class MigrateCommands
                 return;
             }
             RdbString.AppendFooter(payload, RdbType.WriteVersion);
-            // Redis sends RESTORE-ASKING in cluster mode; this server does not run as a cluster node.
+            // A cluster node sends RESTORE-ASKING, which the target serves in a slot it is importing.
             w.ArrayHeader(replace ? 5 : 4);
-            w.Bulk("RESTORE"u8);
+            w.Bulk(ctx.Server.Cluster != null ? "RESTORE-ASKING"u8 : "RESTORE"u8);
             w.Bulk(key);
             ttl.TryFormat(digits, out int n, provider: CultureInfo.InvariantCulture);
             w.Bulk(digits[..n]);

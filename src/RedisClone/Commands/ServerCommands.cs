@@ -264,8 +264,6 @@ internal static class ServerCommands
         ctx.Client.CloseAfterReply = true;
     }
 
-    /// <summary>CLUSTER subcommand ... — every subcommand: cluster support is disabled (standalone mode).</summary>
-    public static void Cluster(ref CommandContext ctx) => ctx.Error(RespErrors.ClusterDisabled);
 
     // ---------------------------------------------------------------- helpers
 

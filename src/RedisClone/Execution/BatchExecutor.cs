@@ -277,7 +277,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         mask = KeyRouting.ShardMask(_server, Session, _commands, i, def, _nowMs);
         if (mask == 0) return Kind.Direct;
         // May park the connection (a blocking command, MIGRATE's transfer): never in a segment.
-        if ((def.Flags & CommandFlags.Blocking) != 0 || def == MigrateDef) return Kind.Locked;
+        // A command whose cluster check waits for its keys (ClusterRouting) runs alone, right after
+        // this check, so the session's mark is still its own.
+        if ((def.Flags & CommandFlags.Blocking) != 0 || def == MigrateDef || Session.ClusterRecheck) return Kind.Locked;
         if (BitOperations.PopCount(mask) == 1 && Session.ReplyMode == ReplyMode.On)
         {
             _shardOf[i] = BitOperations.TrailingZeroCount(mask);
@@ -293,7 +295,18 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         int space = error.IndexOf(' ');
         var word = space > 0 ? error.AsSpan(0, space) : default;
         string code = word.SequenceEqual("BUSY") ? "BUSY" : word.SequenceEqual("NOAUTH") ? "NOAUTH" : word.SequenceEqual("NOPERM") ? "NOPERM"
-            : word.SequenceEqual("OOM") ? "OOM" : word.SequenceEqual("MISCONF") ? "MISCONF" : "ERR";
+            : word.SequenceEqual("OOM") ? "OOM" : word.SequenceEqual("MISCONF") ? "MISCONF" : ClusterCode(word) ?? "ERR";
+        // A cluster redirection of EXEC discards the transaction and answers the redirection itself
+        // (Redis's processCommand: discardTransaction, clusterRedirectClient), not EXECABORT.
+        if (def == ExecDef && _server.Cluster != null && ClusterCode(word) != null)
+        {
+            _server.Stats.CountError(code);
+            if (Session.ReplyMode == ReplyMode.On) new RespWriter(_output, Session.Protocol).Error(error);
+            if (Session.ReplyMode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+            Session.EndMulti();
+            ulong watched = TransactionCommands.WatchMask(Session);
+            return watched == 0 ? ValueTask.CompletedTask : RunLockedAsync(watched, LockedAction.Unwatch, -1);
+        }
         // Redis's rejectCommand aborts on any refused EXEC, in MULTI or not (NOAUTH before MULTI ran, too).
         var abort = def == ExecDef;
         _server.Stats.CountError(abort ? "EXECABORT" : code);
@@ -307,6 +320,11 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         ulong mask = TransactionCommands.WatchMask(Session);
         return mask == 0 ? ValueTask.CompletedTask : RunLockedAsync(mask, LockedAction.Unwatch, -1);
     }
+
+    /// <summary>The error code of a cluster redirection (its first word), or null for another error.</summary>
+    private static string? ClusterCode(ReadOnlySpan<char> word)
+        => word.SequenceEqual("MOVED") ? "MOVED" : word.SequenceEqual("ASK") ? "ASK" : word.SequenceEqual("CROSSSLOT") ? "CROSSSLOT"
+            : word.SequenceEqual("TRYAGAIN") ? "TRYAGAIN" : word.SequenceEqual("CLUSTERDOWN") ? "CLUSTERDOWN" : null;
 
     /// <summary>Runs command <paramref name="i"/> on this thread, replying into the output (or nowhere, per CLIENT REPLY).</summary>
     private void RunDirect(int i) => RunWithReplyMode(i, _output);

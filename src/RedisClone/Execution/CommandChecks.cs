@@ -84,6 +84,13 @@ internal static class CommandChecks
                 return null;
             }
         }
+        // Cluster redirections (Redis checks them right after ACLs): one null test when cluster mode is off.
+        if (server.Cluster is { } cluster && ClusterRouting.Check(server, cluster, session, buffer, i, def, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()) is { } redirect)
+        {
+            rejectedDef = def;
+            error = redirect;
+            return null;
+        }
         // maxmemory (Redis checks it after auth and ACLs, before the subscribe-mode and loading
         // checks): evict if over the limit; refuse denyoom commands, and in MULTI anything but
         // EXEC/DISCARD/QUIT/RESET, when nothing could be evicted. Not while a busy script runs, as

@@ -33,6 +33,9 @@ internal static class CommandRunner
     public static bool Run(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def,
         IBufferWriter<byte> sink, long nowMs, int shard = -1, bool monitor = true)
     {
+        // A cluster node's command in a slot being migrated or imported: which keys exist decides
+        // whether it runs here (ClusterRouting's second step). One field test otherwise.
+        if (session.ClusterRecheck && ClusterRecheckRefused(server, session, buffer, i, def, sink, nowMs)) return false;
         bool timed = (++_sampleCounter & (CommandStats.SampleEvery - 1)) == 0;
         // Every command is timed for SLOWLOG, as Redis times every call (a script's commands too,
         // under the script client's "?:0"; not the AOF's replay, checked below). The threshold is
@@ -127,6 +130,21 @@ internal static class CommandRunner
             && def.Parent?.Name != "client")
             session.Tracking &= ~PubSub.TrackingFlags.Caching;
         return !ctx.Failed;
+    }
+
+    /// <summary>
+    /// ClusterRouting's second step, with the command's gates held: true when it answered -ASK or
+    /// -TRYAGAIN instead of running the command.
+    /// </summary>
+    private static bool ClusterRecheckRefused(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def,
+        IBufferWriter<byte> sink, long nowMs)
+    {
+        session.ClusterRecheck = false;
+        if (ClusterRouting.Recheck(server, session, buffer, i, def, nowMs, session.ClusterRecheckAsking) is not { } error) return false;
+        server.CommandStats.Rejected(def.Id);
+        server.Stats.CountError(error[..error.IndexOf(' ')]);
+        new RespWriter(sink, session.Protocol).Error(error);
+        return true;
     }
 
     /// <summary>

@@ -89,6 +89,13 @@ internal static class ScriptCalls
             server.CommandStats.Rejected(def.Id);
             return;
         }
+        // A cluster node: the command must be served here, in the script's slot (after the write
+        // checks and OOM, as Redis's scriptCall orders them).
+        if (server.Cluster is { } cluster && ClusterRouting.CheckScriptCall(server, cluster, session, command, def, nowMs) is { } clusterError)
+        {
+            error = clusterError;
+            return;
+        }
         // As Redis, the script counts as having written (SCRIPT KILL refuses it from now on) once a
         // write command passed the checks, whether or not it changes anything. A killed script runs
         // nothing more (its coroutine yields at the next instruction).

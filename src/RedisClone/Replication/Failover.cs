@@ -42,6 +42,11 @@ internal sealed class Failover
     /// <summary>The FAILOVER command.</summary>
     public static void Command(ref CommandContext ctx)
     {
+        if (ctx.Server.Cluster != null)
+        {
+            ctx.Error(RespErrors.FailoverInClusterMode);
+            return;
+        }
         var failover = ctx.Server.Replication.Failover;
         int argc = ctx.ArgCount;
         if (argc == 2 && ctx.ArgIs(1, "ABORT"))

@@ -14,6 +14,12 @@ internal static class ReplicaCommands
     /// </summary>
     public static void ReplicaOf(ref CommandContext ctx)
     {
+        // A cluster node's master is set with CLUSTER REPLICATE.
+        if (ctx.Server.Cluster != null)
+        {
+            ctx.Error(RespErrors.ReplicaOfInClusterMode);
+            return;
+        }
         var role = ctx.Server.Replica;
         if (ctx.Server.Replication.Failover.State != FailoverState.None)
         {

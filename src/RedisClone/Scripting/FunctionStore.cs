@@ -58,7 +58,7 @@ internal sealed class FunctionStore : IDisposable
     /// <summary>Runs a function found by <see cref="Find"/>; see <see cref="LuaEngine.RunFunction"/>.</summary>
     public void Run(FunctionInfo function, ref Commands.CommandContext ctx, int firstKey, int numKeys, bool readOnly)
         => _lua.RunFunction(function.Reference, function.Name, ref ctx, firstKey, numKeys, readOnly,
-            (function.Flags & ScriptFlags.AllowOom) != 0);
+            (function.Flags & ScriptFlags.AllowOom) != 0, (function.Flags & ScriptFlags.AllowCrossSlotKeys) != 0);
 
     /// <summary>FUNCTION LOAD: null and the library's name, or Redis's error text (without "ERR ").</summary>
     public string? Load(ReadOnlySpan<byte> code, bool replace, out string name) => Create(_current, code, replace, out name);

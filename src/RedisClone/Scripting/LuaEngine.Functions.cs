@@ -125,9 +125,10 @@ internal sealed partial class LuaEngine
     /// tables (its two parameters; no KEYS/ARGV globals), its reply or error into <paramref name="ctx"/>.
     /// </summary>
     public void RunFunction(int reference, string name, ref CommandContext ctx, int firstKey, int numKeys, bool readOnly,
-        bool allowOom = false)
+        bool allowOom = false, bool allowCrossSlot = false)
     {
         _allowOom = allowOom;
+        _allowCrossSlot = allowCrossSlot;
         var lua = _lua;
         PushArray(lua, ref ctx, firstKey, numKeys);
         PushArray(lua, ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);

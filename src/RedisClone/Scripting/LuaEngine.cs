@@ -65,6 +65,8 @@ internal sealed partial class LuaEngine : IDisposable
     private bool _denyOom;
     // The script about to run declared allow-oom (set just before Execute, which consumes it).
     private bool _allowOom;
+    // The running script's allow-cross-slot-keys flag (a cluster node's check of its commands' slots).
+    private bool _allowCrossSlot;
 
     public LuaEngine(RedisServer server) : this(server, extraSource: null)
     {
@@ -258,6 +260,7 @@ internal sealed partial class LuaEngine : IDisposable
             }
         }
         _allowOom = (flags & ScriptFlags.EvalCompat) == 0 && (flags & ScriptFlags.AllowOom) != 0;
+        _allowCrossSlot = (flags & ScriptFlags.EvalCompat) != 0 || (flags & ScriptFlags.AllowCrossSlotKeys) != 0;
         var lua = _lua;
         SetArray(lua, "KEYS", ref ctx, firstKey, numKeys);
         SetArray(lua, "ARGV", ref ctx, firstKey + numKeys, ctx.ArgCount - firstKey - numKeys);
@@ -281,6 +284,8 @@ internal sealed partial class LuaEngine : IDisposable
         _readOnly = readOnly;
         _denyOom = !_allowOom && ctx.Client.OomAtStart;
         _allowOom = false;
+        _session.ClusterCrossSlotAllowed = _allowCrossSlot;
+        _allowCrossSlot = false;
         var lua = _lua;
         var co = _co;
         co.RawGetInteger(LuaRegistry.Index, _runner);

@@ -109,7 +109,7 @@ internal static class InfoBuilder
         if (Has("cluster"))
         {
             Header("Cluster");
-            Line(sb, "cluster_enabled", 0);
+            Line(sb, "cluster_enabled", server.Cluster != null ? 1 : 0);
         }
         if (Has("keyspace"))
         {
@@ -139,7 +139,7 @@ internal static class InfoBuilder
         Line(sb, "redis_git_sha1", "00000000");
         Line(sb, "redis_git_dirty", 0);
         Line(sb, "redis_build_id", ServerInfo.BuildId);
-        Line(sb, "redis_mode", ServerInfo.Mode);
+        Line(sb, "redis_mode", server.Mode);
         Line(sb, "os", OsName);
         Line(sb, "arch_bits", IntPtr.Size * 8);
         Line(sb, "monotonic_clock", "POSIX clock_gettime");

@@ -87,7 +87,7 @@ internal static class MetricsText
         w.Single("redis_up", "gauge", "Whether the server answers (always 1 from the server itself)", 1);
         w.Family("redis_instance_info", "gauge", "Information about the Redis instance");
         w.Sample("redis_instance_info", 1,
-            ("role", "master"), ("redis_version", ServerInfo.Version), ("redis_mode", ServerInfo.Mode),
+            ("role", "master"), ("redis_version", ServerInfo.Version), ("redis_mode", server.Mode),
             ("os", InfoBuilder.OsName), ("maxmemory_policy", server.Config.MaxMemoryPolicy),
             ("tcp_port", server.Port.ToString(Inv)), ("run_id", server.RunId), ("process_id", Environment.ProcessId.ToString(Inv)));
         w.Single("redis_uptime_in_seconds", "gauge", "uptime_in_seconds metric", Math.Max(0, (nowMs - server.StartedAtMs) / 1000));

@@ -37,7 +37,17 @@ internal sealed class RedisServer : IAsyncDisposable
         var (oomMode, oomValues) = Config.OomScoreAdj;
         if (oomMode != "no") ApplyOomScoreAdj(oomMode, oomValues); // as Redis at start-up: a failure is only logged
         LoadUsers(options);
+        if (Config.Value("cluster-enabled") == "yes")
+        {
+            // As Redis: a cluster node has database 0 only.
+            if (options.Databases > 1)
+                Log.Warning($"WARNING: Changing databases number from {options.Databases} to 1 since we are in cluster mode");
+            options.Databases = 1;
+            Cluster = new Cluster.ClusterState(this);
+        }
         Shards = new ShardSet(options.Shards, options.Databases);
+        if (Cluster != null)
+            for (int i = 0; i < Shards.Count; i++) Shards[i].Store[0].IndexHashSlots();
         ApplyCronTuning();
         Latency = new LatencyMonitor(() => Config.LatencyMonitorThreshold);
         for (int i = 0; i < Shards.Count; i++)
@@ -87,6 +97,12 @@ internal sealed class RedisServer : IAsyncDisposable
 
     /// <summary>maxmemory-clients: the clients' memory added up, the largest closed past the limit.</summary>
     public ClientEviction ClientEviction { get; }
+
+    /// <summary>redis_mode: "cluster" for a cluster node, else "standalone".</summary>
+    public string Mode => Cluster != null ? "cluster" : ServerInfo.Mode;
+
+    /// <summary>The cluster node's state (cluster-enabled yes), or null for a standalone server.</summary>
+    public Cluster.ClusterState? Cluster { get; }
 
     /// <summary>MIGRATE's cached connections to target instances (INFO's migrate_cached_sockets).</summary>
     public Cluster.MigrateSockets MigrateSockets { get; } = new();
@@ -388,9 +404,9 @@ internal sealed class RedisServer : IAsyncDisposable
         int port = Port != 0 ? Port : TlsPort; // as Redis: the TLS port when there is no plain one
         bool terminal = Options.LogToConsole && Options.LogLines == null && Config.LogFile.Length == 0 && !Console.IsOutputRedirected;
         if (StartupBanner.ShowPicture(Config.Value("always-show-logo") == "yes", terminal))
-            Log.WriteRaw(ServerLog.Level.Notice, StartupBanner.Picture(ServerInfo.Mode, port, Environment.ProcessId));
+            Log.WriteRaw(ServerLog.Level.Notice, StartupBanner.Picture(Mode, port, Environment.ProcessId));
         else
-            Log.Notice($"Running mode={ServerInfo.Mode}, port={port}.");
+            Log.Notice($"Running mode={Mode}, port={port}.");
         Log.Notice($"Serving with shards={Shards.Count}, io-threads={Options.IoThreads}, databases={Options.Databases}, {where}.");
         Log.Notice("Ready to accept connections tcp");
         if (UnixSocket != null) Log.Notice("Ready to accept connections unix");
@@ -426,6 +442,8 @@ internal sealed class RedisServer : IAsyncDisposable
             if (tlsPort != 0) BindAll(_tlsListeners, Options.Bind, tlsPort, tls: true);
             string unixSocket = Config.Value("unixsocket");
             if (unixSocket.Length > 0) _unixListener = new Listener(this, unixSocket, (int)Config.Number("unixsocketperm"));
+            // Redis's clusterInit, once the port is known (port 0 takes one from the system here).
+            Cluster?.Initialize();
         }
         catch
         {
@@ -507,6 +525,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 if (tick % 10 == 0) TrimIdleClients();
                 if (!CronPaused) Tracking.Cron();
                 Replication.Master.Cron();
+                Cluster?.Cron();
             }
         }) { IsBackground = true, Name = "server-cron" };
         _cron.Start();
@@ -1012,6 +1031,7 @@ internal sealed class RedisServer : IAsyncDisposable
         while (!Clients.IsEmpty && !deadline.IsCompleted) await Task.Delay(10);
         Aof?.Dispose();
         MigrateSockets.Dispose();
+        Cluster?.Dispose();
         Shards.Dispose();
         EventLoops?.Dispose();
         ScriptWatchdog.Dispose();

@@ -70,6 +70,9 @@ internal sealed class ShardSet : IDisposable
         foreach (var s in _shards) s.Start();
     }
 
+    /// <summary>Index of the shard that owns the keys of cluster hash slot <paramref name="slot"/>.</summary>
+    public int ShardOfSlot(int slot) => _slotToShard[slot];
+
     /// <summary>Index of the shard that owns <paramref name="key"/>.</summary>
     public int ShardOf(ReadOnlySpan<byte> key)
         => _shards.Length == 1 ? 0 : _slotToShard[Crc16.HashSlot(key)];

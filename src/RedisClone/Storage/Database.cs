@@ -8,6 +8,8 @@ namespace RedisClone.Storage;
 internal sealed class Database
 {
     private KeyTable _table = new();
+    // A cluster node indexes keys by hash slot (see SlotIndex); set before any key is added.
+    private bool _indexSlots;
     // The expiry index, Redis's `expires` dict: exactly the slots of the keys that have a TTL, so the
     // active cycle samples only live keys with a TTL. _expiring[0.._expiresCount) holds those slots in
     // no order; _expiringAt[slot] is the slot's position there, meaningful only while its key has a
@@ -36,7 +38,8 @@ internal sealed class Database
     public long OverheadBytes => MainTableBytes + ExpiryIndexBytes;
 
     /// <summary>MEMORY STATS overhead.hashtable.main: the key table's slots (by capacity).</summary>
-    public long MainTableBytes => MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(Volatile.Read(ref _table).Capacity, KeyTable.SlotBytes);
+    public long MainTableBytes => MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(Volatile.Read(ref _table).Capacity, KeyTable.SlotBytes)
+        + (Volatile.Read(ref _table).HashSlots?.Bytes ?? 0);
 
     /// <summary>MEMORY STATS overhead.hashtable.expires: the expiry index's two arrays.</summary>
     public long ExpiryIndexBytes => MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))
@@ -520,12 +523,19 @@ internal sealed class Database
         }
     }
 
+    /// <summary>Keeps the keys by cluster hash slot from now on (a cluster node, at start while empty).</summary>
+    public void IndexHashSlots()
+    {
+        _indexSlots = true;
+        if (_table.HashSlots == null) _table = new KeyTable(indexSlots: true);
+    }
+
     /// <summary>Drops every key (FLUSHDB); watchers of keys that existed are told.</summary>
     public void Clear()
     {
         Owner.Snapshot?.BeforeClear(this);
         TouchAllWatched();
-        _table = new KeyTable();
+        _table = new KeyTable(indexSlots: _indexSlots);
         _expiring = [];
         _expiringAt = [];
         _expiresCount = 0;

@@ -65,13 +65,17 @@ internal sealed class KeyTable
     // Entry field: Entry is exactly 32 bytes and a 4-byte field would pad it to 40.
     private uint[] _access;
 
-    public KeyTable(int capacity = 4)
+    public KeyTable(int capacity = 4, bool indexSlots = false)
     {
         int size = Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)capacity));
         _chains = new SlotChains(size);
         _entries = new Entry[size];
         _access = new uint[size];
+        if (indexSlots) HashSlots = new SlotIndex(size);
     }
+
+    /// <summary>The keys by cluster hash slot, on a cluster node only (null otherwise: no cost).</summary>
+    public SlotIndex? HashSlots { get; }
 
     public int Count => _chains.Count;
 
@@ -204,12 +208,14 @@ internal sealed class KeyTable
         e.ExpireAt = 0;
         e.HashAndFlag = hash;
         _access[slot] = LruClock.Now;
+        HashSlots?.Added(slot, e.Key);
         return slot;
     }
 
     /// <summary>Removes the key in <paramref name="slot"/>.</summary>
     public void RemoveAt(int slot)
     {
+        HashSlots?.Removed(slot, _entries[slot].Key);
         _chains.Remove(_entries, slot);
         ref var e = ref _entries[slot];
         e.Bytes = null!;
@@ -222,10 +228,12 @@ internal sealed class KeyTable
     /// <summary>Removes every key.</summary>
     public void Clear()
     {
+        HashSlots?.Reset();
         if (_entries.Length > 64)
         {
             _entries = new Entry[4];
             _access = new uint[4];
+            HashSlots?.Resize(4);
         }
         else
         {
@@ -248,6 +256,7 @@ internal sealed class KeyTable
         if (size <= _entries.Length) return;
         Array.Resize(ref _entries, size);
         Array.Resize(ref _access, size);
+        HashSlots?.Resize(size);
         _chains.Rehash(_entries);
     }
 
@@ -256,6 +265,7 @@ internal sealed class KeyTable
         int size = _entries.Length * 2;
         Array.Resize(ref _entries, size);
         Array.Resize(ref _access, size);
+        HashSlots?.Resize(size);
         _chains.Rehash(_entries);
     }
 }

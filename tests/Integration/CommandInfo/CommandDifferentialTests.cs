@@ -12,7 +12,7 @@ namespace RedisClone.Tests.CommandInfo;
 public class CommandDifferentialTests
 {
     /// <summary>Ours, not in 7.0: Redis 7.2 added them.</summary>
-    private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof"];
+    private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid"];
 
     /// <summary>
     /// Commands whose 7.2 shape (ours) differs from 7.0's: ZRANK/ZREVRANK gained WITHSCORE (arity -3).

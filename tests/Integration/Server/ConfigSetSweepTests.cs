@@ -8,7 +8,7 @@ namespace RedisClone.Tests.Server;
 /// valid value other than its default, here and on redis-server: the same reply, and the same value
 /// read back. Left out, each tested elsewhere: port and bind (Network/ListenerRebindTests), dir,
 /// tls-* (TlsTests), replication (repl-*, replica-*, min-replicas-*, masterauth, masteruser) and
-/// cluster-* (not part of this server yet). The tests here share this class because oom-score-adj
+/// cluster-* (Cluster/ClusterDifferentialTests, on cluster nodes). The tests here share this class because oom-score-adj
 /// writes the test process's own score: xUnit runs one class's tests one at a time.
 /// </summary>
 public class ConfigSetSweepTests

@@ -19,7 +19,7 @@ namespace RedisClone.Server.Config;
 /// outcome as Redis's set-then-roll-back.
 /// </para>
 /// <para>
-/// Parameters of features this server lacks (replication, cluster, daemonizing...; see
+/// Parameters of features this server lacks (daemonizing, syslog...; see
 /// <see cref="MissingFeature"/>) take their default value only: clients and tools read them, but a
 /// configuration asking for the feature is refused. Active defragmentation is refused as a Redis
 /// built without its jemalloc refuses it (<c>activedefrag yes</c> only; its tuning values are kept).
@@ -539,9 +539,7 @@ internal sealed partial class ConfigRegistry
             words = words[0].Length == 0 ? [] : InlineSplitter.Split(words[0])?.ToArray() ?? [];
         lock (_gate)
         {
-            string? error = StartupCheck(p, string.Join(' ', words));
-            if (error != null) return error;
-            error = Parse(p, words, out string canonical, out long number);
+            string? error = Parse(p, words, out string canonical, out long number);
             if (error != null) return error;
             if (p.Index == SaveIndex)
             {
@@ -741,14 +739,6 @@ internal sealed partial class ConfigRegistry
         p.Apply?.Invoke(this, canonical, number);
     }
 
-    /// <summary>Command-line-only refusals: things this server cannot be (a cluster node, a replica).</summary>
-    private static string? StartupCheck(Param p, string value)
-    {
-        if (p.Name == "cluster-enabled" && value.Equals("yes", StringComparison.OrdinalIgnoreCase))
-            return "cluster mode is not supported";
-        return null;
-    }
-
     /// <summary>Redis's sdssplitlen(value, " "): single spaces separate, so "a  b" has an empty middle argument.</summary>
     private static string[] SplitClient(string value) => value.Length == 0 ? [] : value.Split(' ');
 
@@ -806,7 +796,6 @@ internal sealed partial class ConfigRegistry
             or "replica-announced" or "replica-ignore-maxmemory" => null,
         _ when name.StartsWith("repl-", StringComparison.Ordinal) || name.StartsWith("replica-", StringComparison.Ordinal) ||
                name.StartsWith("min-replicas-", StringComparison.Ordinal) => "replication is",
-        _ when name.StartsWith("cluster-", StringComparison.Ordinal) => "cluster mode is",
         "daemonize" => "daemonizing is",
         "supervised" => "supervised mode is",
         "syslog-enabled" or "syslog-ident" or "syslog-facility" => "syslog is",
@@ -1316,6 +1305,32 @@ internal sealed partial class ConfigRegistry
     private static Param M(string name, long min, long max, string value, bool unsigned = false, string? alias = null)
         => N(name, min, max, value, alias: alias, format: NumberFormat.Memory, unsigned: unsigned);
 
+    /// <summary>A cluster parameter Redis applies to myself at once (clusterUpdateMyself*): the node's addresses and flags.</summary>
+    private static void RefreshClusterMyself(ConfigRegistry r, string value, long number) => r._server?.Cluster?.RefreshMyself();
+
+    private static Param WithApply(Param p, Action<ConfigRegistry, string, long> apply)
+    {
+        p.Apply = apply;
+        return p;
+    }
+
+    /// <summary>Redis 7.2's isValidAnnouncedHostname.</summary>
+    private static string? ValidAnnouncedHostname(string value)
+    {
+        if (value.Length >= 256) return "Hostnames must be less than 256 characters";
+        foreach (char c in value)
+            if (!char.IsAsciiLetterOrDigit(c) && c != '-' && c != '.') return "Hostnames may only contain alphanumeric characters, hyphens or dots";
+        return null;
+    }
+
+    /// <summary>Redis 7.2's isValidAnnouncedNodename (its isValidAuxString).</summary>
+    private static string? ValidAnnouncedNodename(string value)
+    {
+        foreach (char c in value)
+            if (!char.IsAsciiLetterOrDigit(c) && "!#$%&()*+:;<>?@[]^{|}~".Contains(c)) return "Announced human node name contained invalid character";
+        return null;
+    }
+
     private static Param E(string name, string value, string[] choices, ParamFlags flags = ParamFlags.None)
         => new() { Name = name, Kind = Kind.Enum, Flags = flags, Default = value, Choices = choices };
 
@@ -1360,7 +1375,7 @@ internal sealed partial class ConfigRegistry
             B("aof-load-truncated", true),
             B("aof-use-rdb-preamble", true),
             B("aof-timestamp-enabled", false),
-            B("cluster-replica-no-failover", false, alias: "cluster-slave-no-failover"),
+            WithApply(B("cluster-replica-no-failover", false, alias: "cluster-slave-no-failover"), RefreshClusterMyself),
             B("replica-lazy-flush", false, alias: "slave-lazy-flush"),
             B("replica-serve-stale-data", true, alias: "slave-serve-stale-data"),
             B("replica-read-only", true, alias: "slave-read-only"),
@@ -1404,10 +1419,10 @@ internal sealed partial class ConfigRegistry
                 Name = "requirepass", Kind = Kind.Text,
                 Apply = (r, value, _) => r._server?.Acl.SetRequirePass(value),
             },
-            T("cluster-announce-ip"),
+            WithApply(T("cluster-announce-ip"), RefreshClusterMyself),
             T("cluster-config-file", "nodes.conf", Imm),
-            T("cluster-announce-hostname"),
-            T("cluster-announce-human-nodename"),
+            WithApply(T("cluster-announce-hostname", validate: ValidAnnouncedHostname), RefreshClusterMyself),
+            WithApply(T("cluster-announce-human-nodename", validate: ValidAnnouncedNodename), RefreshClusterMyself),
             T("syslog-ident", "redis", Imm),
             T("dbfilename", "dump.rdb", ParamFlags.Protected, validate: v => BaseName("dbfilename", v)),
             T("appendfilename", "appendonly.aof", Imm,
@@ -1489,9 +1504,9 @@ internal sealed partial class ConfigRegistry
             N("replica-announce-port", 0, 65535, "0", alias: "slave-announce-port"),
             N("tcp-backlog", 0, IntMax, "511", Imm),
             N("cluster-port", 0, 65535, "0", Imm),
-            N("cluster-announce-bus-port", 0, 65535, "0"),
-            N("cluster-announce-port", 0, 65535, "0"),
-            N("cluster-announce-tls-port", 0, 65535, "0"),
+            WithApply(N("cluster-announce-bus-port", 0, 65535, "0"), RefreshClusterMyself),
+            WithApply(N("cluster-announce-port", 0, 65535, "0"), RefreshClusterMyself),
+            WithApply(N("cluster-announce-tls-port", 0, 65535, "0"), RefreshClusterMyself),
             N("repl-timeout", 1, IntMax, "60"),
             N("repl-ping-replica-period", 1, IntMax, "10", alias: "repl-ping-slave-period"),
             N("list-compress-depth", 0, IntMax, "0"),

@@ -1,0 +1,570 @@
+using RedisClone.Server;
+
+namespace RedisClone.Cluster;
+
+/// <summary>
+/// This node's view of the cluster (Redis's clusterState): myself, the nodes known, the epochs, the
+/// slot table with the slots being migrated or imported, and the cluster's state and size. It
+/// exists only with <c>cluster-enabled yes</c> (<see cref="RedisServer.Cluster"/> is null otherwise).
+/// </summary>
+/// <remarks>
+/// <para>
+/// Threading. Every change is made holding <see cref="Sync"/>: CLUSTER commands on connection
+/// threads, and (in a later slice) the bus thread applying gossip. The check that runs before every
+/// command with keys (<see cref="ClusterRouting"/>) takes no lock: it reads one slot's owner and its
+/// migrating/importing entries, each a single reference read with <see cref="Volatile.Read{T}(ref T)"/>
+/// from arrays that are changed in place, and the node's address fields, which are volatile. A
+/// command racing a change sees either the old owner or the new one, as a Redis client racing a
+/// reconfiguration sees the state before or after it.
+/// </para>
+/// <para>
+/// Persistence. What Redis saves in nodes.conf is saved by the mutators' callers through
+/// <see cref="Save"/> (atomically, fsynced), as Redis's clusterBeforeSleep would before replying.
+/// </para>
+/// </remarks>
+internal sealed class ClusterState : IDisposable
+{
+    public const int Slots = 16384;
+
+    /// <summary>Redis's CLUSTER_WRITABLE_DELAY: a master stays down this long after its first state check.</summary>
+    private const long WritableDelayMs = 2000;
+
+    private readonly RedisServer _server;
+    private readonly Dictionary<string, ClusterNode> _nodes = new(StringComparer.Ordinal);
+    // Nodes CLUSTER FORGET removed, with the Unix second until which gossip may not add them again.
+    private readonly Dictionary<string, long> _forgotten = new(StringComparer.Ordinal);
+    private readonly ClusterNode?[] _slots = new ClusterNode?[Slots];
+    private readonly ClusterNode?[] _migrating = new ClusterNode?[Slots];
+    private readonly ClusterNode?[] _importing = new ClusterNode?[Slots];
+    private volatile bool _ok;
+    private long _firstUpdateMs;
+    private NodesFile? _file;
+
+    /// <summary>Every change holds this lock.</summary>
+    public readonly object Sync = new();
+
+    public ClusterState(RedisServer server)
+    {
+        _server = server;
+    }
+
+    /// <summary>This node.</summary>
+    public ClusterNode Myself { get; private set; } = null!;
+
+    public ulong CurrentEpoch;
+    public ulong LastVoteEpoch;
+
+    /// <summary>Masters serving at least one slot (Redis's cluster->size).</summary>
+    public int Size { get; private set; }
+
+    /// <summary>cluster_state: ok or fail.</summary>
+    public bool StateOk => _ok;
+
+    /// <summary>The nodes known, myself included (read under <see cref="Sync"/>).</summary>
+    public IReadOnlyCollection<ClusterNode> Nodes => _nodes.Values;
+
+    /// <summary>The path of nodes.conf, resolved at start.</summary>
+    public string ConfigPath => _file?.Path ?? "";
+
+    // ------------------------------------------------------------------ lock-free reads (the hot path)
+
+    /// <summary>The node serving <paramref name="slot"/>, or null when unassigned.</summary>
+    public ClusterNode? Owner(int slot) => Volatile.Read(ref _slots[slot]);
+
+    /// <summary>The node <paramref name="slot"/> is being migrated to, or null.</summary>
+    public ClusterNode? MigratingTo(int slot) => Volatile.Read(ref _migrating[slot]);
+
+    /// <summary>The node <paramref name="slot"/> is being imported from, or null.</summary>
+    public ClusterNode? ImportingFrom(int slot) => Volatile.Read(ref _importing[slot]);
+
+    // ------------------------------------------------------------------ start-up
+
+    /// <summary>
+    /// Redis's clusterInit: locks nodes.conf (another process holding it stops the start), loads it,
+    /// or creates myself with new ids and writes it; then takes the announced addresses.
+    /// </summary>
+    public void Initialize()
+    {
+        string path = Path.GetFullPath(Path.Combine(_server.Config.Dir, _server.Config.Value("cluster-config-file")));
+        lock (Sync)
+        {
+            _file = NodesFile.Lock(path, _server.Log);
+            string? text = _file.ReadAll();
+            bool loaded = false;
+            if (!string.IsNullOrEmpty(text))
+            {
+                NodesFile.Load(this, text);
+                loaded = true;
+                _server.Log.Notice($"Node configuration loaded, I'm {Myself.Id[..40]}");
+            }
+            if (!loaded)
+            {
+                var me = new ClusterNode(Common.RandomHex.Next40(), Common.RandomHex.Next40()) { Flags = NodeFlags.Myself | NodeFlags.Master };
+                Myself = me;
+                _nodes.Add(me.Id, me);
+                _server.Log.Notice($"No cluster configuration found, I'm {me.Id}");
+                SaveOrThrow();
+            }
+            RefreshMyself();
+        }
+    }
+
+    /// <summary>Adds a node read from nodes.conf (or about to be: <see cref="NodesFile.Load"/>).</summary>
+    internal ClusterNode GetOrAddForLoad(string id)
+    {
+        if (_nodes.TryGetValue(id, out var n)) return n;
+        n = new ClusterNode(id, "");
+        _nodes.Add(id, n);
+        return n;
+    }
+
+    internal void SetMyselfForLoad(ClusterNode n) => Myself = n;
+
+    /// <summary>
+    /// Myself's addresses and flags from the configuration (Redis's deriveAnnouncedPorts and
+    /// clusterUpdateMyself*): at start and after CONFIG SET of a cluster-announce-* parameter or
+    /// cluster-replica-no-failover.
+    /// </summary>
+    public void RefreshMyself()
+    {
+        lock (Sync)
+        {
+            var me = Myself;
+            if (me == null) return;
+            var config = _server.Config;
+            long announcedPort = config.Number("cluster-announce-port"), announcedTls = config.Number("cluster-announce-tls-port");
+            long announcedBus = config.Number("cluster-announce-bus-port"), clusterPort = config.Number("cluster-port");
+            int port = _server.Port, tlsPort = config.TlsPort;
+            me.Port = announcedPort != 0 ? (int)announcedPort : port;
+            me.TlsPort = announcedTls != 0 ? (int)announcedTls : tlsPort;
+            me.BusPort = announcedBus != 0 ? (int)announcedBus : clusterPort != 0 ? (int)clusterPort : port + 10000;
+            string ip = config.Value("cluster-announce-ip");
+            // Without an announced address myself's stays what the bus learned (empty until then).
+            if (ip.Length > 0) me.Ip = ip;
+            else if ((me.Flags & NodeFlags.NoAddr) == 0 && _announcedIp) me.Ip = "";
+            _announcedIp = ip.Length > 0;
+            me.Hostname = config.Value("cluster-announce-hostname");
+            me.HumanNodename = config.Value("cluster-announce-human-nodename");
+            if (config.Value("cluster-replica-no-failover") == "yes") me.Flags |= NodeFlags.NoFailover;
+            else me.Flags &= ~NodeFlags.NoFailover;
+        }
+    }
+
+    private bool _announcedIp;
+
+    // ------------------------------------------------------------------ nodes
+
+    /// <summary>The node named <paramref name="id"/> (Redis's clusterLookupNode: the whole 40 characters), or null.</summary>
+    public ClusterNode? Lookup(ReadOnlySpan<byte> id)
+    {
+        if (id.Length != 40) return null;
+        Span<char> chars = stackalloc char[40];
+        for (int i = 0; i < 40; i++) chars[i] = (char)id[i];
+        lock (Sync) return _nodes.GetAlternateLookup<ReadOnlySpan<char>>().TryGetValue(chars, out var n) ? n : null;
+    }
+
+    public ClusterNode? Lookup(string id)
+    {
+        lock (Sync) return _nodes.TryGetValue(id, out var n) ? n : null;
+    }
+
+    /// <summary>Adds a node (gossip, MEET): the bus slice's entry point. The caller then saves.</summary>
+    public void AddNode(ClusterNode node)
+    {
+        lock (Sync) _nodes[node.Id] = node;
+    }
+
+    /// <summary>Whether CLUSTER FORGET removed <paramref name="id"/> less than a minute ago (Redis's blacklist).</summary>
+    public bool IsForgotten(string id)
+    {
+        lock (Sync)
+        {
+            long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+            foreach (var (k, until) in _forgotten.ToArray())
+                if (until < now) _forgotten.Remove(k);
+            return _forgotten.ContainsKey(id);
+        }
+    }
+
+    /// <summary>
+    /// Redis's clusterDelNode: unassigns its slots, ends migrations to or from it, drops the reports
+    /// it made and removes it from its master's replicas. With <paramref name="forget"/> it may not be
+    /// added again by gossip for a minute (CLUSTER FORGET).
+    /// </summary>
+    public void RemoveNode(ClusterNode node, bool forget)
+    {
+        lock (Sync)
+        {
+            if (forget) _forgotten[node.Id] = DateTimeOffset.UtcNow.ToUnixTimeSeconds() + 60;
+            for (int j = 0; j < Slots; j++)
+            {
+                if (_importing[j] == node) Volatile.Write(ref _importing[j], null);
+                if (_migrating[j] == node) Volatile.Write(ref _migrating[j], null);
+                if (_slots[j] == node) DelSlot(j);
+            }
+            foreach (var other in _nodes.Values) other.FailureReports.Remove(node.Id);
+            if (node.Master != null) node.Master.Replicas.Remove(node);
+            foreach (var replica in node.Replicas) if (replica.Master == node) replica.Master = null;
+            _nodes.Remove(node.Id);
+        }
+    }
+
+    /// <summary>Renames a node met by address once its real id is known (the bus's handshake).</summary>
+    public void Rename(ClusterNode node, string id)
+    {
+        lock (Sync)
+        {
+            _nodes.Remove(node.Id);
+            node.Id = id;
+            _nodes[id] = node;
+        }
+    }
+
+    /// <summary>
+    /// Makes <paramref name="replica"/> a replica of <paramref name="master"/> in the table (flags,
+    /// master, shard id): the local part of CLUSTER REPLICATE and of gossip about roles.
+    /// </summary>
+    public void SetReplicaOf(ClusterNode replica, ClusterNode master)
+    {
+        lock (Sync)
+        {
+            replica.Master?.Replicas.Remove(replica);
+            replica.Flags = (replica.Flags & ~(NodeFlags.Master | NodeFlags.MigrateTo)) | NodeFlags.Slave;
+            replica.Master = master;
+            if (!master.Replicas.Contains(replica)) master.Replicas.Add(replica);
+            replica.ShardId = master.ShardId;
+            if (replica == Myself) CloseAllSlots();
+        }
+    }
+
+    /// <summary>Makes <paramref name="node"/> a master without a master (failover, REPLICAOF NO ONE in cluster terms).</summary>
+    public void SetMaster(ClusterNode node)
+    {
+        lock (Sync)
+        {
+            node.Master?.Replicas.Remove(node);
+            node.Master = null;
+            node.Flags = (node.Flags & ~NodeFlags.Slave) | NodeFlags.Master;
+        }
+    }
+
+    /// <summary>
+    /// CLUSTER MEET's local part (Redis's clusterStartHandshake): a node with a random id in
+    /// handshake, flagged MEET, at the address given; the bus slice connects to it and learns its id.
+    /// False when a handshake with that address is already under way.
+    /// </summary>
+    public bool StartHandshake(string ip, int port, int busPort)
+    {
+        lock (Sync)
+        {
+            foreach (var n in _nodes.Values)
+                if ((n.Flags & NodeFlags.Handshake) != 0 && n.Ip == ip && n.Port == port && n.BusPort == busPort) return false;
+            var node = new ClusterNode(Common.RandomHex.Next40(), Common.RandomHex.Next40())
+            {
+                Flags = NodeFlags.Handshake | NodeFlags.Meet, Ip = ip, Port = port, BusPort = busPort,
+                CreatedMs = Environment.TickCount64,
+            };
+            _nodes.Add(node.Id, node);
+            return true;
+        }
+    }
+
+    /// <summary>CLUSTER FAILOVER [FORCE] was accepted: the bus slice runs it (Redis's mf_end, mf_can_start).</summary>
+    public void RequestManualFailover(bool force)
+    {
+        lock (Sync)
+        {
+            ManualFailoverDeadlineMs = Environment.TickCount64 + 5000; // Redis's CLUSTER_MF_TIMEOUT
+            ManualFailoverCanStart = force;
+        }
+    }
+
+    /// <summary>A manual failover's deadline (Environment.TickCount64 ms), 0 when none is running.</summary>
+    public long ManualFailoverDeadlineMs;
+
+    /// <summary>Whether the manual failover may start (FORCE, or the master paused and the offsets match).</summary>
+    public bool ManualFailoverCanStart;
+
+    /// <summary>
+    /// Redis's clusterFailoverReplaceYourMaster, its local part: myself becomes a master and takes
+    /// every slot of its old master. The bus slice broadcasts the new configuration.
+    /// </summary>
+    public void ReplaceMyMaster()
+    {
+        lock (Sync)
+        {
+            var old = Myself.Master;
+            if (Myself.IsMaster || old == null) return;
+            SetMaster(Myself);
+            for (int j = 0; j < Slots; j++)
+            {
+                if (_slots[j] != old) continue;
+                DelSlot(j);
+                AddSlot(Myself, j);
+            }
+            ManualFailoverDeadlineMs = 0;
+            ManualFailoverCanStart = false;
+        }
+        UpdateState();
+    }
+
+    /// <summary>The highest config epoch known (Redis's clusterGetMaxEpoch), at least currentEpoch.</summary>
+    public ulong MaxEpoch()
+    {
+        lock (Sync)
+        {
+            ulong max = 0;
+            foreach (var n in _nodes.Values) max = Math.Max(max, n.ConfigEpoch);
+            return Math.Max(max, CurrentEpoch);
+        }
+    }
+
+    /// <summary>
+    /// Redis's clusterBumpConfigEpochWithoutConsensus: a new epoch for myself unless its epoch is
+    /// already the highest and not zero. True when bumped.
+    /// </summary>
+    public bool BumpConfigEpochWithoutConsensus()
+    {
+        lock (Sync)
+        {
+            ulong max = MaxEpoch();
+            if (Myself.ConfigEpoch == 0 || Myself.ConfigEpoch != max)
+            {
+                CurrentEpoch++;
+                Myself.ConfigEpoch = CurrentEpoch;
+                _server.Log.Notice($"New configEpoch set to {Myself.ConfigEpoch}");
+                return true;
+            }
+            return false;
+        }
+    }
+
+    // ------------------------------------------------------------------ slots
+
+    /// <summary>Assigns <paramref name="slot"/> to <paramref name="node"/>; false when already assigned.</summary>
+    public bool AddSlot(ClusterNode node, int slot)
+    {
+        lock (Sync)
+        {
+            if (_slots[slot] != null) return false;
+            node.SlotCount++;
+            Volatile.Write(ref _slots[slot], node);
+            return true;
+        }
+    }
+
+    /// <summary>Unassigns <paramref name="slot"/>; false when it was not assigned.</summary>
+    public bool DelSlot(int slot)
+    {
+        lock (Sync)
+        {
+            var n = _slots[slot];
+            if (n == null) return false;
+            // Redis 7.2 also drops the slot's shard channels' subscribers here (removeChannelsInSlot):
+            // that needs the owner to change, which is the bus slice's work when it is not a command.
+            n.SlotCount--;
+            Volatile.Write(ref _slots[slot], null);
+            return true;
+        }
+    }
+
+    /// <summary>Unassigns every slot of <paramref name="node"/> (CLUSTER FLUSHSLOTS, RESET); how many there were.</summary>
+    public int DelNodeSlots(ClusterNode node)
+    {
+        lock (Sync)
+        {
+            int deleted = 0;
+            for (int j = 0; j < Slots; j++)
+                if (_slots[j] == node && DelSlot(j)) deleted++;
+            return deleted;
+        }
+    }
+
+    public void SetMigrating(int slot, ClusterNode? node)
+    {
+        lock (Sync) Volatile.Write(ref _migrating[slot], node);
+    }
+
+    public void SetImporting(int slot, ClusterNode? node)
+    {
+        lock (Sync) Volatile.Write(ref _importing[slot], node);
+    }
+
+    /// <summary>Redis's clusterCloseAllSlots: no slot is migrating or importing.</summary>
+    public void CloseAllSlots()
+    {
+        lock (Sync)
+        {
+            for (int j = 0; j < Slots; j++)
+            {
+                Volatile.Write(ref _migrating[j], null);
+                Volatile.Write(ref _importing[j], null);
+            }
+        }
+    }
+
+    /// <summary>The slots each node serves as ranges [start, end], in slot order (one pass over the table).</summary>
+    public Dictionary<ClusterNode, List<(int Start, int End)>> SlotRanges()
+    {
+        var ranges = new Dictionary<ClusterNode, List<(int, int)>>(ReferenceEqualityComparer.Instance);
+        lock (Sync)
+        {
+            int start = 0;
+            for (int i = 1; i <= Slots; i++)
+            {
+                if (i < Slots && _slots[i] == _slots[start]) continue;
+                if (_slots[start] is { } n)
+                {
+                    if (!ranges.TryGetValue(n, out var list)) ranges[n] = list = new List<(int, int)>();
+                    list.Add((start, i - 1));
+                }
+                start = i;
+            }
+        }
+        return ranges;
+    }
+
+    // ------------------------------------------------------------------ state
+
+    /// <summary>
+    /// Redis's clusterUpdateState: fail when a slot is unassigned or its owner failed (with
+    /// cluster-require-full-coverage) or when fewer than a majority of the slot-serving masters are
+    /// reachable; a master waits 2 s after its first check before it turns ok (rejoining writable
+    /// after a restart before the cluster could reconfigure it is unsafe).
+    /// </summary>
+    public void UpdateState()
+    {
+        lock (Sync)
+        {
+            long now = Environment.TickCount64;
+            if (_firstUpdateMs == 0) _firstUpdateMs = now;
+            if (Myself.IsMaster && !_ok && now - _firstUpdateMs < WritableDelayMs) return;
+            bool ok = true;
+            if (_server.Config.Value("cluster-require-full-coverage") == "yes")
+            {
+                for (int j = 0; j < Slots; j++)
+                {
+                    if (_slots[j] is not { } n || n.Failed)
+                    {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            int size = 0, reachable = 0;
+            foreach (var n in _nodes.Values)
+            {
+                if (!n.IsMaster || n.SlotCount == 0) continue;
+                size++;
+                if ((n.Flags & (NodeFlags.Fail | NodeFlags.PFail)) == 0) reachable++;
+            }
+            Size = size;
+            if (reachable < size / 2 + 1)
+            {
+                ok = false;
+                _minorityAtMs = now;
+            }
+            if (ok != _ok)
+            {
+                // A master partitioned away with the minority waits before it serves again (Redis's
+                // rejoin delay: cluster-node-timeout within [500 ms, 5 s]).
+                long rejoin = Math.Clamp(_server.Config.Number("cluster-node-timeout"), 500, 5000);
+                if (ok && Myself.IsMaster && _minorityAtMs != 0 && now - _minorityAtMs < rejoin) return;
+                _server.Log.Notice($"Cluster state changed: {(ok ? "ok" : "fail")}");
+                _ok = ok;
+            }
+        }
+    }
+
+    private long _minorityAtMs;
+
+    /// <summary>Every 100 ms (the server's cron thread), as Redis's clusterCron: a failed state is looked at again.</summary>
+    public void Cron()
+    {
+        try
+        {
+            RemoveStaleHandshakes();
+            if (!_ok) UpdateState();
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            _server.Log.Warning($"Cluster state update failed: {ex.Message}");
+        }
+    }
+
+    /// <summary>Nodes still in handshake after max(cluster-node-timeout, 1 s) are dropped, as Redis's clusterCron does.</summary>
+    private void RemoveStaleHandshakes()
+    {
+        lock (Sync)
+        {
+            long timeout = Math.Max(_server.Config.Number("cluster-node-timeout"), 1000), now = Environment.TickCount64;
+            foreach (var n in _nodes.Values.ToArray())
+                if ((n.Flags & NodeFlags.Handshake) != 0 && now - n.CreatedMs > timeout) RemoveNode(n, forget: false);
+        }
+    }
+
+    // ------------------------------------------------------------------ persistence
+
+    /// <summary>Writes nodes.conf (atomically and fsynced); false with the error when it could not.</summary>
+    public bool Save(out string? error)
+    {
+        lock (Sync)
+        {
+            error = null;
+            if (_file == null) return true;
+            return _file.Save(NodesFile.Describe(this, forFile: true), out error);
+        }
+    }
+
+    /// <summary>Redis's clusterSaveConfigOrDie for the changes a client made: a failure is logged as fatal.</summary>
+    public void SaveOrThrow()
+    {
+        if (!Save(out string? error))
+        {
+            _server.Log.Warning($"Fatal: can't update cluster config file. {error}");
+            throw new ClusterStartException($"can't update cluster config file: {error}");
+        }
+    }
+
+    /// <summary>After a change made by a client: the state is updated and the configuration saved.</summary>
+    public void Changed()
+    {
+        UpdateState();
+        if (!Save(out string? error)) _server.Log.Warning($"Could not save the cluster configuration: {error}");
+    }
+
+    /// <summary>
+    /// Redis's clusterReset: a replica becomes an empty master; slots are unassigned, migrations
+    /// closed, every other node forgotten. HARD also zeroes the epochs and takes a new node id.
+    /// </summary>
+    public void Reset(bool hard)
+    {
+        lock (Sync)
+        {
+            if (Myself.IsReplica) SetMaster(Myself);
+            CloseAllSlots();
+            for (int j = 0; j < Slots; j++) DelSlot(j);
+            foreach (var n in _nodes.Values.ToArray())
+                if (n != Myself) RemoveNode(n, forget: false);
+            _forgotten.Clear();
+            if (hard)
+            {
+                CurrentEpoch = 0;
+                LastVoteEpoch = 0;
+                Myself.ConfigEpoch = 0;
+                _server.Log.Warning("configEpoch set to 0 via CLUSTER RESET HARD");
+                _nodes.Remove(Myself.Id);
+                Myself.Id = Common.RandomHex.Next40();
+                Myself.ShardId = Common.RandomHex.Next40();
+                _nodes[Myself.Id] = Myself;
+                _server.Log.Notice($"Node hard reset, now I'm {Myself.Id}");
+            }
+        }
+        Changed();
+    }
+
+    public void Dispose()
+    {
+        _file?.Dispose();
+    }
+}
