@@ -1,0 +1,220 @@
+using System.Net;
+using System.Text;
+using System.Text.RegularExpressions;
+using RedisClone.Cluster.Bus;
+using RedisClone.Tests.Infrastructure;
+
+namespace RedisClone.Tests.Cluster.Bus;
+
+/// <summary>
+/// The codec and links against a real redis-server 7.0.15 in cluster mode, as a fake node would
+/// meet it: its PONG decodes to what CLUSTER MYID/INFO say; it connects back to the port the MEET
+/// announced and PINGs; and once the fake node answered with PONGs, CLUSTER NODES lists it as a
+/// master with the id, address, hostname and slots it sent, which shows redis-server accepted every
+/// byte. 7.2-only extensions (shard id, human nodename) and an unknown one are sent too: 7.0.15
+/// logs "Received unknown extension type N" for each and processes the rest of the message.
+/// </summary>
+public sealed class RedisBusInteropTests
+{
+    /// <summary>A node that only speaks the bus: answers every PING and MEET with a PONG, as clusterProcessPacket does.</summary>
+    private sealed class FakeNode : IBusHandler
+    {
+        private readonly BusMessageWriter _writer = new();
+        private readonly Lock _lock = new();
+        public readonly RecordingHandler Record = new();
+        public BusHeader Header;
+        public bool SendExtensions = true;
+
+        public bool OnInboundLink(BusLink link) => Record.OnInboundLink(link);
+
+        public void OnMessage(BusLink link, in BusMessage message)
+        {
+            Record.OnMessage(link, message);
+            if (message.Type is BusMessageType.Ping or BusMessageType.Meet)
+            {
+                lock (_lock) link.Send(Build(BusMessageType.Pong));
+            }
+        }
+
+        public void OnInvalidMessage(BusLink link, ushort type, BusMessageError error) => Record.OnInvalidMessage(link, type, error);
+
+        public void OnLinkClosed(BusLink link, BusLinkCloseReason reason) => Record.OnLinkClosed(link, reason);
+
+        /// <summary>A PING-like message from this node (call under the lock, or before links exist).</summary>
+        public ReadOnlySpan<byte> Build(BusMessageType type)
+        {
+            _writer.StartPing(type, Header);
+            if (SendExtensions)
+            {
+                _writer.AddHostname("fake-host"u8);
+                _writer.AddHumanNodename("fake-human"u8);   // 7.2 only
+                _writer.AddShardId(NodeName.Parse("5".PadLeft(40, 'a'))); // 7.2 only
+                _writer.AddRawExtension(77, "future"u8);     // no version knows it
+            }
+            return _writer.Finish();
+        }
+
+        public byte[] BuildCopy(BusMessageType type)
+        {
+            lock (_lock) return Build(type).ToArray();
+        }
+    }
+
+    private static Dictionary<string, string> Info(ClusterRedis redis)
+    {
+        var info = new Dictionary<string, string>();
+        foreach (var line in redis.Call("CLUSTER", "INFO").Split("\r\n"))
+        {
+            int colon = line.IndexOf(':');
+            if (colon > 0) info[line[..colon]] = line[(colon + 1)..];
+        }
+        return info;
+    }
+
+    private static async Task<byte[]> FirstAsync(RecordingHandler record, BusMessageType type, Func<BusLink, bool> onLink, string what, int seconds = 30)
+    {
+        byte[]? found = null;
+        await Eventually.WaitFor(() =>
+        {
+            foreach (var (link, bytes) in record.Messages)
+            {
+                if (onLink(link) && BusMessage.TryParse(bytes, out var m, out _) && m.Type == type)
+                {
+                    found = bytes;
+                    return true;
+                }
+            }
+            return false;
+        }, () => what, seconds);
+        return found!;
+    }
+
+    [RedisFact]
+    public async Task Meet_RedisAnswersPong_AsClusterInfoSays()
+    {
+        using var redis = ClusterRedis.Start("--cluster-announce-hostname redis-a");
+        Assert.NotNull(redis);
+        Assert.Equal("OK", redis.Call("CLUSTER", "ADDSLOTSRANGE", "0", "99").TrimStart('+'));
+        string myId = redis.Call("CLUSTER", "MYID");
+
+        var fake = new FakeNode { SendExtensions = false };
+        int fakePort = ClusterRedis.PickPortPair();
+        fake.Header = new BusHeader
+        {
+            Port = (ushort)fakePort, Cport = (ushort)(fakePort + 10000), Sender = NodeName.Random(),
+            Flags = NodeFlags.Master | NodeFlags.Myself,
+        };
+        var options = new BusOptions();
+        var connect = await BusLink.ConnectAsync("127.0.0.1", redis.BusPort, fake, options);
+        Assert.True(connect.Link != null, connect.Error);
+        var link = connect.Link!;
+        try
+        {
+            Assert.True(link.Send(fake.BuildCopy(BusMessageType.Meet)));
+            var pong = await FirstAsync(fake.Record, BusMessageType.Pong, l => l == link, "no PONG to the MEET");
+            var info = Info(redis);
+
+            Assert.True(BusMessage.TryParse(pong, out var m, out var error), error.ToString());
+            Assert.Equal(BusMessageType.Pong, m.Type);
+            Assert.Equal(1, m.Version);
+            Assert.Equal(myId, Encoding.ASCII.GetString(m.Sender));
+            var slots = new SlotBitmap(m.MySlots);
+            Assert.Equal(100, slots.Count());
+            for (int slot = 0; slot <= 99; slot++) Assert.True(slots.Get(slot), $"slot {slot}");
+            Assert.Equal(redis.Port, m.Port);
+            Assert.Equal(redis.BusPort, m.Cport);
+            Assert.Equal(0, m.Pport); // no TLS port
+            Assert.Equal(NodeFlags.Master | NodeFlags.Myself, m.Flags);
+            Assert.Equal(ulong.Parse(info["cluster_current_epoch"]), m.CurrentEpoch);
+            Assert.Equal(ulong.Parse(info["cluster_my_epoch"]), m.ConfigEpoch);
+            Assert.Equal(info["cluster_state"] == "ok" ? 0 : 1, m.State);
+            Assert.False(m.IsReplica);
+            Assert.Equal(0, m.MyIp.Length); // no cluster-announce-ip: the receiver uses the socket's address
+            Assert.Equal(0, m.Count); // the only other node (us) is still in handshake: not gossiped
+            // 7.0.15 sends the hostname extension, and only that, when one is announced.
+            Assert.Equal(BusMessageFlags.ExtensionData, m.MessageFlags);
+            Assert.Equal(1, m.ExtensionCount);
+            foreach (var ext in m.Extensions)
+            {
+                Assert.Equal(PingExtensionType.Hostname, ext.Type);
+                Assert.Equal("redis-a", Encoding.ASCII.GetString(ext.Text));
+                Assert.Equal(16, ext.Length);
+            }
+            Assert.Empty(fake.Record.Invalid);
+        }
+        finally
+        {
+            link.Close();
+        }
+    }
+
+    [RedisFact]
+    public async Task Meet_FakeNodeAnswersPings_RedisListsItAsMaster()
+    {
+        using var redis = ClusterRedis.Start("--cluster-announce-hostname redis-a");
+        Assert.NotNull(redis);
+        Assert.Equal("OK", redis.Call("CLUSTER", "ADDSLOTSRANGE", "0", "99").TrimStart('+'));
+        string myId = redis.Call("CLUSTER", "MYID");
+
+        var fake = new FakeNode();
+        var options = new BusOptions();
+        int fakePort = ClusterRedis.PickPortPair();
+        using var listener = new BusListener(new IPEndPoint(IPAddress.Loopback, fakePort + 10000), fake, options);
+        listener.Start();
+        var mySlots = new SlotBitmap();
+        mySlots.SetRange(200, 299);
+        var fakeName = NodeName.Random();
+        fake.Header = new BusHeader
+        {
+            Port = (ushort)fakePort, Cport = (ushort)(fakePort + 10000), Sender = fakeName, MyIp = "127.0.0.1",
+            Flags = NodeFlags.Master | NodeFlags.Myself, CurrentEpoch = 1, ConfigEpoch = 1, Slots = mySlots,
+        };
+
+        var connect = await BusLink.ConnectAsync("127.0.0.1", redis.BusPort, fake, options);
+        Assert.True(connect.Link != null, connect.Error);
+        var link = connect.Link!;
+        try
+        {
+            Assert.True(link.Send(fake.BuildCopy(BusMessageType.Meet)));
+
+            // Redis adds us in handshake, connects to the announced bus port and PINGs there.
+            var ping = await FirstAsync(fake.Record, BusMessageType.Ping, l => l.Inbound, "redis-server never PINGed the announced bus port");
+            Assert.True(BusMessage.TryParse(ping, out var m, out var error), error.ToString());
+            Assert.Equal(myId, Encoding.ASCII.GetString(m.Sender));
+            Assert.Equal(redis.Port, m.Port);
+            Assert.Equal(redis.BusPort, m.Cport);
+            Assert.Equal(1, m.ExtensionCount);
+            foreach (var ext in m.Extensions) Assert.Equal("redis-a", Encoding.ASCII.GetString(ext.Text));
+
+            // Our PONG to that PING ends the handshake: redis renames the node to the id we sent.
+            string? line = null;
+            await Eventually.WaitFor(() =>
+            {
+                line = redis.Call("CLUSTER", "NODES").Split('\n').FirstOrDefault(l => l.StartsWith(fakeName.ToString(), StringComparison.Ordinal));
+                return line != null && Regex.IsMatch(line, @" master - \d+ \d+ 1 connected 200-299$");
+            }, () => $"CLUSTER NODES: {redis.Call("CLUSTER", "NODES")}", seconds: 30);
+            Assert.StartsWith($"{fakeName} 127.0.0.1:{fakePort}@{fakePort + 10000},fake-host master - ", line);
+            Assert.DoesNotContain("handshake", line);
+            Assert.Equal("2", Info(redis)["cluster_known_nodes"]);
+
+            // Keep talking: our PINGs get PONGs, and the node stays known (not PFAIL) meanwhile.
+            for (int i = 0; i < 3; i++) Assert.True(link.Send(fake.BuildCopy(BusMessageType.Ping)));
+            await Eventually.WaitFor(() => fake.Record.OfType(BusMessageType.Pong).Count >= 4, () => "no PONGs to our PINGs");
+            Assert.Empty(fake.Record.Invalid);
+
+            // 7.0.15 and the extensions it does not know: logged at warning, skipped, the message processed.
+            string log = redis.LogText;
+            Assert.Contains("Received unknown extension type 1", log); // human nodename
+            Assert.Contains("Received unknown extension type 3", log); // shard id
+            Assert.Contains("Received unknown extension type 77", log);
+            Assert.DoesNotContain("Received unknown extension type 0", log); // hostname: known
+            Assert.DoesNotContain("without proper padding", log);
+            Assert.DoesNotContain("invalid", log);
+        }
+        finally
+        {
+            link.Close();
+            foreach (var inbound in fake.Record.Inbound) inbound.Close();
+        }
+    }
+}
