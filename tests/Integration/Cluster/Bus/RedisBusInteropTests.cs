@@ -60,6 +60,44 @@ public sealed class RedisBusInteropTests
         }
     }
 
+    /// <summary>
+    /// Writes again, with <see cref="BusMessageWriter"/>, what a PING/PONG/MEET from redis-server says:
+    /// the same bytes come out when the writer builds messages exactly as Redis does.
+    /// </summary>
+    private static byte[] Reencode(byte[] bytes)
+    {
+        Assert.True(BusMessage.TryParse(bytes, out var m, out var error), error.ToString());
+        var header = new BusHeader
+        {
+            Port = m.Port, Pport = m.Pport, Cport = m.Cport, CurrentEpoch = m.CurrentEpoch, ConfigEpoch = m.ConfigEpoch,
+            Offset = m.Offset, Sender = m.SenderName, ReplicaOf = NodeName.From(m.ReplicaOf), Slots = new SlotBitmap(m.MySlots),
+            MyIp = BusMessage.Text(m.MyIp), Flags = m.Flags, State = m.State, MessageFlags = m.MessageFlags,
+        };
+        var w = new BusMessageWriter();
+        w.StartPing(m.Type, header);
+        for (int i = 0; i < m.Count; i++)
+        {
+            var g = m.Gossip(i);
+            w.AddGossip(new GossipEntry
+            {
+                Name = g.NodeName, PingSentSeconds = g.PingSentSeconds, PongReceivedSeconds = g.PongReceivedSeconds,
+                Ip = BusMessage.Text(g.Ip), Port = g.Port, Cport = g.Cport, Flags = g.Flags, Pport = g.Pport,
+            });
+        }
+        foreach (var ext in m.Extensions)
+        {
+            switch (ext.Type)
+            {
+                case PingExtensionType.Hostname: w.AddHostname(ext.Text); break;
+                case PingExtensionType.HumanNodename: w.AddHumanNodename(ext.Text); break;
+                case PingExtensionType.ForgottenNode: w.AddForgottenNode(NodeName.From(ext.Name), ext.TtlSeconds); break;
+                case PingExtensionType.ShardId: w.AddShardId(NodeName.From(ext.Name)); break;
+                default: w.AddRawExtension(ext.RawType, ext.Data); break;
+            }
+        }
+        return w.Finish().ToArray();
+    }
+
     private static Dictionary<string, string> Info(ClusterRedis redis)
     {
         var info = new Dictionary<string, string>();
@@ -140,6 +178,7 @@ public sealed class RedisBusInteropTests
                 Assert.Equal("redis-a", Encoding.ASCII.GetString(ext.Text));
                 Assert.Equal(16, ext.Length);
             }
+            Assert.Equal(Convert.ToHexString(pong), Convert.ToHexString(Reencode(pong)));
             Assert.Empty(fake.Record.Invalid);
         }
         finally
@@ -185,6 +224,7 @@ public sealed class RedisBusInteropTests
             Assert.Equal(redis.BusPort, m.Cport);
             Assert.Equal(1, m.ExtensionCount);
             foreach (var ext in m.Extensions) Assert.Equal("redis-a", Encoding.ASCII.GetString(ext.Text));
+            Assert.Equal(Convert.ToHexString(ping), Convert.ToHexString(Reencode(ping)));
 
             // Our PONG to that PING ends the handshake: redis renames the node to the id we sent.
             string? line = null;
@@ -200,7 +240,55 @@ public sealed class RedisBusInteropTests
             // Keep talking: our PINGs get PONGs, and the node stays known (not PFAIL) meanwhile.
             for (int i = 0; i < 3; i++) Assert.True(link.Send(fake.BuildCopy(BusMessageType.Ping)));
             await Eventually.WaitFor(() => fake.Record.OfType(BusMessageType.Pong).Count >= 4, () => "no PONGs to our PINGs");
+            // Every message redis-server sent, the later ones knowing us, writes again byte for byte.
+            foreach (var (_, bytes) in fake.Record.Messages) Assert.Equal(Convert.ToHexString(bytes), Convert.ToHexString(Reencode(bytes)));
             Assert.Empty(fake.Record.Invalid);
+
+            // A second fake node meets it too: redis-server then gossips about each fake node to the other.
+            var other = new FakeNode { SendExtensions = false };
+            int otherPort = ClusterRedis.PickPortPair();
+            using var otherListener = new BusListener(new IPEndPoint(IPAddress.Loopback, otherPort + 10000), other, options);
+            otherListener.Start();
+            var otherName = NodeName.Random();
+            other.Header = new BusHeader
+            {
+                Port = (ushort)otherPort, Cport = (ushort)(otherPort + 10000), Pport = 1234, Sender = otherName,
+                Flags = NodeFlags.Master | NodeFlags.Myself,
+            };
+            var otherConnect = await BusLink.ConnectAsync("127.0.0.1", redis.BusPort, other, options);
+            Assert.True(otherConnect.Link != null, otherConnect.Error);
+            try
+            {
+                Assert.True(otherConnect.Link!.Send(other.BuildCopy(BusMessageType.Meet)));
+                await Eventually.WaitFor(() => redis.Call("CLUSTER", "NODES").Contains($"{otherName} 127.0.0.1:{otherPort}@{otherPort + 10000} master - "),
+                    () => $"CLUSTER NODES: {redis.Call("CLUSTER", "NODES")}", seconds: 30);
+                byte[]? gossiping = null;
+                await Eventually.WaitFor(() =>
+                {
+                    foreach (var (_, bytes) in fake.Record.Messages)
+                    {
+                        if (BusMessage.TryParse(bytes, out var g, out _) && g.IsPingLike && g.Count == 1 && otherName.Equals(g.Gossip(0).Name))
+                        {
+                            gossiping = bytes;
+                            return true;
+                        }
+                    }
+                    return false;
+                }, () => "redis-server never gossiped about the second node", seconds: 30);
+                Assert.True(BusMessage.TryParse(gossiping, out var withGossip, out _));
+                var section = withGossip.Gossip(0);
+                Assert.Equal("127.0.0.1", BusMessage.Text(section.Ip));
+                Assert.Equal(otherPort, section.Port);
+                Assert.Equal(otherPort + 10000, section.Cport);
+                Assert.Equal(1234, section.Pport); // the header's pport, kept as the node's TLS port
+                Assert.Equal(NodeFlags.Master, section.Flags);
+                Assert.Equal(Convert.ToHexString(gossiping!), Convert.ToHexString(Reencode(gossiping!)));
+            }
+            finally
+            {
+                otherConnect.Link!.Close();
+                foreach (var inbound in other.Record.Inbound) inbound.Close();
+            }
 
             // 7.0.15 and the extensions it does not know: logged at warning, skipped, the message processed.
             string log = redis.LogText;
