@@ -58,6 +58,18 @@ public sealed class RedisBusInteropTests
         {
             lock (_lock) return Build(type).ToArray();
         }
+
+        /// <summary>Changes the header while links may be answering with it.</summary>
+        public void Change(Action<FakeNode> change)
+        {
+            lock (_lock) change(this);
+        }
+
+        /// <summary>Another message from this node, built under the lock.</summary>
+        public byte[] Message(Func<BusMessageWriter, BusHeader, byte[]> build)
+        {
+            lock (_lock) return build(new BusMessageWriter(), Header);
+        }
     }
 
     /// <summary>
@@ -303,6 +315,134 @@ public sealed class RedisBusInteropTests
         {
             link.Close();
             foreach (var inbound in fake.Record.Inbound) inbound.Close();
+        }
+    }
+
+    /// <summary>A fake node listening on its bus port, met by redis-server and listed by it as a known node.</summary>
+    private static async Task<(FakeNode Fake, BusListener Listener, BusLink Link, int Port)> JoinAsync(
+        ClusterRedis redis, BusOptions options, NodeName name, Func<int, BusHeader> header, string expectedRole)
+    {
+        var fake = new FakeNode { SendExtensions = false };
+        int port = ClusterRedis.PickPortPair();
+        var listener = new BusListener(new IPEndPoint(IPAddress.Loopback, port + 10000), fake, options);
+        listener.Start();
+        fake.Header = header(port);
+        var connect = await BusLink.ConnectAsync("127.0.0.1", redis.BusPort, fake, options);
+        Assert.True(connect.Link != null, connect.Error);
+        Assert.True(connect.Link!.Send(fake.BuildCopy(BusMessageType.Meet)));
+        await Eventually.WaitFor(() => redis.Call("CLUSTER", "NODES").Contains($"{name} 127.0.0.1:{port}@{port + 10000} {expectedRole}"),
+            () => $"CLUSTER NODES: {redis.Call("CLUSTER", "NODES")}", seconds: 30);
+        return (fake, listener, connect.Link, port);
+    }
+
+    private static string? NodeLine(ClusterRedis redis, NodeName name)
+        => redis.Call("CLUSTER", "NODES").Split('\n').FirstOrDefault(l => l.StartsWith(name.ToString(), StringComparison.Ordinal));
+
+    /// <summary>
+    /// The other message types both ways with redis-server 7.0.15: PUBLISH and PUBLISHSHARD reach its
+    /// subscribers; its own PUBLISH reaches the fake nodes; MODULE is ignored; FAIL marks a node as
+    /// failing; a replica's FAILOVER_AUTH_REQUEST gets its vote (FAILOVER_AUTH_ACK); UPDATE moves
+    /// slots to the new master, and the old master, still claiming them, is sent an UPDATE.
+    /// </summary>
+    [RedisFact]
+    public async Task KnownNodes_OtherMessageTypes_UnderstoodBothWays()
+    {
+        using var redis = ClusterRedis.Start();
+        Assert.NotNull(redis);
+        Assert.Equal("OK", redis.Call("CLUSTER", "ADDSLOTSRANGE", "0", "99").TrimStart('+'));
+        string myId = redis.Call("CLUSTER", "MYID");
+        var options = new BusOptions();
+        var slotsA = new SlotBitmap();
+        slotsA.SetRange(200, 299);
+        var nameA = NodeName.Random();
+        var nameB = NodeName.Random();
+        var (a, listenerA, linkA, _) = await JoinAsync(redis, options, nameA, port => new BusHeader
+        {
+            Port = (ushort)port, Cport = (ushort)(port + 10000), Sender = nameA, Flags = NodeFlags.Master | NodeFlags.Myself,
+            CurrentEpoch = 1, ConfigEpoch = 1, Slots = slotsA,
+        }, "master");
+        var (b, listenerB, linkB, _) = await JoinAsync(redis, options, nameB, port => new BusHeader
+        {
+            Port = (ushort)port, Cport = (ushort)(port + 10000), Sender = nameB, Flags = NodeFlags.Slave | NodeFlags.Myself,
+            ReplicaOf = nameA, CurrentEpoch = 1, ConfigEpoch = 1, Slots = slotsA,
+        }, "slave " + nameA);
+        using (listenerA)
+        using (listenerB)
+        {
+            try
+            {
+                Assert.Matches(" master - \\d+ \\d+ 1 connected 200-299$", NodeLine(redis, nameA));
+
+                // PUBLISH and PUBLISHSHARD from a known node reach redis-server's subscribers.
+                int n = 0;
+                while (RedisClone.Common.Crc16.HashSlot(Encoding.ASCII.GetBytes("sch" + n)) > 99) n++;
+                string shardChannel = "sch" + n;
+                using var subscriber = redis.Connect();
+                Assert.StartsWith("*3\r\n$9\r\nsubscribe", subscriber.Call("SUBSCRIBE", "news"));
+                Assert.StartsWith("*3\r\n$10\r\nssubscribe", subscriber.Call("SSUBSCRIBE", shardChannel));
+                Assert.True(linkA.Send(a.Message((w, h) => w.Publish(h, false, "news"u8, "from fake"u8).ToArray())));
+                Assert.Equal("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$9\r\nfrom fake\r\n", subscriber.TryReadReply(30_000));
+                Assert.True(linkA.Send(a.Message((w, h) => w.Publish(h, true, Encoding.ASCII.GetBytes(shardChannel), "sharded"u8).ToArray())));
+                Assert.Equal($"*3\r\n$8\r\nsmessage\r\n${shardChannel.Length}\r\n{shardChannel}\r\n$7\r\nsharded\r\n", subscriber.TryReadReply(30_000));
+
+                // redis-server's PUBLISH goes to every node it has a link to.
+                Assert.Equal(":1", redis.Call("PUBLISH", "news", "from redis"));
+                var published = await FirstAsync(a.Record, BusMessageType.Publish, l => l.Inbound, "no PUBLISH from redis-server");
+                Assert.True(BusMessage.TryParse(published, out var pub, out _));
+                Assert.Equal(myId, Encoding.ASCII.GetString(pub.Sender));
+                Assert.Equal("news", Encoding.ASCII.GetString(pub.PublishChannel));
+                Assert.Equal("from redis", Encoding.ASCII.GetString(pub.PublishMessage));
+
+                // MODULE: no module listens; the message is ignored and the link lives on.
+                Assert.True(linkA.Send(a.Message((w, h) => w.Module(h, 0x1234, 1, "to nobody"u8).ToArray())));
+
+                // FAIL about A, from B: redis-server marks A as failing (a master with slots stays so for 2 node timeouts).
+                Assert.True(linkB.Send(b.Message((w, h) => w.Fail(h, nameA).ToArray())));
+                await Eventually.WaitFor(() => NodeLine(redis, nameA)?.Contains(" master,fail ") == true,
+                    () => $"A not failing: {NodeLine(redis, nameA)}", seconds: 30);
+
+                // B asks for a vote for epoch 2 and gets it.
+                b.Change(f => f.Header.CurrentEpoch = 2);
+                Assert.True(linkB.Send(b.Message((w, h) => w.HeaderOnly(BusMessageType.FailoverAuthRequest, h).ToArray())));
+                var ack = await FirstAsync(b.Record, BusMessageType.FailoverAuthAck, _ => true, $"no vote; log: {redis.LogText}");
+                Assert.True(BusMessage.TryParse(ack, out var vote, out _));
+                Assert.Equal(myId, Encoding.ASCII.GetString(vote.Sender));
+                Assert.Equal(2UL, vote.CurrentEpoch);
+                Assert.Equal(2256u, vote.TotalLength);
+                Assert.Contains($"Failover auth granted to {nameB} for epoch 2", redis.LogText);
+
+                // B took over (as a winner would announce itself), and A tells redis-server so with an UPDATE.
+                b.Change(f =>
+                {
+                    f.Header.Flags = NodeFlags.Master | NodeFlags.Myself;
+                    f.Header.ReplicaOf = default;
+                    f.Header.ConfigEpoch = 2;
+                });
+                Assert.True(linkA.Send(a.Message((w, h) => w.Update(h, 2, nameB, slotsA.Bytes).ToArray())));
+                await Eventually.WaitFor(() => NodeLine(redis, nameB)?.EndsWith(" 2 connected 200-299", StringComparison.Ordinal) == true,
+                    () => $"B did not get the slots: {NodeLine(redis, nameB)}", seconds: 30);
+                Assert.Contains(" master - ", NodeLine(redis, nameB));
+
+                // A still claims them at epoch 1: redis-server sends A an UPDATE about B.
+                var update = await FirstAsync(a.Record, BusMessageType.Update, _ => true, "no UPDATE to the stale master");
+                Assert.True(BusMessage.TryParse(update, out var upd, out _));
+                Assert.True(nameB.Equals(upd.UpdateNode));
+                Assert.Equal(2UL, upd.UpdateConfigEpoch);
+                Assert.True(slotsA.SameAs(upd.UpdateSlots));
+
+                Assert.Empty(a.Record.Invalid);
+                Assert.Empty(b.Record.Invalid);
+                string log = redis.LogText;
+                Assert.DoesNotContain("Received invalid", log);
+                Assert.DoesNotContain("Bad message", log);
+            }
+            finally
+            {
+                linkA.Close();
+                linkB.Close();
+                foreach (var inbound in a.Record.Inbound) inbound.Close();
+                foreach (var inbound in b.Record.Inbound) inbound.Close();
+            }
         }
     }
 }
