@@ -445,4 +445,58 @@ public sealed class RedisBusInteropTests
             }
         }
     }
+
+    /// <summary>
+    /// MFSTART from a fake replica of redis-server: it starts a manual failover (pauses its writers,
+    /// logs it) and at once PINGs the replica with the PAUSED flag and its frozen offset.
+    /// </summary>
+    [RedisFact]
+    public async Task MfStart_FromFakeReplica_RedisPingsWithPausedFlag()
+    {
+        using var redis = ClusterRedis.Start();
+        Assert.NotNull(redis);
+        Assert.Equal("OK", redis.Call("CLUSTER", "ADDSLOTSRANGE", "0", "99").TrimStart('+'));
+        var myId = NodeName.Parse(redis.Call("CLUSTER", "MYID"));
+        var masterSlots = new SlotBitmap();
+        masterSlots.SetRange(0, 99);
+        var options = new BusOptions();
+        var name = NodeName.Random();
+        var (replica, listener, link, _) = await JoinAsync(redis, options, name, port => new BusHeader
+        {
+            Port = (ushort)port, Cport = (ushort)(port + 10000), Sender = name, Flags = NodeFlags.Slave | NodeFlags.Myself,
+            ReplicaOf = myId, Slots = masterSlots,
+        }, "slave " + myId);
+        using (listener)
+        {
+            try
+            {
+                Assert.True(link.Send(replica.Message((w, h) => w.HeaderOnly(BusMessageType.MfStart, h).ToArray())));
+                byte[]? paused = null;
+                await Eventually.WaitFor(() =>
+                {
+                    foreach (var (l, bytes) in replica.Record.Messages)
+                    {
+                        if (l == link && BusMessage.TryParse(bytes, out var m, out _) && m.Type == BusMessageType.Ping
+                            && (m.MessageFlags & BusMessageFlags.Paused) != 0)
+                        {
+                            paused = bytes;
+                            return true;
+                        }
+                    }
+                    return false;
+                }, () => $"no PING with PAUSED; log: {redis.LogText}", seconds: 30);
+                Assert.True(BusMessage.TryParse(paused, out var ping, out _));
+                Assert.True(myId.Equals(ping.Sender));
+                // A master that has a replica is flagged MIGRATE_TO (clusterNodeAddSlave), and sends it.
+                Assert.Equal(NodeFlags.Master | NodeFlags.Myself | NodeFlags.MigrateTo, ping.Flags);
+                Assert.Contains($"Manual failover requested by replica {name}", redis.LogText);
+                Assert.Empty(replica.Record.Invalid);
+            }
+            finally
+            {
+                link.Close();
+                foreach (var inbound in replica.Record.Inbound) inbound.Close();
+            }
+        }
+    }
 }
