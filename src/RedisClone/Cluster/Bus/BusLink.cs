@@ -107,6 +107,13 @@ internal sealed class BusLink
         }
     }
 
+    /// <summary>
+    /// The buffer a big message is being assembled in (0 when none): with <see cref="SendQueueBytes"/>,
+    /// what the link holds for INFO's mem_cluster_links (Redis counts its rcvbuf there). It grows with
+    /// the bytes received, never with what a peer's totlen claims.
+    /// </summary>
+    public long ReceiveBufferBytes => Volatile.Read(ref _assembly)?.Length ?? 0;
+
     /// <summary>False once the link is closing or closed.</summary>
     public bool IsOpen
     {

@@ -244,4 +244,22 @@ public sealed class BusLinkTests : IDisposable
         Assert.Null(result.Link);
         Assert.False(string.IsNullOrEmpty(result.Error));
     }
+
+    [Fact]
+    public async Task Link_HugeTotlenFewBytes_BufferGrowsOnlyWithWhatArrived()
+    {
+        // 400 MB claimed (under the cap), 256 KB sent: the buffer must follow the 256 KB, not the claim.
+        var w = new BusMessageWriter();
+        var prefix = w.HeaderOnly(BusMessageType.MfStart, Header()).ToArray();
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(prefix.AsSpan(4), 400u * 1024 * 1024);
+        using var raw = RawConnect();
+        raw.Send(prefix);
+        raw.Send(new byte[256 * 1024 - prefix.Length]);
+        await Eventually.WaitFor(() => !_server.Inbound.IsEmpty, () => "not accepted");
+        var inbound = _server.Inbound.Single();
+        await Eventually.WaitFor(() => inbound.ReceiveBufferBytes >= 256 * 1024, () => $"assembled {inbound.ReceiveBufferBytes} bytes");
+        Assert.InRange(inbound.ReceiveBufferBytes, 256 * 1024, 1024 * 1024);
+        Assert.Empty(_server.Messages);
+        Assert.True(inbound.IsOpen);
+    }
 }
