@@ -262,21 +262,4 @@ public sealed class BusLinkTests : IDisposable
         Assert.Empty(_server.Messages);
         Assert.True(inbound.IsOpen);
     }
-
-    [Fact]
-    public async Task Listener_RestartedWhileLinksInTimeWait_BindsAgain()
-    {
-        var endPoint = new IPEndPoint(IPAddress.Loopback, ReferenceRedis.FreePort());
-        var first = new BusListener(endPoint, _server, _options);
-        first.Start();
-        var result = await BusLink.ConnectAsync("127.0.0.1", endPoint.Port, _client, _options);
-        Assert.NotNull(result.Link);
-        await Eventually.WaitFor(() => !_server.Inbound.IsEmpty, () => "not accepted");
-        // This side closes first, so its end of the accepted connection waits in TIME_WAIT on the port.
-        foreach (var inbound in _server.Inbound) inbound.Close();
-        await Eventually.WaitFor(() => !_client.Closed.IsEmpty, () => "the peer did not see the close");
-        first.Dispose();
-        using var second = new BusListener(endPoint, _server, _options);
-        Assert.Equal(endPoint.Port, second.EndPoint.Port);
-    }
 }
