@@ -1,0 +1,133 @@
+using System.Net;
+using System.Net.Sockets;
+
+namespace RedisClone.Cluster.Bus;
+
+/// <summary>
+/// Accepts connections on the cluster bus port (port + 10000, or cluster-port) for one bind
+/// address, as Redis's clusterAcceptHandler: no delay, TCP keepalive, then a link without a node
+/// handed to <see cref="IBusHandler.OnInboundLink"/>. A node listens on each of its bind
+/// addresses with one listener each.
+/// </summary>
+/// <remarks>An accept that fails (out of descriptors) is retried after 100 ms, logged at verbose as
+/// Redis does, instead of spinning. Plain TCP only: tls-cluster is not supported yet.</remarks>
+internal sealed class BusListener : IDisposable
+{
+    private readonly Socket _socket;
+    private readonly IBusHandler _handler;
+    private readonly BusOptions _options;
+    private readonly CancellationTokenSource _stop = new();
+    private Task _loop = Task.CompletedTask;
+
+    /// <summary>Binds and listens; a SocketException says why it could not (the caller reports it as Redis does).</summary>
+    public BusListener(IPEndPoint endPoint, IBusHandler handler, BusOptions options)
+    {
+        _handler = handler;
+        _options = options;
+        _socket = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+        try
+        {
+            if (endPoint.AddressFamily == AddressFamily.InterNetworkV6) _socket.DualMode = false;
+            AllowRebindDuringTimeWait(_socket);
+            _socket.Bind(endPoint);
+            _socket.Listen(511);
+        }
+        catch
+        {
+            _socket.Dispose();
+            throw;
+        }
+        EndPoint = (IPEndPoint)_socket.LocalEndPoint!;
+    }
+
+    /// <summary>The bound address and port.</summary>
+    public IPEndPoint EndPoint { get; }
+
+    /// <summary>Completes once the accept loop has stopped.</summary>
+    public Task Completion => _loop;
+
+    public void Start() => _loop = Task.Run(AcceptLoopAsync);
+
+    private async Task AcceptLoopAsync()
+    {
+        var token = _stop.Token;
+        while (!token.IsCancellationRequested)
+        {
+            Socket socket;
+            try
+            {
+                socket = await _socket.AcceptAsync(token).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is OperationCanceledException or ObjectDisposedException)
+            {
+                break;
+            }
+            catch (SocketException ex)
+            {
+                _options.Log?.Invoke(BusLogLevel.Verbose, $"Error accepting cluster node: {ex.Message}");
+                try { await Task.Delay(100, token).ConfigureAwait(false); } catch (OperationCanceledException) { break; }
+                continue;
+            }
+            Accept(socket);
+        }
+    }
+
+    private void Accept(Socket socket)
+    {
+        BusLink link;
+        try
+        {
+            socket.NoDelay = true;
+            if (_options.KeepAliveSeconds > 0) SetKeepAlive(socket, _options.KeepAliveSeconds);
+            link = BusLink.Accepted(socket, _handler, _options);
+        }
+        catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
+        {
+            socket.Dispose();
+            return;
+        }
+        if (link.RemoteEndPoint is { } peer)
+            _options.Log?.Invoke(BusLogLevel.Verbose, $"Accepting cluster node connection from {peer.Address}:{peer.Port}");
+        bool keep;
+        try
+        {
+            keep = _handler.OnInboundLink(link);
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            _options.Log?.Invoke(BusLogLevel.Warning, $"Cluster bus handler failed on an accepted link: {ex}");
+            keep = false;
+        }
+        if (keep) link.Start();
+        else link.Refuse();
+    }
+
+    /// <summary>
+    /// Plain SO_REUSEADDR, as redis-server sets it on its listeners: a restarted node binds its bus
+    /// port while its old links sit in TIME_WAIT (.NET's ReuseAddress would add SO_REUSEPORT). The same
+    /// as Network's Listener, which this layer may not use; the two belong in Common.
+    /// </summary>
+    private static void AllowRebindDuringTimeWait(Socket socket)
+    {
+        if (OperatingSystem.IsLinux())
+            socket.SetRawSocketOption(1 /* SOL_SOCKET */, 2 /* SO_REUSEADDR */, BitConverter.GetBytes(1));
+        else if (OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
+            socket.SetRawSocketOption(0xffff /* SOL_SOCKET */, 4 /* SO_REUSEADDR */, BitConverter.GetBytes(1));
+    }
+
+    /// <summary>Redis's anetKeepAlive: probes after <paramref name="seconds"/> idle, then every third of it, 3 of them.</summary>
+    private static void SetKeepAlive(Socket socket, int seconds)
+    {
+        socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
+        socket.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveTime, seconds);
+        socket.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveInterval, Math.Max(1, seconds / 3));
+        socket.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveRetryCount, 3);
+    }
+
+    /// <summary>Stops accepting; links already made stay (their owner closes them).</summary>
+    public void Dispose()
+    {
+        try { _stop.Cancel(); } catch (ObjectDisposedException) { }
+        _socket.Dispose();
+    }
+}
