@@ -157,6 +157,7 @@ internal sealed class ReplicaRole
             HasCachedMaster = true;
         }
         lock (_lock) StartLinkLocked(Task.CompletedTask);
+        PromotionWarmup.Start();
     }
 
     /// <summary>
