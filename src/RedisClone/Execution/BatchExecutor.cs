@@ -58,7 +58,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// </summary>
     public bool FlushedMidBatch { get; set; }
 
-    private enum Kind { Segment, Direct, Locked, Script, AwaitScript, Rejected, Queue, Exec }
+    private enum Kind { Segment, Direct, Locked, Script, AwaitScript, Rejected, Queue, Exec, DropReplica }
 
     /// <summary>
     /// Runs the batch in <paramref name="commands"/>: segments of single-shard commands, and the rest
@@ -112,7 +112,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 segBytes = 0;
                 _server.Tracking.TakeAhead(Session, output);
             }
-            if (kind != Kind.Rejected && _server.Pause.Active && _server.Pause.Holds(_defs[i]!, Session, commands, i))
+            if (kind is not (Kind.Rejected or Kind.DropReplica) && _server.Pause.Active && _server.Pause.Holds(_defs[i]!, Session, commands, i))
             {
                 // CLIENT PAUSE: what came before runs and its replies go out; this command waits,
                 // then is checked again from the start, as Redis re-processes a postponed client.
@@ -188,6 +188,13 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 case Kind.Rejected:
                     await Reject(_rejectedDef, _rejectedError!);
                     break;
+                case Kind.DropReplica:
+                    // Redis 7.2: a replica's link carries ACKs only; a command that would be answered
+                    // closes it ("Replica generated a reply ..."), as logInvalidUseAndFreeClientAsync.
+                    var replied = _server.Commands.Find(commands.Arg(i, 0));
+                    if (replied?.Subcommands != null && commands.ArgCount(i) > 1) replied = replied.FindSubcommand(commands.Arg(i, 1)) ?? replied;
+                    _server.Log.Warning($"Replica generated a reply to command '{replied?.FullName ?? "<unknown>"}', disconnecting it: {ConnectionCommands.ClientInfoLine(Session)}");
+                    return false;
                 case Kind.Locked:
                     await RunLockedAsync(mask, LockedAction.Command, i);
                     PassPauseTurn(); // before a blocking command's wait: it must not hold paused clients back
@@ -252,6 +259,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     private Kind Classify(int i, out ulong mask)
     {
         mask = 0;
+        if (Session.ReplicaLink is { Attached: true } && CommandChecks.WouldReplyOnReplicaLink(_commands, i)) return Kind.DropReplica;
         var def = CommandChecks.Check(_server, Session, _commands, i, out _rejectedDef, out _rejectedError);
         _defs[i] = def;
         if (def == null) return Kind.Rejected;

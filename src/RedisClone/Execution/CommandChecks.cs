@@ -18,6 +18,20 @@ internal static class CommandChecks
         [Find("subscribe"), Find("unsubscribe"), Find("psubscribe"), Find("punsubscribe"), Find("ssubscribe"),
          Find("sunsubscribe"), Find("ping"), Find("quit"), Find("reset")];
 
+    /// <summary>
+    /// On a replica's link (after SYNC/PSYNC) only REPLCONF ACK / GETACK and a repeated SYNC/PSYNC
+    /// (ignored) go unanswered; anything else would make Redis 7.2 write a reply there, which it
+    /// refuses by closing the link.
+    /// </summary>
+    public static bool WouldReplyOnReplicaLink(CommandBuffer buffer, int i)
+    {
+        var name = buffer.Arg(i, 0);
+        if (System.Text.Ascii.EqualsIgnoreCase(name, "SYNC"u8) || System.Text.Ascii.EqualsIgnoreCase(name, "PSYNC"u8)) return false;
+        if (!System.Text.Ascii.EqualsIgnoreCase(name, "REPLCONF"u8) || buffer.ArgCount(i) < 2) return true;
+        var sub = buffer.Arg(i, 1);
+        return !System.Text.Ascii.EqualsIgnoreCase(sub, "ACK"u8) && !System.Text.Ascii.EqualsIgnoreCase(sub, "GETACK"u8);
+    }
+
     /// <summary>The row of a command the executor must know by identity.</summary>
     public static CommandDef Find(string name)
         => CommandTable.Instance.Find(System.Text.Encoding.ASCII.GetBytes(name))

@@ -525,6 +525,32 @@ public class MasterReplicationTests
     }
 
     /// <summary>
+    /// Redis 7.2: a replica's link carries acknowledgements only; a command that would be answered
+    /// there (a GET after the sync) closes it, while REPLCONF ACK and a repeated PSYNC do not.
+    /// </summary>
+    [Fact]
+    public async Task ReplicaLink_CommandWithAReply_Disconnected()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var c = new RespClient(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, server.Port), 60_000);
+        Assert.Equal("+OK\r\n", c.Call("REPLCONF", "capa", "eof", "capa", "psync2"));
+        c.Send("PSYNC", "?", "-1");
+        Assert.StartsWith("+FULLRESYNC", ReadLine(c));
+        string mark = ReadLine(c)[5..];
+        ReadUntil(c, mark);
+        c.Send("REPLCONF", "ACK", "0");
+        c.Send("PSYNC", "?", "-1");
+        using var writer = server.Connect();
+        writer.Call("SET", "k", "v");
+        ReadUntil(c, "$1\r\nk\r\n$1\r\nv\r\n"); // still linked
+        Assert.Contains("slave0:", writer.Call("INFO", "replication"));
+        c.Send("GET", "k");
+        Action readToEnd = () => { while (true) c.ReadByte(); };
+        Assert.ThrowsAny<IOException>(readToEnd); // closed (EndOfStreamException) or reset
+        Eventually.Wait(() => !writer.Call("INFO", "replication").Contains("slave0:"), () => "the replica is gone", 30);
+    }
+
+    /// <summary>
     /// A master restarted from its own RDB (saved with a backlog: repl-id, repl-offset) keeps its
     /// replicas' history as its secondary id: a redis-server replica resyncs partially, as with Redis 7.
     /// </summary>
@@ -575,8 +601,9 @@ public class MasterReplicationTests
     }
 
     /// <summary>
-    /// REPLICAOF host port from a connection that is a replica of this server is refused (Redis's
-    /// "Command is not valid when client is a replica.", which the replica's link never shows).
+    /// REPLICAOF host port from a connection that is a replica of this server is refused: Redis 7.2
+    /// answers "Command is not valid when client is a replica." and, since that is a reply on a
+    /// replica's link, closes the link; here the link is closed before the command runs.
     /// </summary>
     [Fact]
     public async Task ReplicaOf_SentByAReplica_Refused()
@@ -586,7 +613,7 @@ public class MasterReplicationTests
         using var c = server.Connect();
         int nobody = ReferenceRedis.FreePort();
         replica.Send("REPLICAOF", "127.0.0.1", nobody.ToString());
-        Eventually.Wait(() => c.Call("CLIENT", "LIST").Contains("cmd=replicaof"), () => c.Call("CLIENT", "LIST"), 20);
+        Eventually.Wait(() => !c.Call("INFO", "replication").Contains("slave0:"), () => c.Call("CLIENT", "LIST"), 20);
         Assert.Contains("role:master\r\n", c.Call("INFO", "replication"));
         Assert.Equal("*2\r\n$9\r\nreplicaof\r\n$0\r\n\r\n", c.Call("CONFIG", "GET", "replicaof"));
     }
