@@ -279,6 +279,7 @@ internal static partial class RespErrors
     public const string PsyncFailoverToMaster = "ERR PSYNC FAILOVER can't be sent to a master.";
     public const string PsyncFailoverReplId = "ERR PSYNC FAILOVER replid must match my replid.";
     public const string SyncWhileFailingOver = "NOMASTERLINK Can't SYNC while failing over";
+    public const string SyncWithPendingOutput = "ERR SYNC and PSYNC are invalid with pending output";
     public const string SyncWithoutMasterLink = "NOMASTERLINK Can't SYNC while not connected with my master";
 
     /// <summary>maxmemory reached and nothing to evict (or noeviction): denyoom commands are refused.</summary>

@@ -27,6 +27,12 @@ internal readonly struct RespWriter
     /// <summary>2 or 3.</summary>
     public int Protocol { get; }
 
+    /// <summary>
+    /// Replies written to the connection's output and not yet flushed (earlier commands of the same
+    /// batch): Redis's clientHasPendingReplies. False for outputs that cannot tell.
+    /// </summary>
+    public bool HasPendingReplies => _out is System.IO.Pipelines.PipeWriter { CanGetUnflushedBytes: true } pipe && pipe.UnflushedBytes > 0;
+
     public bool IsResp3 => Protocol == 3;
 
     public IBufferWriter<byte> Output => _out;

@@ -114,6 +114,13 @@ internal sealed class ReplicationMaster
             ctx.Error(RespErrors.SyncWithoutMasterLink);
             return;
         }
+        // Its stream must start on an empty reply buffer (Redis: the replies to commands before it
+        // in the same read are still pending).
+        if (ctx.Reply.HasPendingReplies)
+        {
+            ctx.Error(RespErrors.SyncWithPendingOutput);
+            return;
+        }
         if ((link.ExcludeData || link.ExcludeFunctions) && !link.CapaEof)
         {
             ctx.Error("ERR Filtered replica requires EOF capability");

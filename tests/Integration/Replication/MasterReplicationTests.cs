@@ -524,6 +524,19 @@ public class MasterReplicationTests
         Assert.Equal(1, Field(writer.Call("INFO", "stats"), "sync_full"));
     }
 
+    /// <summary>PSYNC pipelined after a command whose reply is still pending is refused, as Redis's clientHasPendingReplies check.</summary>
+    [Fact]
+    public async Task Psync_AfterAPendingReply_Refused()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var c = server.Connect();
+        c.SendRaw([.. RespClient.Encode("GET", "nothing"), .. RespClient.Encode("PSYNC", "?", "-1")]);
+        Assert.Equal("$-1\r\n", c.ReadReply());
+        Assert.Equal("-ERR SYNC and PSYNC are invalid with pending output\r\n", c.ReadReply());
+        Assert.Equal("+PONG\r\n", c.Call("PING")); // still a normal client
+        Assert.DoesNotContain("slave0:", c.Call("INFO", "replication"));
+    }
+
     /// <summary>
     /// Redis 7.2: a replica's link carries acknowledgements only; a command that would be answered
     /// there (a GET after the sync) closes it, while REPLCONF ACK and a repeated PSYNC do not.
