@@ -130,6 +130,39 @@ public sealed class ClusterBusTests
         Assert.Contains("[OK] All 16384 slots covered.", output);
     }
 
+    [Fact]
+    public async Task RedisCliClusterCreate_ThreeMastersThreeReplicas_ReplicasShownAndServeReadonly()
+    {
+        if (ReferenceRedis.CliPath is not { } cli) return; // redis-cli missing: nothing to drive
+        await using var c = OurCluster.Start(6);
+        string addresses = string.Join(' ', Enumerable.Range(0, 6).Select(i => $"127.0.0.1:{c[i].Port}"));
+        var (code, output) = ToolRunner.Run(cli, $"--cluster create {addresses} --cluster-replicas 1 --cluster-yes", timeoutMs: 90_000);
+        Assert.True(code == 0, output);
+        await c.WaitFormedAsync(6);
+        await Eventually.WaitFor(() => Enumerable.Range(0, 6).All(i => Replicas(c.Call(i, "CLUSTER", "NODES")) == 3),
+            c.Describe, seconds: 30);
+        (code, output) = ToolRunner.Run(cli, $"--cluster check 127.0.0.1:{c[0].Port}", timeoutMs: 30_000);
+        Assert.True(code == 0, output);
+        Assert.Contains("[OK] All nodes agree about slots configuration.", output);
+        Assert.Contains("[OK] All 16384 slots covered.", output);
+        Assert.True(Regex.Matches(output, "1 additional replica").Count == 3, output);
+
+        // Every node lists three replicas, each of a master; a key written on its master is read on a replica with READONLY.
+        string nodes = c.Call(0, "CLUSTER", "NODES");
+        Assert.True(Replicas(nodes) == 3, nodes + output);
+        string fooMaster = c.Call(0, "CLUSTER", "NODES").Split('\n').First(l => l.Contains("master") && l.Split(' ').Skip(8).Any(r => r.Contains('-') && int.Parse(r.Split('-')[0]) <= 12182 && int.Parse(r.Split('-')[1]) >= 12182)).Split(' ')[0];
+        int masterIndex = Enumerable.Range(0, 6).First(i => c.Call(i, "CLUSTER", "MYID") == fooMaster);
+        Assert.Equal("+OK", c.Call(masterIndex, "SET", "foo", "bar"));
+        int replicaIndex = Enumerable.Range(0, 6).First(i => c.Call(i, "CLUSTER", "NODES").Split('\n').Any(l => l.Contains("myself,slave " + fooMaster)));
+        using var r = c[replicaIndex].Connect();
+        Assert.StartsWith("-MOVED 12182", r.Call("GET", "foo"));
+        Assert.Equal("+OK\r\n", r.Call("READONLY"));
+        await Eventually.WaitFor(() => r.Call("GET", "foo") == "$3\r\nbar\r\n", () => r.Call("GET", "foo") + c.Call(replicaIndex, "INFO", "replication"), seconds: 20);
+    }
+
+    private static int Replicas(string nodes)
+        => nodes.Split('\n', StringSplitOptions.RemoveEmptyEntries).Count(l => l.Split(' ')[2].Split(',').Contains("slave"));
+
     [RedisFact]
     public async Task Meet_MixedWithRedisServer_AllConnectedAndMovedAcross()
     {
@@ -154,7 +187,9 @@ public sealed class ClusterBusTests
         }, () => c.Describe() + "\n----\nredis:\n" + redis.Call("CLUSTER", "NODES") + redis.Call("CLUSTER", "INFO"), seconds: 30);
 
         // The same slot table on both implementations, and MOVED across them both ways.
-        Assert.Equal(OurCluster.Normalized(redis.Call("CLUSTER", "NODES")), OurCluster.Normalized(c.Call(0, "CLUSTER", "NODES")));
+        await Eventually.WaitFor(() => OurCluster.Normalized(redis.Call("CLUSTER", "NODES")) == OurCluster.Normalized(c.Call(0, "CLUSTER", "NODES"))
+                                       && OurCluster.Normalized(redis.Call("CLUSTER", "NODES")) == OurCluster.Normalized(c.Call(1, "CLUSTER", "NODES")),
+            () => c.Describe() + "\n----\nredis:\n" + redis.Call("CLUSTER", "NODES"), seconds: 20);
         Assert.Equal($"-MOVED 12182 127.0.0.1:{redis.Port}", c.Call(0, "SET", "foo", "bar"));
         Assert.Equal($"-MOVED 5061 127.0.0.1:{c[0].Port}", "-" + redis.Call("SET", "bar", "x").TrimStart('-'));
         Assert.Equal("OK", redis.Call("SET", "foo", "bar").TrimStart('+'));
