@@ -131,6 +131,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         {
             _state.BoundBusPort = _listeners[0].EndPoint.Port;
             _state.RefreshMyself();
+            _state.SaveOrThrow(); // nodes.conf names the bus port actually bound
         }
         foreach (var l in _listeners) l.Start();
     }

@@ -97,6 +97,31 @@ public sealed class ClusterBusTests
     }
 
     [Fact]
+    public async Task Forget_OnOneNode_SpreadsToTheOthersByTheForgottenNodeExtension()
+    {
+        await using var c = OurCluster.Start(3);
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "MEET", "127.0.0.1", c[1].Port.ToString()));
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "MEET", "127.0.0.1", c[2].Port.ToString()));
+        await c.WaitFormedAsync(3);
+        string id2 = c.Call(2, "CLUSTER", "MYID");
+
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "FORGET", id2));
+        // Node 1 hears of it in node 0's next PING or PONG (Redis 7.2) and forgets it too, for a while.
+        await Eventually.WaitFor(() => !c.Call(1, "CLUSTER", "NODES").Contains(id2), c.Describe, seconds: 20);
+        Assert.DoesNotContain(id2, c.Call(0, "CLUSTER", "NODES"));
+        Assert.StartsWith("-ERR Unknown node", c.Call(1, "CLUSTER", "COUNT-FAILURE-REPORTS", id2));
+        Assert.Equal(":0", c.Call(0, "CLUSTER", "COUNT-FAILURE-REPORTS", c.Call(1, "CLUSTER", "MYID")));
+
+        // CLUSTER RESET closes the links: node 1 then shows node 0's links gone (no inbound from it).
+        string id0 = c.Call(0, "CLUSTER", "MYID");
+        Assert.Equal("+OK", c.Call(1, "CLUSTER", "RESET"));
+        using var r = c[1].Connect();
+        Assert.Equal("*0\r\n", r.Call("CLUSTER", "LINKS"));
+        Assert.DoesNotContain(id0, c.Call(1, "CLUSTER", "NODES"));
+    }
+
+    [Fact]
     public async Task StackExchangeRedis_ThreeNodeCluster_SetsAndGetsKeysOfManySlots()
     {
         await using var c = OurCluster.Start(3);
