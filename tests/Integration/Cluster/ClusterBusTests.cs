@@ -219,5 +219,16 @@ public sealed class ClusterBusTests
         Assert.Equal($"-MOVED 5061 127.0.0.1:{c[0].Port}", "-" + redis.Call("SET", "bar", "x").TrimStart('-'));
         Assert.Equal("OK", redis.Call("SET", "foo", "bar").TrimStart('+'));
         Assert.Equal("+OK", c.Call(0, "SET", "bar", "x"));
+
+        // PUBLISH crosses implementations both ways.
+        using var theirSub = redis.Connect();
+        Assert.StartsWith("*3", theirSub.Call("SUBSCRIBE", "news"));
+        using var ourSub = c[1].Connect();
+        Assert.StartsWith("*3", ourSub.Call("SUBSCRIBE", "news"));
+        c.Call(0, "PUBLISH", "news", "from-ours");
+        Assert.Equal("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$9\r\nfrom-ours\r\n", theirSub.TryReadReply(10_000));
+        Assert.Equal("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$9\r\nfrom-ours\r\n", ourSub.TryReadReply(10_000));
+        redis.Call("PUBLISH", "news", "from-redis");
+        Assert.Equal("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$10\r\nfrom-redis\r\n", ourSub.TryReadReply(10_000));
     }
 }
