@@ -185,6 +185,52 @@ public sealed class ClusterBusTests
         await Eventually.WaitFor(() => r.Call("GET", "foo") == "$3\r\nbar\r\n", () => r.Call("GET", "foo") + c.Call(replicaIndex, "INFO", "replication"), seconds: 20);
     }
 
+    [RedisFact]
+    public async Task Replicate_OurNodeOfRedisServerMaster_BothShowItAndItReplicates()
+    {
+        using var redis = ClusterRedis.Start("--cluster-node-timeout 5000");
+        Assert.NotNull(redis);
+        await using var c = OurCluster.Start(1);
+        Assert.Equal("OK", redis.Call("CLUSTER", "ADDSLOTSRANGE", "0", "16383").TrimStart('+'));
+        string theirId = redis.Call("CLUSTER", "MYID");
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "MEET", "127.0.0.1", redis.Port.ToString()));
+        await Eventually.WaitFor(() => c.Call(0, "CLUSTER", "NODES").Contains(theirId + " 127.0.0.1:" + redis.Port), c.Describe, seconds: 20);
+
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "REPLICATE", theirId));
+        string ourId = c.Call(0, "CLUSTER", "MYID");
+        await Eventually.WaitFor(() => redis.Call("CLUSTER", "NODES").Split('\n').Any(l => l.StartsWith(ourId) && l.Contains(" slave " + theirId)),
+            () => redis.Call("CLUSTER", "NODES"), seconds: 20);
+        await Eventually.WaitFor(() => redis.Call("CLUSTER", "INFO").Contains("cluster_state:ok") && c.Call(0, "CLUSTER", "INFO").Contains("cluster_state:ok"),
+            () => redis.Call("CLUSTER", "INFO") + c.Describe(), seconds: 20);
+        Assert.Equal("OK", redis.Call("SET", "foo", "bar").TrimStart('+'));
+        using var r = c[0].Connect();
+        Assert.Equal("+OK\r\n", r.Call("READONLY"));
+        await Eventually.WaitFor(() => r.Call("GET", "foo") == "$3\r\nbar\r\n", () => r.Call("GET", "foo") + c.Call(0, "INFO", "replication"), seconds: 20);
+        Assert.Contains($"-MOVED 12182 127.0.0.1:{redis.Port}", c.Call(0, "SET", "foo", "x"));
+    }
+
+    [RedisFact]
+    public async Task Replicate_RedisServerReplicaOfOurMaster_BothShowItAndItReplicates()
+    {
+        using var redis = ClusterRedis.Start("--cluster-node-timeout 5000");
+        Assert.NotNull(redis);
+        await using var c = OurCluster.Start(1);
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
+        string ourId = c.Call(0, "CLUSTER", "MYID");
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "MEET", "127.0.0.1", redis.Port.ToString()));
+        await Eventually.WaitFor(() => redis.Call("CLUSTER", "NODES").Contains(ourId + " 127.0.0.1:" + c[0].Port), () => redis.Call("CLUSTER", "NODES"), seconds: 20);
+
+        Assert.Equal("OK", redis.Call("CLUSTER", "REPLICATE", ourId).TrimStart('+'));
+        string theirId = redis.Call("CLUSTER", "MYID");
+        await Eventually.WaitFor(() => c.Call(0, "CLUSTER", "NODES").Split('\n').Any(l => l.StartsWith(theirId) && l.Contains(" slave " + ourId)),
+            c.Describe, seconds: 20);
+        await Eventually.WaitFor(() => c.Call(0, "CLUSTER", "INFO").Contains("cluster_state:ok"), c.Describe, seconds: 20);
+        Assert.Equal("+OK", c.Call(0, "SET", "foo", "bar"));
+        using var r = redis.Connect();
+        Assert.Equal("+OK\r\n", r.Call("READONLY"));
+        await Eventually.WaitFor(() => r.Call("GET", "foo") == "$3\r\nbar\r\n", () => r.Call("GET", "foo") + redis.Call("INFO", "replication"), seconds: 20);
+    }
+
     private static int Replicas(string nodes)
         => nodes.Split('\n', StringSplitOptions.RemoveEmptyEntries).Count(l => l.Split(' ')[2].Split(',').Contains("slave"));
 
