@@ -814,6 +814,20 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         }
     }
 
+    /// <summary>
+    /// Redis's clusterBroadcastPong(CLUSTER_BROADCAST_ALL): a PONG to every connected node, so a new
+    /// configuration (a slot imported, a failover) spreads at once instead of at the next ping.
+    /// </summary>
+    public void BroadcastPong()
+    {
+        lock (_state.Sync)
+        {
+            if (_stopped) return;
+            foreach (var n in _state.Nodes.ToArray())
+                if (!n.IsMyself && !InHandshake(n) && n.Link != null) SendPing(n.Link, null, BusMessageType.Pong);
+        }
+    }
+
     /// <summary>Redis's clusterSendUpdate: tells a node with a stale view that <paramref name="node"/> owns its slots.</summary>
     private void SendUpdate(BusLink link, ClusterNode node)
     {

@@ -16,9 +16,9 @@ namespace RedisClone.Cluster;
 /// connection's thread and hold <see cref="ClusterState.Sync"/> while they change the table.
 /// </summary>
 /// <remarks>
-/// What needs the cluster bus answers its error paths exactly and does the local part: MEET records
-/// a node in handshake (the bus slice connects it), FAILOVER TAKEOVER takes the master's slots
-/// locally, FAILOVER and FAILOVER FORCE are accepted and recorded for the bus, LINKS lists no link.
+/// MEET records a node in handshake that <see cref="ClusterBus"/> connects to; LINKS and INFO's
+/// message counters come from the bus. Failover is not on the bus yet: FAILOVER TAKEOVER takes the
+/// master's slots locally, FAILOVER and FAILOVER FORCE are accepted and recorded.
 /// </remarks>
 internal static class ClusterCommands
 {
@@ -366,9 +366,10 @@ internal static class ClusterCommands
                 if (n == me && state.ImportingFrom(slot) != null)
                 {
                     // Closing a manual migration: a new epoch without consensus so the change wins
-                    // (the bus slice then broadcasts a PONG at once, as Redis does).
+                    // (and a PONG tells every node at once, as Redis does).
                     if (state.BumpConfigEpochWithoutConsensus())
                         ctx.Server.Log.Notice($"configEpoch updated after importing slot {slot}");
+                    state.Bus?.BroadcastPong();
                     state.SetImporting(slot, null);
                 }
             }
@@ -390,7 +391,7 @@ internal static class ClusterCommands
         if (master.Ip.Length > 0) ctx.Server.Replica.SetMaster(master.Ip, master.Port);
     }
 
-    /// <summary>CLUSTER MEET ip port [cport] — checks the address as Redis's clusterStartHandshake; the bus slice connects.</summary>
+    /// <summary>CLUSTER MEET ip port [cport] — checks the address as Redis's clusterStartHandshake; the bus connects.</summary>
     private static void Meet(ref CommandContext ctx, ClusterState state)
     {
         if (!RedisNumbers.TryParseInt64(ctx.Arg(3), out long port))
@@ -747,6 +748,7 @@ internal static class ClusterCommands
             state.ReplaceMyMaster();
             ctx.Server.Replica.UnsetMaster();
             state.Changed();
+            state.Bus?.BroadcastPong(); // clusterFailoverReplaceYourMaster tells everyone at once
         }
         else
         {

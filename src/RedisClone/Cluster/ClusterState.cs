@@ -10,7 +10,7 @@ namespace RedisClone.Cluster;
 /// <remarks>
 /// <para>
 /// Threading. Every change is made holding <see cref="Sync"/>: CLUSTER commands on connection
-/// threads, and (in a later slice) the bus thread applying gossip. The check that runs before every
+/// threads, and the bus (<see cref="ClusterBus"/>) applying messages and running its cron. The check that runs before every
 /// command with keys (<see cref="ClusterRouting"/>) takes no lock: it reads one slot's owner and its
 /// migrating/importing entries, each a single reference read with <see cref="Volatile.Read{T}(ref T)"/>
 /// from arrays that are changed in place, and the node's address fields, which are volatile. A

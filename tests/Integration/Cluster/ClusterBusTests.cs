@@ -186,7 +186,7 @@ public sealed class ClusterBusTests
     }
 
     [RedisFact]
-    public async Task Replicate_OurNodeOfRedisServerMaster_BothShowItAndItReplicates()
+    public async Task Replicate_OurNodeOfRedisServerMaster_ReplicatesAndTakesOver()
     {
         using var redis = ClusterRedis.Start("--cluster-node-timeout 5000");
         Assert.NotNull(redis);
@@ -207,6 +207,12 @@ public sealed class ClusterBusTests
         Assert.Equal("+OK\r\n", r.Call("READONLY"));
         await Eventually.WaitFor(() => r.Call("GET", "foo") == "$3\r\nbar\r\n", () => r.Call("GET", "foo") + c.Call(0, "INFO", "replication"), seconds: 20);
         Assert.Contains($"-MOVED 12182 127.0.0.1:{redis.Port}", c.Call(0, "SET", "foo", "x"));
+
+        // CLUSTER FAILOVER TAKEOVER on our replica: the new configuration reaches redis-server, which follows it as a replica.
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "FAILOVER", "TAKEOVER"));
+        await Eventually.WaitFor(() => redis.Call("CLUSTER", "NODES").Split('\n').Any(l => l.StartsWith(theirId) && l.Contains("myself,slave " + ourId)),
+            () => redis.Call("CLUSTER", "NODES") + "\n" + c.Describe(), seconds: 20);
+        Assert.Equal($"-MOVED 12182 127.0.0.1:{c[0].Port}", redis.Call("SET", "foo", "y"));
     }
 
     [RedisFact]
