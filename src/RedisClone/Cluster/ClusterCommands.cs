@@ -16,9 +16,9 @@ namespace RedisClone.Cluster;
 /// connection's thread and hold <see cref="ClusterState.Sync"/> while they change the table.
 /// </summary>
 /// <remarks>
-/// What needs the cluster bus answers its error paths exactly and does the local part: MEET records
-/// a node in handshake (the bus slice connects it), FAILOVER TAKEOVER takes the master's slots
-/// locally, FAILOVER and FAILOVER FORCE are accepted and recorded for the bus, LINKS lists no link.
+/// MEET records a node in handshake that <see cref="ClusterBus"/> connects to; LINKS and INFO's
+/// message counters come from the bus. Failover is not on the bus yet: FAILOVER TAKEOVER takes the
+/// master's slots locally, FAILOVER and FAILOVER FORCE are accepted and recorded.
 /// </remarks>
 internal static class ClusterCommands
 {
@@ -104,7 +104,7 @@ internal static class ClusterCommands
         else if (Ascii.EqualsIgnoreCase(sub, "failover"u8) && argc is 2 or 3) Failover(ref ctx, state);
         else if (Ascii.EqualsIgnoreCase(sub, "set-config-epoch"u8) && argc == 3) SetConfigEpoch(ref ctx, state);
         else if (Ascii.EqualsIgnoreCase(sub, "reset"u8) && argc is 2 or 3) Reset(ref ctx, state);
-        else if (Ascii.EqualsIgnoreCase(sub, "links"u8) && argc == 2) ctx.Reply.ArrayHeader(0); // no bus links yet
+        else if (Ascii.EqualsIgnoreCase(sub, "links"u8) && argc == 2) Links(ref ctx, state);
         else ctx.Error(RespErrors.SubcommandSyntax(ctx.Arg(0), sub));
     }
 
@@ -366,9 +366,10 @@ internal static class ClusterCommands
                 if (n == me && state.ImportingFrom(slot) != null)
                 {
                     // Closing a manual migration: a new epoch without consensus so the change wins
-                    // (the bus slice then broadcasts a PONG at once, as Redis does).
+                    // (and a PONG tells every node at once, as Redis does).
                     if (state.BumpConfigEpochWithoutConsensus())
                         ctx.Server.Log.Notice($"configEpoch updated after importing slot {slot}");
+                    state.Bus?.BroadcastPong();
                     state.SetImporting(slot, null);
                 }
             }
@@ -390,7 +391,7 @@ internal static class ClusterCommands
         if (master.Ip.Length > 0) ctx.Server.Replica.SetMaster(master.Ip, master.Port);
     }
 
-    /// <summary>CLUSTER MEET ip port [cport] — checks the address as Redis's clusterStartHandshake; the bus slice connects.</summary>
+    /// <summary>CLUSTER MEET ip port [cport] — checks the address as Redis's clusterStartHandshake; the bus connects.</summary>
     private static void Meet(ref CommandContext ctx, ClusterState state)
     {
         if (!RedisNumbers.TryParseInt64(ctx.Arg(3), out long port))
@@ -597,11 +598,36 @@ internal static class ClusterCommands
           .Append("cluster_size:").Append(state.Size.ToString(inv)).Append("\r\n")
           .Append("cluster_current_epoch:").Append(state.CurrentEpoch.ToString(inv)).Append("\r\n")
           .Append("cluster_my_epoch:").Append(myEpoch.ToString(inv)).Append("\r\n");
-        // The bus's message counters, by type, once it counts them (none sent or received yet).
-        sb.Append("cluster_stats_messages_sent:0\r\n")
-          .Append("cluster_stats_messages_received:0\r\n")
-          .Append("total_cluster_links_buffer_limit_exceeded:0\r\n");
+        // The bus's message counters, by type.
+        if (state.Bus is { } bus) bus.AppendStats(sb);
+        else
+            sb.Append("cluster_stats_messages_sent:0\r\n")
+              .Append("cluster_stats_messages_received:0\r\n")
+              .Append("total_cluster_links_buffer_limit_exceeded:0\r\n");
         return sb.ToString();
+    }
+
+    /// <summary>CLUSTER LINKS: one map per bus link (Redis's addReplyClusterLinkDescription).</summary>
+    private static void Links(ref CommandContext ctx, ClusterState state)
+    {
+        var links = state.Bus?.Links() ?? [];
+        ctx.Reply.ArrayHeader(links.Count);
+        foreach (var l in links)
+        {
+            ctx.Reply.MapHeader(6);
+            ctx.Reply.Bulk("direction"u8);
+            ctx.Reply.Bulk(l.Direction);
+            ctx.Reply.Bulk("node"u8);
+            ctx.Reply.Bulk(l.Node);
+            ctx.Reply.Bulk("create-time"u8);
+            ctx.Reply.Integer(l.CreateTime);
+            ctx.Reply.Bulk("events"u8);
+            ctx.Reply.Bulk("r"u8);
+            ctx.Reply.Bulk("send-buffer-allocated"u8);
+            ctx.Reply.Integer(l.SendBufferAllocated);
+            ctx.Reply.Bulk("send-buffer-used"u8);
+            ctx.Reply.Integer(l.SendBufferUsed);
+        }
     }
 
     /// <summary>CLUSTER FORGET node-id.</summary>
@@ -722,6 +748,7 @@ internal static class ClusterCommands
             state.ReplaceMyMaster();
             ctx.Server.Replica.UnsetMaster();
             state.Changed();
+            state.Bus?.BroadcastPong(); // clusterFailoverReplaceYourMaster tells everyone at once
         }
         else
         {

@@ -68,6 +68,15 @@ internal sealed class ClusterNode
     /// <summary>The replication offset the bus last heard from the node.</summary>
     public long ReplOffset;
 
+    /// <summary>Unix ms when the node was marked FAIL, and when the bus last heard anything from it.</summary>
+    public long FailTime, DataReceived;
+
+    /// <summary>The bus link this node opened to the node (Redis's node->link), and the one the node opened to it.</summary>
+    internal Bus.BusLink? Link, InboundLink;
+
+    /// <summary>An outgoing connection to the node is being made (the cron does not start another).</summary>
+    internal bool Connecting;
+
     public bool IsMyself => (Flags & NodeFlags.Myself) != 0;
     public bool IsMaster => (Flags & NodeFlags.Master) != 0;
     public bool IsReplica => (Flags & NodeFlags.Slave) != 0;

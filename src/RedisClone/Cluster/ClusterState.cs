@@ -10,7 +10,7 @@ namespace RedisClone.Cluster;
 /// <remarks>
 /// <para>
 /// Threading. Every change is made holding <see cref="Sync"/>: CLUSTER commands on connection
-/// threads, and (in a later slice) the bus thread applying gossip. The check that runs before every
+/// threads, and the bus (<see cref="ClusterBus"/>) applying messages and running its cron. The check that runs before every
 /// command with keys (<see cref="ClusterRouting"/>) takes no lock: it reads one slot's owner and its
 /// migrating/importing entries, each a single reference read with <see cref="Volatile.Read{T}(ref T)"/>
 /// from arrays that are changed in place, and the node's address fields, which are volatile. A
@@ -137,7 +137,7 @@ internal sealed class ClusterState : IDisposable
             int port = _server.Port, tlsPort = config.TlsPort;
             me.Port = announcedPort != 0 ? (int)announcedPort : port;
             me.TlsPort = announcedTls != 0 ? (int)announcedTls : tlsPort;
-            me.BusPort = announcedBus != 0 ? (int)announcedBus : clusterPort != 0 ? (int)clusterPort : port + 10000;
+            me.BusPort = announcedBus != 0 ? (int)announcedBus : clusterPort != 0 ? (int)clusterPort : BoundBusPort != 0 ? BoundBusPort : port + 10000;
             string ip = config.Value("cluster-announce-ip");
             // Without an announced address myself's stays what the bus learned (empty until then).
             if (ip.Length > 0) me.Ip = ip;
@@ -151,6 +151,12 @@ internal sealed class ClusterState : IDisposable
     }
 
     private bool _announcedIp;
+
+    /// <summary>
+    /// The bus port the system chose when the data port was too (port 0, as tests start servers;
+    /// Redis has no port 0 for a cluster node); 0 otherwise.
+    /// </summary>
+    internal int BoundBusPort;
 
     // ------------------------------------------------------------------ nodes
 
@@ -172,6 +178,32 @@ internal sealed class ClusterState : IDisposable
     public void AddNode(ClusterNode node)
     {
         lock (Sync) _nodes[node.Id] = node;
+    }
+
+    /// <summary>The bus (null until the server started it).</summary>
+    public ClusterBus? Bus { get; internal set; }
+
+    /// <summary>The forgotten nodes still blacklisted and the seconds left for each (the forgotten-node extension).</summary>
+    internal List<(string Id, long TtlSeconds)> ForgottenNodes()
+    {
+        lock (Sync)
+        {
+            long now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+            var list = new List<(string, long)>();
+            foreach (var (k, until) in _forgotten)
+                if (until >= now) list.Add((k, until - now));
+            return list;
+        }
+    }
+
+    /// <summary>A forgotten-node extension: <paramref name="node"/> is removed and may not come back for <paramref name="ttlSeconds"/>.</summary>
+    internal void ForgetFor(ClusterNode node, long ttlSeconds)
+    {
+        lock (Sync)
+        {
+            RemoveNode(node, forget: false);
+            _forgotten[node.Id] = DateTimeOffset.UtcNow.ToUnixTimeSeconds() + ttlSeconds;
+        }
     }
 
     /// <summary>Whether CLUSTER FORGET removed <paramref name="id"/> less than a minute ago (Redis's blacklist).</summary>
@@ -203,6 +235,11 @@ internal sealed class ClusterState : IDisposable
                 if (_slots[j] == node) DelSlot(j);
             }
             foreach (var other in _nodes.Values) other.FailureReports.Remove(node.Id);
+            // Redis's freeClusterNode frees both of its links.
+            node.Link?.Close();
+            node.InboundLink?.Close();
+            node.Link = node.InboundLink = null;
+            node.LinkConnected = false;
             if (node.Master != null) node.Master.Replicas.Remove(node);
             foreach (var replica in node.Replicas) if (replica.Master == node) replica.Master = null;
             _nodes.Remove(node.Id);
@@ -484,6 +521,7 @@ internal sealed class ClusterState : IDisposable
         try
         {
             RemoveStaleHandshakes();
+            Bus?.Cron();
             if (!_ok) UpdateState();
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)

@@ -48,7 +48,9 @@ internal static class PubSubCommands
         ctx.Reply.Integer(ctx.Server.PubSub.Publish(ctx.Arg(1), ctx.Arg(2), shard, self, ref toSelf));
         if (toSelf != null)
             foreach (var message in toSelf) ctx.Reply.Raw(message);
-        ctx.Propagation?.Force(Storage.PropagationTarget.Replicas);
+        // In cluster mode Redis sends it over the bus instead of the replication stream.
+        if (ctx.Server.Cluster?.Bus is { } bus) bus.PropagatePublish(ctx.Arg(1), ctx.Arg(2), shard);
+        else ctx.Propagation?.Force(Storage.PropagationTarget.Replicas);
     }
 
     /// <summary>PUBSUB CHANNELS [pattern].</summary>

@@ -444,6 +444,13 @@ internal sealed class RedisServer : IAsyncDisposable
             if (unixSocket.Length > 0) _unixListener = new Listener(this, unixSocket, (int)Config.Number("unixsocketperm"));
             // Redis's clusterInit, once the port is known (port 0 takes one from the system here).
             Cluster?.Initialize();
+            if (Cluster != null)
+            {
+                // The cluster bus listens as the data port does (clusterInit's listener on port + 10000).
+                var bus = new Cluster.ClusterBus(this, Cluster);
+                bus.Start(Options.Bind, systemChosenPort: Options.Port == 0);
+                Cluster.Bus = bus;
+            }
         }
         catch
         {
@@ -551,6 +558,7 @@ internal sealed class RedisServer : IAsyncDisposable
         _listeners.Clear();
         _tlsListeners.Clear();
         RemoveUnixSocket(log: false);
+        Cluster?.Bus?.Dispose();
     }
 
     /// <summary>
@@ -1010,6 +1018,7 @@ internal sealed class RedisServer : IAsyncDisposable
             try { File.Delete(_pidFile); } catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
         }
         StopListening();
+        Cluster?.Bus?.Dispose();
         Replica.Stop();
         if (drain > TimeSpan.Zero)
         {

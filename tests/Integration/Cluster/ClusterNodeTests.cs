@@ -23,7 +23,10 @@ public sealed class ClusterNodeTests
     }
 
     private static TestServer StartNode(string dir, int shards = 2, params string[] extra)
-        => TestServer.Start(shards, ["--cluster-enabled", "yes", "--dir", dir, .. extra]);
+        => TestServer.Start(shards, [.. PortPair(extra), "--cluster-enabled", "yes", "--dir", dir, .. extra]);
+
+    /// <summary>A data port whose bus port (+10000) is free too, unless the test names a port.</summary>
+    private static string[] PortPair(string[] extra) => extra.Contains("--port") ? [] : ["--port", OurCluster.PickPortPair().ToString()];
 
     [Fact]
     public async Task NodesConf_WrittenAsRedis72_AndLoadedAtRestart()

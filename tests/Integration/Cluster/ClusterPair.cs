@@ -52,7 +52,7 @@ internal sealed class ClusterPair : IAsyncDisposable
         }
         var theirs = ReferenceRedis.StartOrNull($"--cluster-enabled yes --dir {theirDir} --cluster-node-timeout 600000 {extra}")
                      ?? throw new InvalidOperationException(ReferenceRedis.MissingMessage);
-        var args = new List<string> { "--cluster-enabled", "yes", "--dir", ourDir, "--cluster-node-timeout", "600000" };
+        var args = new List<string> { "--port", OurCluster.PickPortPair().ToString(), "--cluster-enabled", "yes", "--dir", ourDir, "--cluster-node-timeout", "600000" };
         args.AddRange(extra.Split(' ', StringSplitOptions.RemoveEmptyEntries));
         var ours = TestServer.Start(2, [.. args]);
         return new ClusterPair(theirs, ours, theirDir, ourDir);
