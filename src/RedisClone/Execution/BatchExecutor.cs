@@ -211,7 +211,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     break;
             }
             PassPauseTurn();
-            if (Session.CloseAfterReply || Session.Killed) return true;
+            if (StopsMidBatch) return true;
             if (output.UnflushedBytes > FlushThreshold && !await FlushBetweenCommandsAsync()) return false;
         }
         if (segCount > 0 && !await RunSegmentAsync(segStart, segCount, segMask)) return false;
@@ -605,7 +605,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         {
             await PostLockedAsync(_server.Shards.AllMask, LockedAction.Scripts, start, end);
             start = _lockedWork!.Next;
-            if (Session.CloseAfterReply || Session.Killed) return true;
+            if (StopsMidBatch) return true;
             if (start < end && _output.UnflushedBytes > FlushThreshold && !await FlushMidBatchAsync()) return false;
         }
         return true;
@@ -622,6 +622,14 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (work.Replies.Written > 0) _output.Write(work.Replies.Slice(0, work.Replies.Written));
     }
 
+    /// <summary>
+    /// A client closed or killed by a command of its batch runs none of the commands after it. Not a
+    /// replica's master client: its link passes on the offset of the whole batch once it has run
+    /// (CLIENT KILL TYPE master mid-batch would otherwise skip the rest, and the PSYNC from the
+    /// offset passed on would never bring it back); the link closes after the batch.
+    /// </summary>
+    private bool StopsMidBatch => (Session.CloseAfterReply || Session.Killed) && !Session.IsMaster;
+
     /// <summary>The body of a locked action; the caller holds every gate it needs.</summary>
     private void RunLocked(LockedAction action, int command, IBufferWriter<byte> target)
     {
@@ -636,7 +644,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 while (i < work.End)
                 {
                     RunWithReplyMode(i++, target);
-                    if (work.Replies.Written > ShardBatchWork.ReplyBudget || Session.CloseAfterReply || Session.Killed) break;
+                    if (work.Replies.Written > ShardBatchWork.ReplyBudget || StopsMidBatch) break;
                 }
                 work.Next = i;
                 break;

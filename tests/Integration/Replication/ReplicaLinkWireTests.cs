@@ -131,6 +131,67 @@ public sealed class ReplicaLinkWireTests
     /// master says what becomes of it, as Redis's checkAlreadyExpired on a replica. The soak found
     /// a replica that had deleted such keys at once and lost the PERSIST that followed.
     /// </summary>
+    /// <summary>
+    /// CLIENT KILL TYPE master while the replica is in the middle of a batch of its master's stream:
+    /// the batch is applied whole and its offset passed on, then the link closes, and the PSYNC that
+    /// follows asks for what comes after it. Killed mid-batch, the rest of the batch used to be
+    /// skipped while its offset was counted, so the PSYNC never brought it back.
+    /// </summary>
+    [Fact]
+    public async Task MasterClientKilled_MidBatch_BatchAppliedAndPsyncAfterIt()
+    {
+        byte[] rdb = await EmptyRdbAsync();
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        int masterPort = ((IPEndPoint)listener.LocalEndpoint).Port;
+        await using var server = TestServer.Start(4);
+        using var r = server.Connect();
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", masterPort.ToString()));
+        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(25));
+        using (var socket = await listener.AcceptSocketAsync(cts.Token))
+        {
+            socket.ReceiveTimeout = 25_000;
+            using var stream = new NetworkStream(socket);
+            ReadCommand(stream); // PING
+            stream.Write("+PONG\r\n"u8);
+            ReadCommand(stream);
+            ReadCommand(stream);
+            stream.Write("+OK\r\n+OK\r\n"u8);
+            ReadCommand(stream); // PSYNC
+            string replid = new('c', 40);
+            stream.Write(Encoding.ASCII.GetBytes($"+FULLRESYNC {replid} 0\r\n${rdb.Length}\r\n"));
+            stream.Write(rdb);
+            Eventually.Wait(() => r.Call("INFO", "replication").Contains("master_link_status:up"), () => r.Call("INFO", "replication"), 25);
+            using var started = server.Connect();
+            started.Call("SUBSCRIBE", "started");
+            // One write: a script that keeps the master client busy for a while, then a SET after it.
+            var batch = new List<byte>();
+            batch.AddRange(RespClient.Encode("SELECT", "0"));
+            batch.AddRange(RespClient.Encode("SET", "before", "1"));
+            batch.AddRange(RespClient.Encode("EVAL", "redis.call('PUBLISH', 'started', '1') local t = redis.call('TIME') local s = t[1] * 1000000 + t[2] " +
+                "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - s > 1500000 redis.call('SET', 'slow', '1')", "0"));
+            batch.AddRange(RespClient.Encode("SET", "after", "1"));
+            stream.Write(batch.ToArray());
+            // The script tells a subscriber it has started (pub/sub needs no gate), then spins.
+            Assert.Contains("started", started.ReadReply());
+            Assert.Equal(":1\r\n", r.Call("CLIENT", "KILL", "TYPE", "master"));
+            using var again = await listener.AcceptSocketAsync(cts.Token);
+            again.ReceiveTimeout = 25_000;
+            using var stream2 = new NetworkStream(again);
+            string psync = "";
+            for (int i = 0; i < 5 && !psync.Contains("PSYNC"); i++)
+            {
+                psync = ReadCommand(stream2);
+                if (psync.Contains("PING")) stream2.Write("+PONG\r\n"u8);
+                else if (!psync.Contains("PSYNC")) stream2.Write("+OK\r\n"u8);
+            }
+            Assert.Contains(replid, psync);
+            Assert.Contains($"${(batch.Count + 1).ToString().Length}\r\n{batch.Count + 1}\r\n", psync); // the offset after the whole batch
+            Assert.Equal("$1\r\n1\r\n", r.Call("GET", "after"));
+            Assert.Equal("$1\r\n1\r\n", r.Call("GET", "slow"));
+        }
+    }
+
     [Fact]
     public async Task MasterStream_KeysPastTheirTtl_KeptUntilTheMasterDeletes()
     {
