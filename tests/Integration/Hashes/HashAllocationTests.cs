@@ -56,9 +56,15 @@ public class HashAllocationTests
 
             RunAll(0); // creates the keys
             RunAll(1); // and warms up
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            for (int i = 0; i < 1000; i++) RunAll(1);
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            // Allocation per command shows in every attempt; a one-off (something shared initialised
+            // lazily while the suite runs beside it, seen once as 5,848 bytes in 1,000 rounds) in one only.
+            long allocated = long.MaxValue;
+            for (int attempt = 0; attempt < 3 && allocated != 0; attempt++)
+            {
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < 1000; i++) RunAll(1);
+                allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            }
             Assert.True(allocated == 0, $"allocated {allocated / 1000.0} bytes per round of {commands.Count - 1} commands");
         }
         finally
