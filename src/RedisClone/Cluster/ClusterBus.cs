@@ -356,7 +356,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                     return;
                 }
                 _state.Rename(linkNode, Text(msg.Sender));
-                linkNode.Flags = (linkNode.Flags & ~NodeFlags.Handshake) | ((NodeFlags)(ushort)msg.Flags & (NodeFlags.Master | NodeFlags.Slave));
+                linkNode.Flags = (linkNode.Flags & ~NodeFlags.Handshake) | (msg.Flags & (NodeFlags.Master | NodeFlags.Slave));
                 _server.Log.Notice($"Handshake with node {linkNode.Id} completed.");
                 SaveAndUpdate();
             }
@@ -373,7 +373,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         }
 
         if (sender != null)
-            sender.Flags = (sender.Flags & ~NodeFlags.NoFailover) | ((NodeFlags)(ushort)msg.Flags & NodeFlags.NoFailover);
+            sender.Flags = (sender.Flags & ~NodeFlags.NoFailover) | (msg.Flags & NodeFlags.NoFailover);
 
         if (sender != null && type == BusMessageType.Ping && !InHandshake(sender) && UpdateAddressIfNeeded(sender, link, msg))
             SaveAndUpdate();
@@ -589,7 +589,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         for (int i = 0; i < msg.Count; i++)
         {
             var g = msg.Gossip(i);
-            var flags = (NodeFlags)(ushort)g.Flags;
+            var flags = g.Flags;
             var node = _state.Lookup(g.Name);
             bool gossipFailing = (flags & (NodeFlags.Fail | NodeFlags.PFail)) != 0;
             if (node != null)
@@ -757,7 +757,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             CurrentEpoch = _state.CurrentEpoch, ConfigEpoch = master.ConfigEpoch,
             Offset = (ulong)Math.Max(0, _server.Replication.Offset),
             Sender = Name(me.Id), Slots = _headerSlots, MyIp = _server.Config.Value("cluster-announce-ip"),
-            Flags = (Bus.NodeFlags)(ushort)me.Flags, State = _state.StateOk ? (byte)0 : (byte)1,
+            Flags = me.Flags, State = _state.StateOk ? (byte)0 : (byte)1,
         };
         if (me.IsReplica && me.Master != null) h.ReplicaOf = Name(me.Master.Id);
         return h;
@@ -766,7 +766,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
     private static GossipEntry Gossip(ClusterNode n) => new()
     {
         Name = Name(n.Id), PingSentSeconds = (uint)(n.PingSent / 1000), PongReceivedSeconds = (uint)(n.PongReceived / 1000),
-        Ip = n.Ip, Port = (ushort)n.Port, Cport = (ushort)n.BusPort, Flags = (Bus.NodeFlags)(ushort)n.Flags, Pport = (ushort)n.TlsPort,
+        Ip = n.Ip, Port = (ushort)n.Port, Cport = (ushort)n.BusPort, Flags = n.Flags, Pport = (ushort)n.TlsPort,
     };
 
     /// <summary>Redis's clusterSendPing: the header, gossip about a tenth of the nodes (at least 3) and every PFAIL one, then the extensions.</summary>

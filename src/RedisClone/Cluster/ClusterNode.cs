@@ -1,21 +1,6 @@
-namespace RedisClone.Cluster;
+using RedisClone.Cluster.Bus;
 
-/// <summary>A node's flags as Redis's cluster.h numbers them (the bus carries these bits).</summary>
-[Flags]
-internal enum NodeFlags : ushort
-{
-    None = 0,
-    Master = 1,
-    Slave = 2,
-    PFail = 4,
-    Fail = 8,
-    Myself = 16,
-    Handshake = 32,
-    NoAddr = 64,
-    Meet = 128,
-    MigrateTo = 256,
-    NoFailover = 512,
-}
+namespace RedisClone.Cluster;
 
 /// <summary>
 /// One node of the cluster as this node knows it: its ids, addresses, flags, master, epochs and the

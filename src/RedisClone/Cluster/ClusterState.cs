@@ -1,4 +1,5 @@
 using RedisClone.Server;
+using RedisClone.Cluster.Bus;
 
 namespace RedisClone.Cluster;
 

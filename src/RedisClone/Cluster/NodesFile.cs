@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using RedisClone.Server;
+using RedisClone.Cluster.Bus;
 
 namespace RedisClone.Cluster;
 
