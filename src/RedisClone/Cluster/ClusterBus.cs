@@ -3,6 +3,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using RedisClone.Cluster.Bus;
+using RedisClone.Network;
 using RedisClone.Server;
 
 namespace RedisClone.Cluster;
@@ -57,6 +58,8 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                 BusLogLevel.Notice => ServerLog.Level.Notice,
                 _ => ServerLog.Level.Warning,
             }, text),
+            ServerTls = () => TlsCluster && _server.Tls is { } tls ? tls.Options(_server.Config.TlsAuthClients) : null,
+            ClientTls = host => TlsCluster && _server.Tls is { } tls ? tls.ClientOptions(host, TlsContext.LoadClientCertificate(_server.Config)) : null,
         };
         RefreshOptions();
     }
@@ -65,13 +68,13 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
 
     private long NodeTimeout => Math.Max(1, _server.Config.Number("cluster-node-timeout"));
 
-    /// <summary>The port the bus listens on: cluster-port, or the data port + 10000.</summary>
+    /// <summary>The port the bus listens on: cluster-port, or the data port + 10000 (the TLS port's under tls-cluster, as Redis's defaultClientPort).</summary>
     public int ListenPort
     {
         get
         {
             long clusterPort = _server.Config.Number("cluster-port");
-            return clusterPort != 0 ? (int)clusterPort : _server.Port + 10000;
+            return clusterPort != 0 ? (int)clusterPort : (TlsCluster ? _server.TlsPort : _server.Port) + 10000;
         }
     }
 
@@ -331,9 +334,10 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             {
                 // A node met us: it is added in handshake; our PING to it will learn its name.
                 string ip = msg.MyIp.Length > 0 ? Text(msg.MyIp) : link.RemoteEndPoint?.Address.ToString() ?? "";
+                var (tcp, tls) = ClientPorts(msg.Port, msg.Pport);
                 var node = new ClusterNode(Common.RandomHex.Next40(), Common.RandomHex.Next40())
                 {
-                    Flags = NodeFlags.Handshake, Ip = ip, Port = msg.Port, TlsPort = msg.Pport, BusPort = msg.Cport,
+                    Flags = NodeFlags.Handshake, Ip = ip, Port = tcp, TlsPort = tls, BusPort = msg.Cport,
                     CreatedMs = Environment.TickCount64,
                 };
                 _state.AddNode(node);
@@ -461,7 +465,8 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         if (link == node.Link) return false;
         string? ip = msg.MyIp.Length > 0 ? Text(msg.MyIp) : link.RemoteEndPoint?.Address.ToString();
         if (ip == null) return false;
-        int tcp = msg.Port, tls = msg.Pport, cport = msg.Cport;
+        var (tcp, tls) = ClientPorts(msg.Port, msg.Pport);
+        int cport = msg.Cport;
         if (node.Port == tcp && node.TlsPort == tls && node.BusPort == cport && node.Ip == ip) return false;
         node.Ip = ip;
         node.Port = tcp;
@@ -576,7 +581,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         var me = _state.Myself;
         if (me.IsMaster) _state.DelNodeSlots(me);
         _state.SetReplicaOf(me, master);
-        if (master.Ip.Length > 0) _server.Replica.SetMaster(master.Ip, master.Port);
+        if (master.Ip.Length > 0) _server.Replica.SetMaster(master.Ip, _state.ReplicationPort(master));
         SaveAndUpdate();
     }
 
@@ -617,13 +622,14 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                 if ((node.Flags & (NodeFlags.Fail | NodeFlags.PFail)) != 0 && (flags & NodeFlags.NoAddr) == 0 && !gossipFailing)
                 {
                     string ip = Text(g.Ip);
-                    if (!string.Equals(node.Ip, ip, StringComparison.OrdinalIgnoreCase) || node.Port != g.Port
-                        || node.TlsPort != g.Pport || node.BusPort != g.Cport)
+                    var (tcp, tls) = ClientPorts(g.Port, g.Pport);
+                    if (!string.Equals(node.Ip, ip, StringComparison.OrdinalIgnoreCase) || node.Port != tcp
+                        || node.TlsPort != tls || node.BusPort != g.Cport)
                     {
                         FreeLink(node);
                         node.Ip = ip;
-                        node.Port = g.Port;
-                        node.TlsPort = g.Pport;
+                        node.Port = tcp;
+                        node.TlsPort = tls;
                         node.BusPort = g.Cport;
                         node.Flags &= ~NodeFlags.NoAddr;
                     }
@@ -634,9 +640,10 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                 string id = Text(g.Name);
                 if (_state.IsForgotten(id)) continue;
                 // 7.x adds a gossiped node under its own name at once (no handshake); the cron connects to it.
+                var (tcp, tls) = ClientPorts(g.Port, g.Pport);
                 var n = new ClusterNode(id, Common.RandomHex.Next40())
                 {
-                    Flags = flags & ~(NodeFlags.Myself | NodeFlags.Meet), Ip = Text(g.Ip), Port = g.Port, TlsPort = g.Pport,
+                    Flags = flags & ~(NodeFlags.Myself | NodeFlags.Meet), Ip = Text(g.Ip), Port = tcp, TlsPort = tls,
                     BusPort = g.Cport, CreatedMs = Environment.TickCount64,
                 };
                 _state.AddNode(n);
@@ -748,12 +755,13 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
     {
         var me = _state.Myself;
         var master = me.IsReplica && me.Master != null ? me.Master : me;
+        bool tlsCluster = TlsCluster;
         _headerSlots.ClearAll();
         for (int j = 0; j < ClusterState.Slots; j++)
             if (_state.Owner(j) == master) _headerSlots.Set(j);
         var h = new BusHeader
         {
-            Port = (ushort)me.Port, Pport = (ushort)me.TlsPort, Cport = (ushort)me.BusPort,
+            Port = (ushort)(tlsCluster ? me.TlsPort : me.Port), Pport = (ushort)(tlsCluster ? me.Port : me.TlsPort), Cport = (ushort)me.BusPort,
             CurrentEpoch = _state.CurrentEpoch, ConfigEpoch = master.ConfigEpoch,
             Offset = (ulong)Math.Max(0, _server.Replication.Offset),
             Sender = Name(me.Id), Slots = _headerSlots, MyIp = _server.Config.Value("cluster-announce-ip"),
@@ -763,11 +771,21 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         return h;
     }
 
-    private static GossipEntry Gossip(ClusterNode n) => new()
+    private static GossipEntry Gossip(ClusterNode n, bool tlsCluster) => new()
     {
         Name = Name(n.Id), PingSentSeconds = (uint)(n.PingSent / 1000), PongReceivedSeconds = (uint)(n.PongReceived / 1000),
-        Ip = n.Ip, Port = (ushort)n.Port, Cport = (ushort)n.BusPort, Flags = n.Flags, Pport = (ushort)n.TlsPort,
+        Ip = n.Ip, Cport = (ushort)n.BusPort, Flags = n.Flags,
+        Port = (ushort)(tlsCluster ? n.TlsPort : n.Port), Pport = (ushort)(tlsCluster ? n.Port : n.TlsPort),
     };
+
+    /// <summary>tls-cluster: the bus runs over TLS and its messages name the TLS port first.</summary>
+    private bool TlsCluster => _server.Config.Value("tls-cluster") == "yes";
+
+    /// <summary>
+    /// Redis's getClientPortFromClusterMsg / getClientPortFromGossip: a message's port is the TLS one
+    /// under tls-cluster and its pport the plain one; the other way round otherwise.
+    /// </summary>
+    private (int Tcp, int Tls) ClientPorts(ushort port, ushort pport) => TlsCluster ? (pport, port) : (port, pport);
 
     /// <summary>Redis's clusterSendPing: the header, gossip about a tenth of the nodes (at least 3) and every PFAIL one, then the extensions.</summary>
     private void SendPing(BusLink link, ClusterNode? node, BusMessageType type)
@@ -777,6 +795,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         var all = _state.Nodes.ToArray();
         int freshNodes = all.Length - 2;
         int wanted = Math.Min(Math.Max(3, all.Length / 10), freshNodes);
+        bool tlsCluster = TlsCluster;
         _writer.StartPing(type, Header());
         var chosen = new HashSet<ClusterNode>(ReferenceEqualityComparer.Instance);
         for (int tries = wanted * 3; tries > 0 && chosen.Count < wanted; tries--)
@@ -785,12 +804,12 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             if (n == me || n.TimedOut) continue; // PFAIL nodes go below, all of them
             if ((n.Flags & (NodeFlags.Handshake | NodeFlags.NoAddr)) != 0 || (n.Link == null && n.SlotCount == 0)) continue;
             if (!chosen.Add(n)) continue;
-            _writer.AddGossip(Gossip(n));
+            _writer.AddGossip(Gossip(n, tlsCluster));
         }
         foreach (var n in all)
         {
             if (!n.TimedOut || (n.Flags & (NodeFlags.Handshake | NodeFlags.NoAddr)) != 0 || n == me) continue;
-            _writer.AddGossip(Gossip(n));
+            _writer.AddGossip(Gossip(n, tlsCluster));
         }
         if (me.Hostname.Length > 0) _writer.AddHostname(Encoding.Latin1.GetBytes(me.Hostname));
         if (me.HumanNodename.Length > 0) _writer.AddHumanNodename(Encoding.Latin1.GetBytes(me.HumanNodename));
@@ -913,7 +932,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             }
             // A replica whose replication is not pointed at its master (the master's address came late).
             if (me.IsReplica && me.Master is { } master && master.Ip.Length > 0 && _server.Replica.MasterHost == null)
-                _server.Replica.SetMaster(master.Ip, master.Port);
+                _server.Replica.SetMaster(master.Ip, _state.ReplicationPort(master));
             Flush();
         }
     }

@@ -67,7 +67,7 @@ internal static class ClusterCommands
         int argc = ctx.ArgCount;
         if (Ascii.EqualsIgnoreCase(sub, "help"u8) && argc == 2) Help.Write(ref ctx);
         else if (Ascii.EqualsIgnoreCase(sub, "meet"u8) && argc is 4 or 5) Meet(ref ctx, state);
-        else if (Ascii.EqualsIgnoreCase(sub, "nodes"u8) && argc == 2) ctx.Reply.Verbatim(Encoding.Latin1.GetBytes(NodesFile.Describe(state, forFile: false)));
+        else if (Ascii.EqualsIgnoreCase(sub, "nodes"u8) && argc == 2) ctx.Reply.Verbatim(Encoding.Latin1.GetBytes(NodesFile.Describe(state, forFile: false, tlsPrimary: (ctx.Client.ScriptCaller ?? ctx.Client).Tls)));
         else if (Ascii.EqualsIgnoreCase(sub, "myid"u8) && argc == 2) ctx.Reply.Bulk(state.Myself.Id);
         else if (Ascii.EqualsIgnoreCase(sub, "myshardid"u8) && argc == 2) ctx.Reply.Bulk(state.Myself.ShardId);
         else if (Ascii.EqualsIgnoreCase(sub, "slots"u8) && argc == 2) Slots(ref ctx, state);
@@ -388,7 +388,7 @@ internal static class ClusterCommands
     {
         state.SetReplicaOf(state.Myself, master);
         // The link itself: the replication slice's replica side, at the master's announced address.
-        if (master.Ip.Length > 0) ctx.Server.Replica.SetMaster(master.Ip, master.Port);
+        if (master.Ip.Length > 0) ctx.Server.Replica.SetMaster(master.Ip, state.ReplicationPort(master));
     }
 
     /// <summary>CLUSTER MEET ip port [cport] — checks the address as Redis's clusterStartHandshake; the bus connects.</summary>
@@ -472,7 +472,7 @@ internal static class ClusterCommands
             case "hostname": ctx.Reply.Bulk(node.Hostname.Length > 0 ? node.Hostname : "?"); break;
             default: ctx.Reply.NullBulk(); break;
         }
-        ctx.Reply.Integer(node.Port);
+        ctx.Reply.Integer(ClientPort(ctx.Client, node));
         ctx.Reply.Bulk(node.Id);
         bool ip = endpointType != "ip", hostname = endpointType != "hostname" && node.Hostname.Length > 0;
         ctx.Reply.MapHeader((ip ? 1 : 0) + (hostname ? 1 : 0));
@@ -489,6 +489,12 @@ internal static class ClusterCommands
     }
 
     /// <summary>The preferred endpoint of a node (Redis's getPreferredEndpoint): MOVED, ASK and CLUSTER SHARDS.</summary>
+    /// <summary>
+    /// Redis 7.2's getNodeClientPort(node, shouldReturnTlsInfo()): the TLS port to a client of the
+    /// TLS port (a script's caller decides for the script), the plain one otherwise.
+    /// </summary>
+    internal static int ClientPort(ClientSession session, ClusterNode node) => (session.ScriptCaller ?? session).Tls ? node.TlsPort : node.Port;
+
     internal static string PreferredEndpoint(Server.RedisServer server, ClusterNode node) => server.Config.Value("cluster-preferred-endpoint-type") switch
     {
         "ip" => node.Ip,
@@ -705,7 +711,7 @@ internal static class ClusterCommands
             foreach (var r in n.Replicas)
             {
                 var sb = new StringBuilder();
-                NodesFile.DescribeNode(sb, state, r, forFile: false, ranges);
+                NodesFile.DescribeNode(sb, state, r, forFile: false, (ctx.Client.ScriptCaller ?? ctx.Client).Tls, ranges);
                 ctx.Reply.Bulk(Encoding.Latin1.GetBytes(sb.ToString()));
             }
         }

@@ -94,7 +94,7 @@ internal sealed class ClusterState : IDisposable
             bool loaded = false;
             if (!string.IsNullOrEmpty(text))
             {
-                NodesFile.Load(this, text);
+                NodesFile.Load(this, text, TlsCluster);
                 loaded = true;
                 _server.Log.Notice($"Node configuration loaded, I'm {Myself.Id[..40]}");
             }
@@ -138,7 +138,7 @@ internal sealed class ClusterState : IDisposable
             int port = _server.Port, tlsPort = config.TlsPort;
             me.Port = announcedPort != 0 ? (int)announcedPort : port;
             me.TlsPort = announcedTls != 0 ? (int)announcedTls : tlsPort;
-            me.BusPort = announcedBus != 0 ? (int)announcedBus : clusterPort != 0 ? (int)clusterPort : BoundBusPort != 0 ? BoundBusPort : port + 10000;
+            me.BusPort = announcedBus != 0 ? (int)announcedBus : clusterPort != 0 ? (int)clusterPort : BoundBusPort != 0 ? BoundBusPort : (TlsCluster ? tlsPort : port) + 10000;
             string ip = config.Value("cluster-announce-ip");
             // Without an announced address myself's stays what the bus learned (empty until then).
             if (ip.Length > 0) me.Ip = ip;
@@ -295,13 +295,16 @@ internal sealed class ClusterState : IDisposable
     {
         lock (Sync)
         {
+            bool tls = TlsCluster; // the port given is the TLS one then
             foreach (var n in _nodes.Values)
-                if ((n.Flags & NodeFlags.Handshake) != 0 && n.Ip == ip && n.Port == port && n.BusPort == busPort) return false;
+                if ((n.Flags & NodeFlags.Handshake) != 0 && n.Ip == ip && (tls ? n.TlsPort : n.Port) == port && n.BusPort == busPort) return false;
             var node = new ClusterNode(Common.RandomHex.Next40(), Common.RandomHex.Next40())
             {
-                Flags = NodeFlags.Handshake | NodeFlags.Meet, Ip = ip, Port = port, BusPort = busPort,
+                Flags = NodeFlags.Handshake | NodeFlags.Meet, Ip = ip, BusPort = busPort,
                 CreatedMs = Environment.TickCount64,
             };
+            if (tls) node.TlsPort = port;
+            else node.Port = port;
             _nodes.Add(node.Id, node);
             return true;
         }
@@ -544,6 +547,12 @@ internal sealed class ClusterState : IDisposable
 
     // ------------------------------------------------------------------ persistence
 
+    /// <summary>Redis's getNodeDefaultReplicationPort: where a replica of <paramref name="master"/> connects (its TLS port under tls-replication).</summary>
+    public int ReplicationPort(ClusterNode master) => _server.Config.Value("tls-replication") == "yes" ? master.TlsPort : master.Port;
+
+    /// <summary>tls-cluster: nodes.conf names each node's TLS port after its address.</summary>
+    private bool TlsCluster => _server.Config.Value("tls-cluster") == "yes";
+
     /// <summary>Writes nodes.conf (atomically and fsynced); false with the error when it could not.</summary>
     public bool Save(out string? error)
     {
@@ -551,7 +560,7 @@ internal sealed class ClusterState : IDisposable
         {
             error = null;
             if (_file == null) return true;
-            return _file.Save(NodesFile.Describe(this, forFile: true), out error);
+            return _file.Save(NodesFile.Describe(this, forFile: true, tlsPrimary: TlsCluster), out error);
         }
     }
 

@@ -156,9 +156,10 @@ internal sealed class NodesFile : IDisposable
 
     /// <summary>
     /// CLUSTER NODES (<paramref name="forFile"/> false) or nodes.conf (true: aux fields, no nodes in
-    /// handshake, and the vars line).
+    /// handshake, and the vars line). <paramref name="tlsPrimary"/>: the TLS port is the one shown
+    /// after the address (a TLS client's view; nodes.conf under tls-cluster).
     /// </summary>
-    public static string Describe(ClusterState state, bool forFile)
+    public static string Describe(ClusterState state, bool forFile, bool tlsPrimary)
     {
         var sb = new StringBuilder();
         lock (state.Sync)
@@ -167,7 +168,7 @@ internal sealed class NodesFile : IDisposable
             foreach (var node in state.Nodes)
             {
                 if (forFile && (node.Flags & NodeFlags.Handshake) != 0) continue;
-                DescribeNode(sb, state, node, forFile, ranges);
+                DescribeNode(sb, state, node, forFile, tlsPrimary, ranges);
                 sb.Append('\n');
             }
             if (forFile)
@@ -178,18 +179,19 @@ internal sealed class NodesFile : IDisposable
     }
 
     /// <summary>One node's line (Redis's clusterGenNodeDescription), without the newline.</summary>
-    public static void DescribeNode(StringBuilder sb, ClusterState state, ClusterNode node, bool forFile,
+    public static void DescribeNode(StringBuilder sb, ClusterState state, ClusterNode node, bool forFile, bool tlsPrimary,
         Dictionary<ClusterNode, List<(int Start, int End)>> ranges)
     {
         var inv = CultureInfo.InvariantCulture;
-        sb.Append(node.Id).Append(' ').Append(node.Ip).Append(':').Append(node.Port.ToString(inv))
+        sb.Append(node.Id).Append(' ').Append(node.Ip).Append(':').Append((tlsPrimary ? node.TlsPort : node.Port).ToString(inv))
           .Append('@').Append(node.BusPort.ToString(inv));
         if (node.Hostname.Length > 0) sb.Append(',').Append(node.Hostname);
         if (forFile)
         {
-            // Redis 7.2's aux fields, in its order (the last index first); tcp-port is the main port.
+            // Redis 7.2's aux fields, in its order (the last index first); the port not shown above.
             if (node.Hostname.Length == 0) sb.Append(',');
-            sb.Append(",tls-port=").Append(node.TlsPort.ToString(inv));
+            if (tlsPrimary) sb.Append(",tcp-port=").Append(node.Port.ToString(inv));
+            else sb.Append(",tls-port=").Append(node.TlsPort.ToString(inv));
             if (node.HumanNodename.Length > 0) sb.Append(",nodename=").Append(node.HumanNodename);
             if (node.ShardId.Length > 0) sb.Append(",shard-id=").Append(node.ShardId);
         }
@@ -222,7 +224,7 @@ internal sealed class NodesFile : IDisposable
     /// Redis's clusterLoadConfig over <paramref name="text"/>: fills <paramref name="state"/>, or
     /// throws (after logging Redis's line) when the file is corrupt.
     /// </summary>
-    public static void Load(ClusterState state, string text)
+    public static void Load(ClusterState state, string text, bool tlsCluster)
     {
         foreach (string raw in text.Split('\n'))
         {
@@ -244,7 +246,7 @@ internal sealed class NodesFile : IDisposable
             var n = state.GetOrAddForLoad(argv[0]);
             string[] aux = argv[1].Split(',');
             n.Hostname = aux.Length > 1 ? aux[1] : "";
-            bool tcpAux = false;
+            bool tcpAux = false, tlsAux = false;
             for (int i = 2; i < aux.Length; i++)
             {
                 int eq = aux[i].IndexOf('=');
@@ -265,6 +267,7 @@ internal sealed class NodesFile : IDisposable
                         break;
                     case "tls-port":
                         n.TlsPort = ParsePort(value, line);
+                        tlsAux = true;
                         break;
                     default:
                         Corrupt(line);
@@ -277,8 +280,11 @@ internal sealed class NodesFile : IDisposable
             string ports = aux[0][(colon + 1)..];
             int at = ports.IndexOf('@');
             int port = Atoi(at < 0 ? ports : ports[..at]);
-            if (!tcpAux) n.Port = port;
-            n.BusPort = at < 0 ? n.Port + 10000 : Atoi(ports[(at + 1)..]);
+            // Redis 7.2: the port after the address is the one no aux field names; with neither
+            // (a 7.0 file), the TLS one under tls-cluster.
+            if (!tcpAux && (tlsAux || !tlsCluster)) n.Port = port;
+            else if (!tlsAux) n.TlsPort = port;
+            n.BusPort = at < 0 ? (tlsCluster ? n.TlsPort : n.Port) + 10000 : Atoi(ports[(at + 1)..]);
             foreach (string flag in argv[2].Split(','))
             {
                 switch (flag.ToLowerInvariant())

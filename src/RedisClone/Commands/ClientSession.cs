@@ -40,6 +40,12 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     /// <summary>Connected through the unixsocket (CLIENT LIST flag U; always a local client).</summary>
     public bool UnixSocket { get; }
+
+    /// <summary>
+    /// Connected through the TLS port: cluster replies (CLUSTER NODES, SLOTS, REPLICAS, MOVED, ASK)
+    /// name the nodes' TLS ports to it, as Redis 7.2's shouldReturnTlsInfo decides.
+    /// </summary>
+    public bool Tls { get; set; }
     public long CreatedAtMs { get; }
     public long LastInteractionMs { get; set; }
 

@@ -46,7 +46,7 @@ internal static class ClusterRouting
         if (def.KeySpecs.Length == 0 && def.KeyFinder == null && (def.Flags & CommandFlags.MovableKeys) == 0 && def != ExecDef) return null;
         var result = Decide(server, cluster, session, buffer, i, def, nowMs, asking, keysKnown: false, out int slot, out var node);
         if (result == Redirect.None) session.ClusterSlot = slot;
-        return result == Redirect.None ? null : Format(server, result, slot, node);
+        return result == Redirect.None ? null : Format(server, session, result, slot, node);
     }
 
     /// <summary>
@@ -87,7 +87,7 @@ internal static class ClusterRouting
     {
         if (server.Cluster is not { } cluster) return null;
         var result = Decide(server, cluster, session, buffer, i, def, nowMs, asking, keysKnown: true, out int slot, out var node);
-        return result == Redirect.None ? null : Format(server, result, slot, node);
+        return result == Redirect.None ? null : Format(server, session, result, slot, node);
     }
 
     [SkipLocalsInit]
@@ -191,13 +191,13 @@ internal static class ClusterRouting
         return expireAt == 0 || expireAt > nowMs;
     }
 
-    private static string Format(RedisServer server, Redirect result, int slot, ClusterNode? node) => result switch
+    private static string Format(RedisServer server, ClientSession session, Redirect result, int slot, ClusterNode? node) => result switch
     {
         Redirect.CrossSlot => RespErrors.CrossSlot,
         Redirect.Unstable => RespErrors.TryAgain,
         Redirect.DownState => RespErrors.ClusterDown,
         Redirect.DownReadOnly => RespErrors.ClusterDownReadOnly,
         Redirect.DownUnbound => RespErrors.ClusterDownUnbound,
-        _ => $"{(result == Redirect.Ask ? "ASK" : "MOVED")} {slot} {ClusterCommands.PreferredEndpoint(server, node!)}:{node!.Port}",
+        _ => $"{(result == Redirect.Ask ? "ASK" : "MOVED")} {slot} {ClusterCommands.PreferredEndpoint(server, node!)}:{ClusterCommands.ClientPort(session, node!)}",
     };
 }

@@ -134,6 +134,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
     {
         var connection = new ClientConnection(server, transport, remote, local, transport.Close, transport.Closed,
             transport.FinishSendingAsync);
+        connection.Session.Tls = transport.IsTls;
         server.Clients[connection.Session.Id] = connection.Session;
         try
         {

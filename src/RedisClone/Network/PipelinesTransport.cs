@@ -116,6 +116,9 @@ internal sealed class PipelinesTransport : IDuplexPipe, IClientBuffers
     /// <summary>A TLS client whose handshake is done: the pipes go through <paramref name="ssl"/>, which this transport then owns.</summary>
     public static PipelinesTransport ForTls(Socket socket, SslStream ssl, ServerStats stats) => new(socket, ssl, stats);
 
+    /// <summary>True for a client of the TLS port.</summary>
+    public bool IsTls => _ssl != null;
+
     public PipeReader Input => _input;
 
     public PipeWriter Output => _output;

@@ -217,6 +217,21 @@ internal sealed class TlsContext
         return options;
     }
 
+    /// <summary>
+    /// tls-client-cert-file with tls-client-key-file (and its tls-client-key-file-pass): the
+    /// certificate this server presents when it connects out (to a master, to a cluster node); null
+    /// when none is configured, and the server's own is presented instead.
+    /// </summary>
+    public static X509Certificate2? LoadClientCertificate(Server.Config.ConfigRegistry config)
+    {
+        string certFile = config.Value("tls-client-cert-file");
+        if (certFile.Length == 0) return null;
+        string keyFile = config.Value("tls-client-key-file"), pass = config.Value("tls-client-key-file-pass");
+        return pass.Length > 0
+            ? X509Certificate2.CreateFromEncryptedPemFile(certFile, pass, keyFile)
+            : X509Certificate2.CreateFromPemFile(certFile, keyFile.Length > 0 ? keyFile : null);
+    }
+
     /// <summary>tls-protocols: space-separated TLSv1, TLSv1.1, TLSv1.2, TLSv1.3 (any case); empty means TLSv1.2 and TLSv1.3.</summary>
     private static bool TryParseProtocols(string text, out SslProtocols protocols)
     {

@@ -236,16 +236,7 @@ internal sealed class MasterLink
     private async Task StartTlsAsync(CancellationToken token)
     {
         var tls = _server.Tls ?? throw new LinkException("Failed to configure TLS for the connection to MASTER: no TLS context");
-        var config = _server.Config;
-        string certFile = config.Value("tls-client-cert-file");
-        System.Security.Cryptography.X509Certificates.X509Certificate2? client = null;
-        if (certFile.Length > 0)
-        {
-            string keyFile = config.Value("tls-client-key-file"), pass = config.Value("tls-client-key-file-pass");
-            client = pass.Length > 0
-                ? System.Security.Cryptography.X509Certificates.X509Certificate2.CreateFromEncryptedPemFile(certFile, pass, keyFile)
-                : System.Security.Cryptography.X509Certificates.X509Certificate2.CreateFromPemFile(certFile, keyFile.Length > 0 ? keyFile : null);
-        }
+        var client = Network.TlsContext.LoadClientCertificate(_server.Config);
         var ssl = new System.Net.Security.SslStream(_stream!, leaveInnerStreamOpen: false);
         _stream = ssl;
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(token);

@@ -14,7 +14,7 @@ public sealed class ClusterNodeTests
     /// A nodes.conf a running node holds: its exclusive flock keeps .NET's readers out (they take a
     /// shared one), as it keeps a second node out; cat takes none.
     /// </summary>
-    private static string ReadLocked(string path)
+    internal static string ReadLocked(string path)
     {
         using var cat = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("cat", [path]) { RedirectStandardOutput = true })!;
         string text = cat.StandardOutput.ReadToEnd();

@@ -2,6 +2,8 @@ using System.Buffers;
 using System.Buffers.Binary;
 using System.IO.Pipelines;
 using System.Net;
+using System.Net.Security;
+using System.Security.Authentication;
 using System.Net.Sockets;
 using Pipelines.Sockets.Unofficial;
 
@@ -27,7 +29,10 @@ namespace RedisClone.Cluster.Bus;
 /// socket's send loop writes it. The bytes queued and not yet sent are the link's send buffer;
 /// over cluster-link-sendbuf-limit the link is freed (Redis checks this in its cron; here each
 /// send does).</para>
-/// <para>Not here yet: TLS (tls-cluster), and Redis's bind_source_addr for outgoing links.</para>
+/// <para>TLS (tls-cluster): the same pipes over an <see cref="SslStream"/> whose handshake is done
+/// before the link exists (<see cref="BusOptions.ClientTls"/> for outgoing links, the listener's
+/// <see cref="BusOptions.ServerTls"/> for accepted ones); the send buffer then counts plaintext.</para>
+/// <para>Not here yet: Redis's bind_source_addr for outgoing links.</para>
 /// </remarks>
 internal sealed class BusLink
 {
@@ -48,7 +53,8 @@ internal sealed class BusLink
         minimumSegmentSize: Segment, useSynchronizationContext: false);
 
     private readonly Socket _socket;
-    private readonly SocketConnection _connection;
+    private readonly IMeasuredDuplexPipe _connection; // a SocketConnection, or the stream pipes over _ssl
+    private readonly SslStream? _ssl;
     private readonly IBusHandler _handler;
     private readonly BusOptions _options;
     private readonly Lock _sendLock = new();
@@ -63,17 +69,23 @@ internal sealed class BusLink
     private int _assembled;
     private uint _assemblyTotal;
 
-    private BusLink(Socket socket, bool inbound, IBusHandler handler, BusOptions options)
+    private BusLink(Socket socket, SslStream? ssl, bool inbound, IBusHandler handler, BusOptions options)
     {
         _socket = socket;
+        _ssl = ssl;
         _handler = handler;
         _options = options;
         Inbound = inbound;
         CreatedAtMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         RemoteEndPoint = Plain(socket.RemoteEndPoint as IPEndPoint);
         LocalEndPoint = Plain(socket.LocalEndPoint as IPEndPoint);
-        _connection = SocketConnection.Create(socket, SendOptions, ReceiveOptions);
+        _connection = ssl == null
+            ? SocketConnection.Create(socket, SendOptions, ReceiveOptions)
+            : (IMeasuredDuplexPipe)StreamConnection.GetDuplex(ssl, SendOptions, ReceiveOptions);
     }
+
+    /// <summary>True when the link runs over TLS (tls-cluster).</summary>
+    public bool IsTls => _ssl != null;
 
     /// <summary>An IPv4 address as such, not mapped into IPv6 (an outgoing socket is dual-mode): the text Redis would show.</summary>
     private static IPEndPoint? Plain(IPEndPoint? endPoint)
@@ -103,7 +115,7 @@ internal sealed class BusLink
     {
         get
         {
-            lock (_sendLock) return _closed ? 0 : Math.Max(0, _queued - _connection.BytesSent);
+            lock (_sendLock) return _closed ? 0 : Math.Max(0, _queued - _connection.TotalBytesSent);
         }
     }
 
@@ -144,13 +156,31 @@ internal sealed class BusLink
                 return new BusConnectResult(null, ex is OperationCanceledException ? "Connection timed out" : ex.Message);
             }
         }
-        var link = new BusLink(socket, inbound: false, handler, options) { Owner = owner };
+        SslStream? ssl = null;
+        if (options.ClientTls?.Invoke(host) is { } tls)
+        {
+            ssl = new SslStream(new NetworkStream(socket, ownsSocket: false), leaveInnerStreamOpen: false);
+            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            timeout.CancelAfter(options.ConnectTimeout);
+            try
+            {
+                await ssl.AuthenticateAsClientAsync(tls, timeout.Token).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is AuthenticationException or IOException or OperationCanceledException)
+            {
+                await ssl.DisposeAsync().ConfigureAwait(false);
+                socket.Dispose();
+                return new BusConnectResult(null, ex is OperationCanceledException ? "TLS handshake timed out" : ex.Message);
+            }
+        }
+        var link = new BusLink(socket, ssl, inbound: false, handler, options) { Owner = owner };
         link.Start();
         return new BusConnectResult(link, null);
     }
 
-    /// <summary>An accepted connection (<see cref="BusListener"/>); not started until the handler took it.</summary>
-    internal static BusLink Accepted(Socket socket, IBusHandler handler, BusOptions options) => new(socket, inbound: true, handler, options);
+    /// <summary>An accepted connection (<see cref="BusListener"/>), its TLS handshake done when <paramref name="ssl"/> is given; not started until the handler took it.</summary>
+    internal static BusLink Accepted(Socket socket, SslStream? ssl, IBusHandler handler, BusOptions options)
+        => new(socket, ssl, inbound: true, handler, options);
 
     /// <summary>Starts the receive loop (once).</summary>
     internal void Start()
@@ -163,7 +193,13 @@ internal sealed class BusLink
     {
         lock (_sendLock) _closed = true;
         try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
-        _connection.Dispose();
+        Dispose();
+    }
+
+    private void Dispose()
+    {
+        (_connection as IDisposable)?.Dispose();
+        _ssl?.Dispose();
         _socket.Dispose();
     }
 
@@ -181,7 +217,7 @@ internal sealed class BusLink
             _connection.Output.Write(message);
             _queued += message.Length;
             flush = _connection.Output.FlushAsync();
-            pending = _queued - _connection.BytesSent;
+            pending = _queued - _connection.TotalBytesSent;
         }
         if (flush.IsCompletedSuccessfully) _ = flush.Result;
         else _ = ObserveAsync(flush); // the pipe never pauses, so only a failed send loop gets here
@@ -248,8 +284,7 @@ internal sealed class BusLink
         try { _socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
         try { input.Complete(); } catch (Exception) { }
         try { _connection.Output.Complete(); } catch (Exception) { }
-        _connection.Dispose();
-        _socket.Dispose();
+        Dispose();
         _assembly = null;
         try
         {

@@ -1,4 +1,5 @@
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
 
 namespace RedisClone.Cluster.Bus;
@@ -10,7 +11,9 @@ namespace RedisClone.Cluster.Bus;
 /// addresses with one listener each.
 /// </summary>
 /// <remarks>An accept that fails (out of descriptors) is retried after 100 ms, logged at verbose as
-/// Redis does, instead of spinning. Plain TCP only: tls-cluster is not supported yet.</remarks>
+/// Redis does, instead of spinning. Under tls-cluster (<see cref="BusOptions.ServerTls"/>) the TLS
+/// handshake comes first, off the accept loop, bounded by the connect timeout; a failed one is logged
+/// at verbose, as Redis's clusterConnAcceptHandler logs it, and the connection dropped.</remarks>
 internal sealed class BusListener : IDisposable
 {
     private readonly Socket _socket;
@@ -74,15 +77,52 @@ internal sealed class BusListener : IDisposable
 
     private void Accept(Socket socket)
     {
-        BusLink link;
         try
         {
             socket.NoDelay = true;
             if (_options.KeepAliveSeconds > 0) SetKeepAlive(socket, _options.KeepAliveSeconds);
-            link = BusLink.Accepted(socket, _handler, _options);
         }
         catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
         {
+            socket.Dispose();
+            return;
+        }
+        if (_options.ServerTls?.Invoke() is { } tls) _ = AcceptTlsAsync(socket, tls);
+        else Hand(socket, null);
+    }
+
+    private async Task AcceptTlsAsync(Socket socket, SslServerAuthenticationOptions tls)
+    {
+        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: false), leaveInnerStreamOpen: false);
+        using (var timeout = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token))
+        {
+            timeout.CancelAfter(_options.ConnectTimeout);
+            try
+            {
+                await ssl.AuthenticateAsServerAsync(tls, timeout.Token).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is not OutOfMemoryException)
+            {
+                _options.Log?.Invoke(BusLogLevel.Verbose, $"Error accepting cluster node connection: {ex.Message}");
+                await ssl.DisposeAsync().ConfigureAwait(false);
+                socket.Dispose();
+                return;
+            }
+        }
+        Hand(socket, ssl);
+    }
+
+    /// <summary>Makes the link and offers it to the handler.</summary>
+    private void Hand(Socket socket, SslStream? ssl)
+    {
+        BusLink link;
+        try
+        {
+            link = BusLink.Accepted(socket, ssl, _handler, _options);
+        }
+        catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
+        {
+            ssl?.Dispose();
             socket.Dispose();
             return;
         }

@@ -1,3 +1,5 @@
+using System.Net.Security;
+
 namespace RedisClone.Cluster.Bus;
 
 /// <summary>Settings shared by a node's bus links; changes (CONFIG SET) apply to every link at once.</summary>
@@ -28,6 +30,18 @@ internal sealed class BusOptions
 
     /// <summary>TCP keepalive interval, as Redis's connKeepAlive(node_timeout/1000*2) on accepted links; 0 leaves it off.</summary>
     public int KeepAliveSeconds { get; set; } = 30;
+
+    /// <summary>
+    /// tls-cluster for accepted links: the options of the handshake a new connection must pass, asked
+    /// at each accept (a CONFIG SET applies from the next one); null, or a null answer, for plain TCP.
+    /// </summary>
+    public Func<SslServerAuthenticationOptions?>? ServerTls { get; set; }
+
+    /// <summary>
+    /// tls-cluster for outgoing links: the handshake's options for a node at the given host, asked at
+    /// each connect; null, or a null answer, for plain TCP.
+    /// </summary>
+    public Func<string, SslClientAuthenticationOptions?>? ClientTls { get; set; }
 
     /// <summary>Receives the lines Redis logs about the bus (level, text); null drops them.</summary>
     public Action<BusLogLevel, string>? Log { get; set; }
