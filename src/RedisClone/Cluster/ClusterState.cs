@@ -110,6 +110,43 @@ internal sealed class ClusterState : IDisposable
         }
     }
 
+    /// <summary>
+    /// Redis's verifyClusterConfigWithData, once the data is loaded at start (the caller holds every
+    /// gate): a master with keys in a slot it neither owns nor imports takes the slot when nobody owns
+    /// it, or marks it importing from its owner (so the keys can be migrated or the slot fixed with
+    /// redis-cli --cluster fix), and saves. A replica is left alone: its master's stream decides.
+    /// </summary>
+    public void VerifyWithData()
+    {
+        lock (Sync)
+        {
+            if (Myself.IsReplica) return;
+            bool changed = false;
+            for (int j = 0; j < Slots; j++)
+            {
+                if (ClusterCommands.CountKeysInSlot(_server.Shards, j) == 0) continue;
+                var owner = _slots[j];
+                if (owner == Myself || _importing[j] != null) continue;
+                changed = true;
+                if (owner == null)
+                {
+                    _server.Log.Notice($"I have keys for unassigned slot {j}. Taking responsibility for it.");
+                    AddSlot(Myself, j);
+                }
+                else
+                {
+                    _server.Log.Notice($"I have keys for slot {j}, but the slot is assigned to another node. Setting it to importing state.");
+                    Volatile.Write(ref _importing[j], owner);
+                }
+            }
+            if (changed)
+            {
+                UpdateState();
+                SaveOrThrow();
+            }
+        }
+    }
+
     /// <summary>Adds a node read from nodes.conf (or about to be: <see cref="NodesFile.Load"/>).</summary>
     internal ClusterNode GetOrAddForLoad(string id)
     {

@@ -500,6 +500,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 foreach (var l in _tlsListeners) l.Start();
                 _unixListener?.Start();
                 LoadAtStartup();
+                Cluster?.VerifyWithData();
                 Rdb.Loading = false;
                 return true;
             });

@@ -230,4 +230,43 @@ public sealed class ClusterNodeTests
         Assert.Equal("-ERR This instance has cluster support disabled\r\n", c.Call("CLUSTER", "MYSHARDID"));
         await Task.CompletedTask;
     }
+
+    [Fact]
+    public async Task Start_KeysInSlotsNotOwned_TakenWhenUnassignedImportingWhenAnotherOwns()
+    {
+        string dir = Directory.CreateTempSubdirectory("clu-verify-").FullName;
+        try
+        {
+            // The data, saved by a standalone server: "foo" is in slot 12182, "bar" in 5061.
+            await using (var standalone = TestServer.Start(2, "--dir", dir))
+            {
+                using var c = standalone.Connect();
+                Assert.Equal("+OK\r\n", c.Call("SET", "foo", "1"));
+                Assert.Equal("+OK\r\n", c.Call("SET", "bar", "2"));
+                Assert.Equal("+OK\r\n", c.Call("SAVE"));
+            }
+            // A node that knows another master owning slot 5061 and nothing about 12182.
+            string id = new string('a', 40), other = new string('b', 40);
+            int port = OurCluster.PickPortPair();
+            File.WriteAllText(Path.Combine(dir, "nodes.conf"),
+                $"{id} 127.0.0.1:{port}@{port + 10000} myself,master - 0 0 1 connected\n" +
+                $"{other} 127.0.0.1:1@2 master - 0 0 2 disconnected 5061\n" +
+                "vars currentEpoch 2 lastVoteEpoch 0\n");
+            await using (var node = StartNode(dir, 2, "--port", port.ToString(), "--cluster-require-full-coverage", "no"))
+            {
+                using var c = node.Connect();
+                // Redis's verifyClusterConfigWithData: the unassigned slot is taken, the other marked importing.
+                Assert.Contains($"{id} 127.0.0.1:{port}@{port + 10000} myself,master - 0 0 1 connected 12182 [5061-<-{other}]\n",
+                    c.Call("CLUSTER", "NODES"));
+                // A master turns ok 2 s after start (the writable delay).
+                await Eventually.WaitFor(() => c.Call("GET", "foo") == "$1\r\n1\r\n", () => c.Call("CLUSTER", "INFO"), 20);
+                Assert.Equal("-MOVED 5061 127.0.0.1:1\r\n", c.Call("GET", "bar"));
+                Assert.Contains("[5061-<-", ReadLocked(Path.Combine(dir, "nodes.conf")));
+            }
+        }
+        finally
+        {
+            try { Directory.Delete(dir, recursive: true); } catch (IOException) { }
+        }
+    }
 }
