@@ -53,7 +53,7 @@ internal sealed class Listener
         string step = "bind";
         try
         {
-            AllowRebindDuringTimeWait(_socket);
+            Common.SocketSetup.AllowRebindDuringTimeWait(_socket);
             _socket.Bind(endPoint);
             step = "listen";
             _socket.Listen(511); // redis's tcp-backlog default
@@ -113,23 +113,6 @@ internal sealed class Listener
     public bool Tls { get; }
 
     public void Start() => _thread.Start();
-
-    /// <summary>
-    /// Plain SO_REUSEADDR, as redis-server sets it: a restarted server can bind while its old
-    /// connections sit in TIME_WAIT, but a second server on a port in use fails. .NET's
-    /// <c>SocketOptionName.ReuseAddress</c> is not that: on Linux it sets SO_REUSEPORT as well, which
-    /// lets two processes bind one port and splits clients between two keyspaces. On Windows
-    /// SO_REUSEADDR would allow stealing a bound port, and exclusive binding is already the default.
-    /// (.NET's bind on Linux was seen to allow the TIME_WAIT case without this too; setting it says so
-    /// here instead of depending on that.)
-    /// </summary>
-    private static void AllowRebindDuringTimeWait(Socket socket)
-    {
-        if (OperatingSystem.IsLinux())
-            socket.SetRawSocketOption(1 /* SOL_SOCKET */, 2 /* SO_REUSEADDR */, BitConverter.GetBytes(1));
-        else if (OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
-            socket.SetRawSocketOption(0xffff /* SOL_SOCKET */, 4 /* SO_REUSEADDR */, BitConverter.GetBytes(1));
-    }
 
     /// <summary>Stops accepting and closes the listening socket; the accept thread has ended when this returns.</summary>
     public void Stop()
@@ -217,27 +200,6 @@ internal sealed class Listener
         _server.Log.Warning($"Accepting client connection: accept: {reason}");
     }
 
-    /// <summary>
-    /// tcp-keepalive, as Redis's anetKeepAlive sets it: probes after <paramref name="seconds"/> of
-    /// silence, then every third of that (at least one second), three of them before the connection
-    /// is dropped. Read at each accept, so CONFIG SET applies to the clients that connect after it.
-    /// A value the kernel refuses (TCP_KEEPIDLE over 32767 on Linux) leaves the defaults, as Redis
-    /// ignores the failure too.
-    /// </summary>
-    private static void KeepAlive(Socket client, long seconds)
-    {
-        if (seconds <= 0) return;
-        try
-        {
-            client.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
-            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveTime, (int)Math.Min(seconds, int.MaxValue));
-            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveInterval, (int)Math.Max(1, Math.Min(seconds / 3, int.MaxValue)));
-            client.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveRetryCount, 3);
-        }
-        catch (SocketException)
-        {
-        }
-    }
 
     /// <summary>Redis's connIsLocal for TCP: a peer address in 127.0.0.0/8 or ::1.</summary>
     private static bool IsLoopback(EndPoint? peer)
@@ -275,7 +237,8 @@ internal sealed class Listener
                 return;
             }
             client.NoDelay = true;
-            KeepAlive(client, _server.Config.TcpKeepAlive);
+            // tcp-keepalive read at each accept: a CONFIG SET applies to the clients that connect after it.
+            Common.SocketSetup.KeepAlive(client, _server.Config.TcpKeepAlive);
         }
         catch (SocketException)
         {

@@ -61,7 +61,10 @@ public sealed class ClusterAllocationTests
             RunAll();
             RunAll();
             var windows = new List<long>();
-            for (int w = 0; w < 3; w++)
+            // Up to ten windows of 1,000 rounds, one of which must allocate nothing: an allocation per
+            // command shows in every window, while a few hundred bytes now and then were seen in all of
+            // three windows while the rest of the suite ran beside (not reproduced alone, cause unknown).
+            for (int w = 0; w < 10; w++)
             {
                 long before = GC.GetAllocatedBytesForCurrentThread();
                 for (int i = 0; i < 1000; i++) RunAll();

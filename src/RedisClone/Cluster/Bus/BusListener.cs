@@ -31,7 +31,7 @@ internal sealed class BusListener : IDisposable
         try
         {
             if (endPoint.AddressFamily == AddressFamily.InterNetworkV6) _socket.DualMode = false;
-            AllowRebindDuringTimeWait(_socket);
+            Common.SocketSetup.AllowRebindDuringTimeWait(_socket);
             _socket.Bind(endPoint);
             _socket.Listen(511);
         }
@@ -80,7 +80,7 @@ internal sealed class BusListener : IDisposable
         try
         {
             socket.NoDelay = true;
-            if (_options.KeepAliveSeconds > 0) SetKeepAlive(socket, _options.KeepAliveSeconds);
+            Common.SocketSetup.KeepAlive(socket, _options.KeepAliveSeconds);
         }
         catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
         {
@@ -140,28 +140,6 @@ internal sealed class BusListener : IDisposable
         }
         if (keep) link.Start();
         else link.Refuse();
-    }
-
-    /// <summary>
-    /// Plain SO_REUSEADDR, as redis-server sets it on its listeners: a restarted node binds its bus
-    /// port while its old links sit in TIME_WAIT (.NET's ReuseAddress would add SO_REUSEPORT). The same
-    /// as Network's Listener, which this layer may not use; the two belong in Common.
-    /// </summary>
-    private static void AllowRebindDuringTimeWait(Socket socket)
-    {
-        if (OperatingSystem.IsLinux())
-            socket.SetRawSocketOption(1 /* SOL_SOCKET */, 2 /* SO_REUSEADDR */, BitConverter.GetBytes(1));
-        else if (OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
-            socket.SetRawSocketOption(0xffff /* SOL_SOCKET */, 4 /* SO_REUSEADDR */, BitConverter.GetBytes(1));
-    }
-
-    /// <summary>Redis's anetKeepAlive: probes after <paramref name="seconds"/> idle, then every third of it, 3 of them.</summary>
-    private static void SetKeepAlive(Socket socket, int seconds)
-    {
-        socket.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.KeepAlive, true);
-        socket.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveTime, seconds);
-        socket.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveInterval, Math.Max(1, seconds / 3));
-        socket.SetSocketOption(SocketOptionLevel.Tcp, SocketOptionName.TcpKeepAliveRetryCount, 3);
     }
 
     /// <summary>Stops accepting; links already made stay (their owner closes them).</summary>
