@@ -93,10 +93,14 @@ internal static class BitmapCommands
 
     // ---------------------------------------------------------------- BITOP
 
+    private const int And = 0, Or = 1, Xor = 2, Not = 3, Diff = 4, Diff1 = 5, AndOr = 6, One = 7;
+
     /// <summary>
-    /// BITOP AND|OR|XOR|NOT destkey key [key ...] — combines strings byte by byte (the shorter ones
-    /// padded with zero bytes) into destkey, whatever it held; an empty result deletes destkey.
-    /// The size of the result.
+    /// BITOP AND|OR|XOR|NOT|DIFF|DIFF1|ANDOR|ONE destkey key [key ...] — combines strings byte by
+    /// byte (the shorter ones padded with zero bytes) into destkey, whatever it held; an empty result
+    /// deletes destkey. The size of the result. Redis 8.2's four: with X the first source and Y the
+    /// OR of the others, DIFF is X AND NOT Y, DIFF1 NOT X AND Y, ANDOR X AND Y (each needs two
+    /// sources at least); ONE keeps the bits set in exactly one source.
     /// </summary>
     /// <remarks>
     /// Every key's shard gate is held (the key specs name them all), so the sources are read and the
@@ -106,19 +110,28 @@ internal static class BitmapCommands
     public static void BitOp(ref CommandContext ctx)
     {
         var op = ctx.Arg(1);
-        int kind = System.Text.Ascii.EqualsIgnoreCase(op, "AND"u8) ? 0
-            : System.Text.Ascii.EqualsIgnoreCase(op, "OR"u8) ? 1
-            : System.Text.Ascii.EqualsIgnoreCase(op, "XOR"u8) ? 2
-            : System.Text.Ascii.EqualsIgnoreCase(op, "NOT"u8) ? 3 : -1;
+        int kind = System.Text.Ascii.EqualsIgnoreCase(op, "AND"u8) ? And
+            : System.Text.Ascii.EqualsIgnoreCase(op, "OR"u8) ? Or
+            : System.Text.Ascii.EqualsIgnoreCase(op, "XOR"u8) ? Xor
+            : System.Text.Ascii.EqualsIgnoreCase(op, "NOT"u8) ? Not
+            : System.Text.Ascii.EqualsIgnoreCase(op, "DIFF"u8) ? Diff
+            : System.Text.Ascii.EqualsIgnoreCase(op, "DIFF1"u8) ? Diff1
+            : System.Text.Ascii.EqualsIgnoreCase(op, "ANDOR"u8) ? AndOr
+            : System.Text.Ascii.EqualsIgnoreCase(op, "ONE"u8) ? One : -1;
         if (kind < 0)
         {
             ctx.Error(RespErrors.Syntax);
             return;
         }
         int sources = ctx.ArgCount - 3;
-        if (kind == 3 && sources != 1)
+        if (kind == Not && sources != 1)
         {
             ctx.Error(RespErrors.BitOpNotSingleSource);
+            return;
+        }
+        if (kind is Diff or Diff1 or AndOr && sources < 2)
+        {
+            ctx.Error(RespErrors.BitOpTwoSources(kind == Diff ? "DIFF" : kind == Diff1 ? "DIFF1" : "ANDOR"));
             return;
         }
         int length = 0;
@@ -136,19 +149,55 @@ internal static class BitmapCommands
         }
         var result = new byte[length];
         Lookup.TryReadString(ref ctx, ctx.Arg(3), out var firstValue, out _);
-        firstValue.CopyTo(result);
-        if (kind == 3)
+        if (kind is Diff or Diff1 or AndOr)
         {
+            // Y, the OR of every source but the first, then combined with X.
+            for (int j = 1; j < sources; j++)
+            {
+                Lookup.TryReadString(ref ctx, ctx.Arg(3 + j), out var value, out _);
+                Combine(result, value, Or);
+            }
+            for (int i = 0; i < length; i++)
+            {
+                byte x = i < firstValue.Length ? firstValue[i] : (byte)0;
+                result[i] = kind switch
+                {
+                    Diff => (byte)(x & ~result[i]),
+                    Diff1 => (byte)(~x & result[i]),
+                    _ => (byte)(x & result[i]),
+                };
+            }
+        }
+        else if (kind == One)
+        {
+            // result holds the bits seen so far, common those seen twice or more.
+            firstValue.CopyTo(result);
+            var common = new byte[length];
+            for (int j = 1; j < sources; j++)
+            {
+                Lookup.TryReadString(ref ctx, ctx.Arg(3 + j), out var value, out _);
+                for (int i = 0; i < value.Length; i++)
+                {
+                    common[i] |= (byte)(result[i] & value[i]);
+                    result[i] |= value[i];
+                }
+            }
+            for (int i = 0; i < length; i++) result[i] &= (byte)~common[i];
+        }
+        else if (kind == Not)
+        {
+            firstValue.CopyTo(result);
             Invert(result);
         }
         else
         {
+            firstValue.CopyTo(result);
             // Bytes past a source's end count as zero: AND clears them, OR and XOR leave them.
             for (int j = 1; j < sources; j++)
             {
                 Lookup.TryReadString(ref ctx, ctx.Arg(3 + j), out var value, out _);
                 Combine(result, value, kind);
-                if (kind == 0 && value.Length < length) result.AsSpan(value.Length).Clear();
+                if (kind == And && value.Length < length) result.AsSpan(value.Length).Clear();
             }
         }
         var db = ctx.Db(destination);
@@ -165,9 +214,9 @@ internal static class BitmapCommands
         var t = MemoryMarshal.Cast<byte, ulong>(target[..n]);
         var s = MemoryMarshal.Cast<byte, ulong>(source);
         for (int i = 0; i < t.Length; i++)
-            t[i] = kind switch { 0 => t[i] & s[i], 1 => t[i] | s[i], _ => t[i] ^ s[i] };
+            t[i] = kind switch { And => t[i] & s[i], Or => t[i] | s[i], _ => t[i] ^ s[i] };
         for (int i = t.Length * 8; i < n; i++)
-            target[i] = kind switch { 0 => (byte)(target[i] & source[i]), 1 => (byte)(target[i] | source[i]), _ => (byte)(target[i] ^ source[i]) };
+            target[i] = kind switch { And => (byte)(target[i] & source[i]), Or => (byte)(target[i] | source[i]), _ => (byte)(target[i] ^ source[i]) };
     }
 
     private static void Invert(Span<byte> bytes)

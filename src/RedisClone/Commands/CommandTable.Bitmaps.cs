@@ -19,7 +19,7 @@ internal sealed partial class CommandTable
         },
         new("bitop", -4, Write | DenyOom, BitmapCommands.BitOp, keys: "OW update i=2; RO access i=3 r=-1,1,0", group: "bitmap")
         {
-            Summary = "Combines strings with AND, OR, XOR (or inverts one with NOT) into a destination key; returns its size.",
+            Summary = "Combines strings with AND, OR, XOR, DIFF, DIFF1, ANDOR or ONE (or inverts one with NOT) into a destination key; returns its size.",
             Since = "2.6.0", Complexity = "O(N)", Args = "operation:string destkey:key key:key...",
         },
         new("bitfield", -2, Write | DenyOom, BitmapCommands.BitField,

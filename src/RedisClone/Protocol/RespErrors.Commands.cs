@@ -79,6 +79,9 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> BitNotInteger => "-ERR bit is not an integer or out of range\r\n"u8;
     public static ReadOnlySpan<byte> BitArgumentNotBit => "-ERR The bit argument must be 1 or 0.\r\n"u8;
     public static ReadOnlySpan<byte> BitOpNotSingleSource => "-ERR BITOP NOT must be called with a single source key.\r\n"u8;
+
+    /// <summary>BITOP DIFF, DIFF1 or ANDOR with one source (Redis 8.2; the operation's name in capitals).</summary>
+    public static string BitOpTwoSources(string operation) => $"ERR BITOP {operation} must be called with at least two source keys.";
     public static ReadOnlySpan<byte> BitFieldType => "-ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.\r\n"u8;
     public static ReadOnlySpan<byte> BitFieldOverflowType => "-ERR Invalid OVERFLOW type specified\r\n"u8;
     public static ReadOnlySpan<byte> BitFieldRoGetOnly => "-ERR BITFIELD_RO only supports the GET subcommand\r\n"u8;
