@@ -181,7 +181,7 @@ public sealed class ClusterShapeDifferentialTests
                 var copy = new List<object>(n);
                 int off = copy.IndexOf("replication-offset");
                 if (off >= 0) copy[off + 1] = "<offset>";
-                return Show(copy);
+                return s.Mask(Show(copy)); // masked before ordering: ids are random
             }).Order(StringComparer.Ordinal);
             shown.Add((slots.Count > 0 ? int.Parse((string)slots[0]) : -1, $"{shard[0]} {Show(slots)} {shard[2]} [{string.Join(", ", nodes)}]"));
         }
