@@ -29,7 +29,47 @@ public sealed class ClusterClientTests
         }
     }
 
-    private static string Ports(OurCluster c) => $"{c[0].Port} {c[1].Port} {c[2].Port}";
+    private static string Ports(OurCluster c) => string.Join(' ', Enumerable.Range(0, c.Nodes.Count).Select(i => c[i].Port));
+
+    /// <summary>Three masters, then nodes 3-5 replicas of 0-2, settled (replication offsets known: replicas listed in SLOTS).</summary>
+    private static async Task<OurCluster> ThreeMastersThreeReplicasAsync()
+    {
+        var c = OurCluster.Start(6);
+        try
+        {
+            c.AssignThirdsAndMeet();
+            await c.WaitFormedAsync(6);
+            for (int i = 3; i < 6; i++) Assert.Equal("+OK", c.Call(i, "CLUSTER", "REPLICATE", c.Call(i - 3, "CLUSTER", "MYID")));
+            await Eventually.WaitFor(() => Enumerable.Range(0, 6).All(i =>
+                System.Text.RegularExpressions.Regex.Matches(c.Call(i, "CLUSTER", "NODES"), "[ ,]slave ").Count == 3
+                && !c.Call(i, "CLUSTER", "SHARDS").Contains("loading")
+                && (i < 3 || c.Call(i, "INFO", "replication").Contains("master_link_status:up"))), c.Describe, seconds: 60);
+            return c;
+        }
+        catch
+        {
+            await c.DisposeAsync();
+            throw;
+        }
+    }
+
+    [RedisPyClusterFact]
+    public async Task RedisPy_RedisClusterReadFromReplicas_ReadsServedByReplicasWithReadonly()
+    {
+        await using var c = await ThreeMastersThreeReplicasAsync();
+        string script = Path.Combine(Repository.Root, "tests", "clients", "python", "cluster_replicas.py");
+        var (code, output) = ToolRunner.Run(RedisPyClusterFactAttribute.Python, $"\"{script}\" {Ports(c)}", timeoutMs: 120_000);
+        Assert.True(code == 0 && output.Split('\n').Contains("OK"), output + "\n" + c.Describe());
+    }
+
+    [IoredisFact]
+    public async Task Ioredis_ClusterScaleReadsSlave_ReadsServedByReplicasWithReadonly()
+    {
+        await using var c = await ThreeMastersThreeReplicasAsync();
+        string dir = Path.Combine(Repository.Root, "tests", "clients", "node");
+        var (code, output) = ToolRunner.Run(IoredisFactAttribute.Node!, $"cluster_replicas.js {Ports(c)}", timeoutMs: 120_000, workingDirectory: dir);
+        Assert.True(code == 0 && output.Split('\n').Contains("OK"), output + "\n" + c.Describe());
+    }
 
     [RedisPyClusterFact]
     public async Task RedisPy_RedisCluster_AllSlotsHashTagsPipelinesAndMovedAsk()
