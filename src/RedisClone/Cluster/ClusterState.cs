@@ -309,6 +309,7 @@ internal sealed class ClusterState : IDisposable
             if (!master.Replicas.Contains(replica)) master.Replicas.Add(replica);
             replica.ShardId = master.ShardId;
             if (replica == Myself) CloseAllSlots();
+            _slotsVersion++;
         }
     }
 
@@ -320,6 +321,7 @@ internal sealed class ClusterState : IDisposable
             node.Master?.Replicas.Remove(node);
             node.Master = null;
             node.Flags = (node.Flags & ~NodeFlags.Slave) | NodeFlags.Master;
+            _slotsVersion++;
         }
     }
 
@@ -427,6 +429,7 @@ internal sealed class ClusterState : IDisposable
             if (_slots[slot] != null) return false;
             node.SlotCount++;
             Volatile.Write(ref _slots[slot], node);
+            _slotsVersion++;
             return true;
         }
     }
@@ -438,10 +441,12 @@ internal sealed class ClusterState : IDisposable
         {
             var n = _slots[slot];
             if (n == null) return false;
-            // Redis 7.2 also drops the slot's shard channels' subscribers here (removeChannelsInSlot):
-            // that needs the owner to change, which is the bus slice's work when it is not a command.
             n.SlotCount--;
             Volatile.Write(ref _slots[slot], null);
+            _slotsVersion++;
+            // Redis 7.2's removeChannelsInSlot: the slot's shard channels lose their subscribers,
+            // each told with a sunsubscribe push (a slot taken over by another node passes here too).
+            _server.PubSub.UnsubscribeShardSlot(slot);
             return true;
         }
     }
@@ -465,7 +470,11 @@ internal sealed class ClusterState : IDisposable
 
     public void SetImporting(int slot, ClusterNode? node)
     {
-        lock (Sync) Volatile.Write(ref _importing[slot], node);
+        lock (Sync)
+        {
+            Volatile.Write(ref _importing[slot], node);
+            _slotsVersion++;
+        }
     }
 
     /// <summary>Redis's clusterCloseAllSlots: no slot is migrating or importing.</summary>
@@ -550,11 +559,55 @@ internal sealed class ClusterState : IDisposable
                 if (ok && Myself.IsMaster && _minorityAtMs != 0 && now - _minorityAtMs < rejoin) return;
                 _server.Log.Notice($"Cluster state changed: {(ok ? "ok" : "fail")}");
                 _ok = ok;
+                _slotsVersion++;
             }
         }
     }
 
     private long _minorityAtMs;
+
+    // Bumped (under Sync) by every change that can move a blocked client's slot away: slot owners,
+    // imports, the state, roles. The cron looks at blocked clients only when it moved.
+    private int _slotsVersion, _blockedScanVersion = -1;
+
+    /// <summary>
+    /// Redis's clusterRedirectBlockedClientIfNeeded (run by its clientsCron, here by the cluster cron
+    /// after a change): a client blocked on a list, sorted set or stream whose slot this node no
+    /// longer serves (nor imports) is unblocked with -MOVED, or -CLUSTERDOWN Hash slot not served
+    /// when nobody does; every blocked client with -CLUSTERDOWN The cluster is down when the state
+    /// is fail (a write that would serve it may never come).
+    /// </summary>
+    private void RedirectBlockedClients()
+    {
+        if (Volatile.Read(ref _slotsVersion) == _blockedScanVersion) return;
+        lock (Sync)
+        {
+            // The state as Redis's clusterBeforeSleep leaves it after the change, before its clientsCron looks.
+            UpdateState();
+            _blockedScanVersion = _slotsVersion;
+            foreach (var session in _server.Clients.Values)
+            {
+                if (session.Blocked is not { Kind: Storage.BlockedOn.List or Storage.BlockedOn.SortedSet or Storage.BlockedOn.Stream } blocked
+                    || blocked.Keys.Length == 0) continue;
+                if (BlockedRedirect(session, blocked) is { } error) blocked.TryRedirect(error);
+            }
+        }
+    }
+
+    private string? BlockedRedirect(Commands.ClientSession session, Storage.BlockedClient blocked)
+    {
+        if (!_ok) return Protocol.RespErrors.ClusterDown;
+        // Every key of a blocking command is in one slot: the first one's decides.
+        int slot = Common.Crc16.HashSlot(blocked.Keys[0]);
+        var node = Owner(slot);
+        var me = Myself;
+        // A READONLY client's read (XREAD; the list and sorted set pops write) on my master's slot stays here.
+        if ((session.ClusterFlags & ClientClusterFlags.ReadOnly) != 0 && blocked.Kind == Storage.BlockedOn.Stream && blocked.Group == null
+            && me.IsReplica && me.Master == node)
+            node = me;
+        if (node == me || ImportingFrom(slot) != null) return null;
+        return node == null ? Protocol.RespErrors.ClusterDownUnbound : $"MOVED {slot} {ClusterCommands.PreferredEndpoint(_server, node)}:{node.Port}";
+    }
 
     /// <summary>Every 100 ms (the server's cron thread), as Redis's clusterCron: a failed state is looked at again.</summary>
     public void Cron()
@@ -564,6 +617,7 @@ internal sealed class ClusterState : IDisposable
             RemoveStaleHandshakes();
             Bus?.Cron();
             if (!_ok) UpdateState();
+            RedirectBlockedClients();
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {

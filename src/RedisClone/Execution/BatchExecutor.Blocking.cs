@@ -98,6 +98,11 @@ internal sealed partial class BatchExecutor
                     WriteBlockedReply(error: true, roleChange: state == BlockedClient.UnblockedRoleChange);
                     _server.CommandStats.Record(_defs[i]!.Id, -1, failed: true);
                     break;
+                case BlockedClient.UnblockedRedirect:
+                    if (Session.ReplyMode == ReplyMode.On) new RespWriter(_output, Session.Protocol).Error(blocked.RedirectError!);
+                    _server.Stats.CountError(blocked.RedirectError!.StartsWith("MOVED", StringComparison.Ordinal) ? "MOVED" : "CLUSTERDOWN");
+                    _server.CommandStats.Record(_defs[i]!.Id, -1, failed: true);
+                    break;
                 default: // timed out, or CLIENT UNBLOCK ... TIMEOUT
                     WriteBlockedReply(error: false);
                     // Its call, not counted when it blocked (CommandRunner.Run), as Redis 7.2's updateStatsOnUnblock.

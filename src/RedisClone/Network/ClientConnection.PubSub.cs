@@ -39,11 +39,37 @@ internal sealed partial class ClientConnection
         _inputReader.CancelPendingRead();
     }
 
+    // In the queue of pushes, where a shard channel the server dropped is left (see ShardChannelDropped).
+    private static readonly byte[] ShardChannelDropMarker = [];
+    private readonly ConcurrentQueue<byte[]> _droppedShardChannels = new();
+
+    void PubSub.ISubscriber.ShardChannelDropped(byte[] channel)
+    {
+        if (Session.Killed) return;
+        _droppedShardChannels.Enqueue(channel);
+        _pushes.Enqueue(ShardChannelDropMarker);
+        _inputReader.CancelPendingRead();
+    }
+
     /// <summary>Writes queued messages into the output, on the connection's own loop.</summary>
     private void DrainPushes()
     {
         while (_pushes.TryDequeue(out var message))
         {
+            if (ReferenceEquals(message, ShardChannelDropMarker))
+            {
+                // The subscription ends here, on the loop that owns the session's sets; a client
+                // that left the channel meanwhile (SUNSUBSCRIBE) was told already.
+                if (_droppedShardChannels.TryDequeue(out var channel) && Session.Subscriptions(2).Remove(channel))
+                {
+                    var push = new Protocol.RespWriter(_outputWriter, Session.Protocol);
+                    push.PushHeader(3);
+                    push.Bulk("sunsubscribe"u8);
+                    push.Bulk(channel);
+                    push.Integer(Session.ShardSubscriptionCount);
+                }
+                continue;
+            }
             _outputWriter.Write(message);
             Interlocked.Add(ref _pushBytes, -message.Length);
         }

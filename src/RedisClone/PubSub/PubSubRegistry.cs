@@ -11,6 +11,13 @@ internal interface ISubscriber
 
     /// <summary>Queues an encoded message for delivery; never blocks. Called under the registry lock.</summary>
     void Push(byte[] message);
+
+    /// <summary>
+    /// The server dropped the subscriber's shard channel (its slot was lost): after the messages
+    /// queued before, the subscriber leaves it and is told with a sunsubscribe push. Never blocks;
+    /// called under the registry lock.
+    /// </summary>
+    void ShardChannelDropped(byte[] channel);
 }
 
 /// <summary>
@@ -29,6 +36,8 @@ internal sealed class PubSubRegistry
     private readonly List<(byte[] Pattern, ISubscriber Subscriber)> _patterns = new();
     // How many clients subscribe to each pattern: NUMPAT counts patterns, not subscriptions.
     private readonly Dictionary<byte[], int> _patternSubscribers = new(ByteArrayComparer.Instance);
+    // Shard channels per hash slot, so that a lost slot with none costs one read (cluster mode only).
+    private int[]? _shardChannelsPerSlot;
 
     /// <summary>
     /// Number of distinct patterns some client subscribes to (PUBSUB NUMPAT, INFO's pubsub_patterns):
@@ -54,7 +63,11 @@ internal sealed class PubSubRegistry
         var map = shard ? _shardChannels : _channels;
         lock (_lock)
         {
-            if (!map.TryGetValue(channel, out var list)) map[channel] = list = new List<ISubscriber>(1);
+            if (!map.TryGetValue(channel, out var list))
+            {
+                map[channel] = list = new List<ISubscriber>(1);
+                if (shard) (_shardChannelsPerSlot ??= new int[16384])[Crc16.HashSlot(channel)]++;
+            }
             list.Add(s);
         }
     }
@@ -66,7 +79,35 @@ internal sealed class PubSubRegistry
         {
             if (!map.TryGetValue(channel, out var list)) return;
             list.Remove(s);
-            if (list.Count == 0) map.Remove(channel);
+            if (list.Count == 0)
+            {
+                map.Remove(channel);
+                if (shard && _shardChannelsPerSlot != null) _shardChannelsPerSlot[Crc16.HashSlot(channel)]--;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Redis 7.2's removeChannelsInSlot (a cluster node lost <paramref name="slot"/>): every shard
+    /// channel of the slot is dropped, in channel order, each subscriber told (see
+    /// <see cref="ISubscriber.ShardChannelDropped"/>).
+    /// </summary>
+    public void UnsubscribeShardSlot(int slot)
+    {
+        lock (_lock)
+        {
+            if (_shardChannelsPerSlot == null || _shardChannelsPerSlot[slot] == 0) return;
+            var channels = new List<byte[]>();
+            foreach (var channel in _shardChannels.Keys)
+                if (Crc16.HashSlot(channel) == slot) channels.Add(channel);
+            channels.Sort((a, b) => a.AsSpan().SequenceCompareTo(b));
+            foreach (var channel in channels)
+            {
+                var list = _shardChannels[channel];
+                _shardChannels.Remove(channel);
+                foreach (var s in list) s.ShardChannelDropped(channel);
+            }
+            _shardChannelsPerSlot[slot] = 0;
         }
     }
 

@@ -141,6 +141,9 @@ internal sealed class ServerOptions
         {
             if (check.RefusedFinalValue(name) is { } error) throw new ConfigFileException(error, d.Line, d.Text);
         }
+        // Redis's sanity check after the whole file: reported without a line, as redis-server does.
+        if (check.Value("cluster-enabled") == "yes" && check.Value("replicaof").Length > 0)
+            throw new ConfigFileException("replicaof directive not allowed in cluster mode");
         string logFile = check.LogFile;
         if (logFile.Length > 0)
         {

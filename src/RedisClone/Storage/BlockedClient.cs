@@ -32,6 +32,20 @@ internal sealed class BlockedClient
     /// <summary>The server became a replica (Redis's disconnectAllBlockedClients): an UNBLOCKED error, then the connection closes.</summary>
     public const int UnblockedRoleChange = 6;
 
+    /// <summary>Cluster mode: the slot of its keys moved away or is not served (Redis's clusterRedirectBlockedClientIfNeeded): <see cref="RedirectError"/>.</summary>
+    public const int UnblockedRedirect = 7;
+
+    /// <summary>The error a <see cref="UnblockedRedirect"/> replies (-MOVED or -CLUSTERDOWN, without the dash).</summary>
+    public string? RedirectError { get; private set; }
+
+    /// <summary>Ends the wait with <paramref name="error"/>; false when something else finished it first.</summary>
+    public bool TryRedirect(string error)
+    {
+        if (Volatile.Read(ref _state) != Waiting) return false;
+        RedirectError = error; // written before the state, read after the task completes
+        return TryFinish(UnblockedRedirect);
+    }
+
     private TaskCompletionSource<int> _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private int _state;
 

@@ -129,6 +129,8 @@ public sealed class ConfigFileTests : IDisposable
         { "client-output-buffer-limit normal 1 2\n", [] },
         { "hz 10\n", ["--logfile", "/nonexistent-dir/x.log"] },
         { "include INCLUDED\n", [] },
+        { "port 7000\ncluster-enabled yes\nreplicaof 127.0.0.1 6379\n", [] },
+        { "slaveof 127.0.0.1 6379\n", ["--cluster-enabled", "yes"] },
     };
 
     [RedisTheory]
