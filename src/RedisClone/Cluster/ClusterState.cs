@@ -606,7 +606,7 @@ internal sealed class ClusterState : IDisposable
             && me.IsReplica && me.Master == node)
             node = me;
         if (node == me || ImportingFrom(slot) != null) return null;
-        return node == null ? Protocol.RespErrors.ClusterDownUnbound : $"MOVED {slot} {ClusterCommands.PreferredEndpoint(_server, node)}:{node.Port}";
+        return node == null ? Protocol.RespErrors.ClusterDownUnbound : $"MOVED {slot} {ClusterCommands.PreferredEndpoint(_server, node)}:{ClusterCommands.ClientPort(session, node)}";
     }
 
     /// <summary>Every 100 ms (the server's cron thread), as Redis's clusterCron: a failed state is looked at again.</summary>
