@@ -143,6 +143,17 @@ public sealed class ClusterFailoverTests
         Assert.Contains("cluster_state:ok", c.Call(3, "CLUSTER", "INFO"));
         AssertKeys(c[3].Port, "auto:", 300);
         Assert.Equal("+OK\r\n", Follow(c[3].Port, "SET", "auto:0", "v0"));
+
+        // The old master comes back with its old configuration: told its slots are the winner's, it becomes its replica.
+        c.Restart(0);
+        await Eventually.WaitFor(() => IsReplicaOfIn(Safe(() => c.Call(0, "CLUSTER", "NODES")), oldId, replicaId)
+                                       && IsReplicaOfIn(Safe(() => c.Call(3, "CLUSTER", "NODES")), oldId, replicaId)
+                                       && Safe(() => c.Call(0, "INFO", "replication")).Contains($"master_port:{c[3].Port}")
+                                       && Safe(() => c.Call(0, "INFO", "replication")).Contains("master_link_status:up"),
+            c.Describe, seconds: 60);
+        string key = Enumerable.Range(0, 300).Select(k => $"auto:{k}").First(k => int.Parse(c.Call(0, "CLUSTER", "KEYSLOT", k).TrimStart(':')) <= 5460);
+        string slot = c.Call(0, "CLUSTER", "KEYSLOT", key).TrimStart(':');
+        Assert.Equal($"-MOVED {slot} 127.0.0.1:{c[3].Port}", c.Call(0, "SET", key, "y"));
     }
 
     [RedisFact]
