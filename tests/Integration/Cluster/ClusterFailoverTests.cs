@@ -258,6 +258,11 @@ public sealed class ClusterFailoverTests
 
         Assert.Contains("role:master", c.Call(3, "INFO", "replication"));
         Assert.Contains("role:slave", c.Call(0, "INFO", "replication"));
+        // The default asked the master first (MFSTART); both asked the masters for votes.
+        Assert.Equal(!force, c.Call(3, "CLUSTER", "INFO").Contains("cluster_stats_messages_mfstart_sent:1\r\n"));
+        Assert.Equal(!force, c.Call(0, "CLUSTER", "INFO").Contains("cluster_stats_messages_mfstart_received:1\r\n"));
+        Assert.Contains("cluster_stats_messages_auth-req_sent:", c.Call(3, "CLUSTER", "INFO"));
+        Assert.Contains("cluster_stats_messages_auth-ack_received:", c.Call(3, "CLUSTER", "INFO"));
         AssertKeys(c[3].Port, "man:", 200);
         int[] ackedNow;
         lock (acked) ackedNow = [.. acked];
