@@ -272,11 +272,15 @@ public sealed class ClusterFailoverTests
 
     // ------------------------------------------------------------------ replica migration
 
-    [Fact]
-    public async Task ReplicaMigration_OrphanedMaster_ReplicaOfTheRichestMasterMovesToIt()
+    [Theory]
+    [InlineData("0")]
+    [InlineData("1")]
+    public async Task ReplicaMigration_OrphanedMaster_ReplicaOfTheRichestMasterMovesToIt(string barrier)
     {
         // Master 0 with two replicas (nodes 3 and 4), master 1 with one (node 5), master 2 none; node 5 stops.
+        // Master 0 keeps one replica, more than a barrier of 0; and its two are more than a barrier of 1.
         await using var c = await SixNodesAsync(replicas: 3, "0", "0", "1");
+        for (int i = 3; i < 5; i++) Assert.Equal("+OK", c.Call(i, "CONFIG", "SET", "cluster-migration-barrier", barrier));
         string orphan = c.Call(1, "CLUSTER", "MYID");
         string[] candidates = [c.Call(3, "CLUSTER", "MYID"), c.Call(4, "CLUSTER", "MYID")];
         string expected = string.CompareOrdinal(candidates[0], candidates[1]) < 0 ? candidates[0] : candidates[1];
@@ -291,11 +295,13 @@ public sealed class ClusterFailoverTests
         Assert.True(IsReplicaOfIn(c.Call(0, "CLUSTER", "NODES"), other, c.Call(0, "CLUSTER", "MYID")), c.Describe());
     }
 
-    [Fact]
-    public async Task ReplicaMigration_AllowReplicaMigrationNo_ReplicaStays()
+    [Theory]
+    [InlineData("cluster-allow-replica-migration", "no")]
+    [InlineData("cluster-migration-barrier", "2")] // master 0 would keep 1 replica, fewer than 2
+    public async Task ReplicaMigration_NotAllowedOrBarrier_ReplicaStays(string parameter, string value)
     {
         await using var c = await SixNodesAsync(replicas: 3, "0", "0", "1");
-        for (int i = 3; i < 5; i++) Assert.Equal("+OK", c.Call(i, "CONFIG", "SET", "cluster-allow-replica-migration", "no"));
+        for (int i = 3; i < 5; i++) Assert.Equal("+OK", c.Call(i, "CONFIG", "SET", parameter, value));
         string master0 = c.Call(0, "CLUSTER", "MYID");
         string[] candidates = [c.Call(3, "CLUSTER", "MYID"), c.Call(4, "CLUSTER", "MYID")];
         await c.StopAsync(5);
