@@ -23,9 +23,9 @@ namespace RedisClone.Cluster;
 /// one <see cref="BusMessageWriter"/>.</para>
 /// <para>What Redis defers to clusterBeforeSleep (saving nodes.conf, updating the state) is done
 /// once at the end of each message and each cron run.</para>
-/// <para>Not here yet (the failover slice): FAILOVER_AUTH_REQUEST/ACK, MFSTART, the replica's
-/// election and manual failover, orphaned-master replica migration. Messages of those types are
-/// counted and otherwise ignored.</para>
+/// <para>Elections, manual failover and replica migration are <see cref="ClusterFailover"/>'s: this
+/// class hands it FAILOVER_AUTH_REQUEST/ACK, MFSTART and every header, and runs it at the end of
+/// each cron run.</para>
 /// </remarks>
 internal sealed class ClusterBus : IBusHandler, IDisposable
 {
@@ -44,6 +44,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
     private long _iteration;
     private bool _stopped, _saveNeeded, _stateNeeded;
     private long _bufferLimitExceeded;
+    private readonly ClusterFailover _failover;
 
     public ClusterBus(RedisServer server, ClusterState state)
     {
@@ -62,6 +63,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             ClientTls = host => TlsCluster && _server.Tls is { } tls ? tls.ClientOptions(host, TlsContext.LoadClientCertificate(_server.Config)) : null,
         };
         RefreshOptions();
+        _failover = new ClusterFailover(server, state, this);
     }
 
     private static long Now => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
@@ -225,6 +227,12 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         _stateNeeded = true;
     }
 
+    /// <summary>nodes.conf saved at the end of this message or cron run (under Sync).</summary>
+    internal void RequestSave() => _saveNeeded = true;
+
+    /// <summary>nodes.conf saved and the state updated at the end of this message or cron run (under Sync).</summary>
+    internal void RequestSaveAndUpdate() => SaveAndUpdate();
+
     // ------------------------------------------------------------------ processing (clusterProcessPacket)
 
     private static bool InHandshake(ClusterNode n) => (n.Flags & NodeFlags.Handshake) != 0;
@@ -270,6 +278,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                 SaveAndUpdate();
             }
             sender.ReplOffset = (long)msg.Offset;
+            _failover.OnHeader(sender, msg);
         }
 
         if (msg.IsPingLike)
@@ -306,8 +315,19 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                     UpdateSlotsConfigWith(node, epoch, msg.UpdateSlots);
                     return;
                 }
+            case BusMessageType.FailoverAuthRequest:
+                if (sender == null) return;
+                _failover.OnAuthRequest(sender, msg);
+                return;
+            case BusMessageType.FailoverAuthAck:
+                if (sender == null) return;
+                _failover.OnAuthAck(sender, msg);
+                return;
+            case BusMessageType.MfStart:
+                _failover.OnManualFailoverStart(link, sender);
+                return;
             default:
-                // FAILOVER_AUTH_REQUEST/ACK and MFSTART: the failover slice; MODULE: no modules here.
+                // MODULE: no modules here.
                 return;
         }
     }
@@ -576,12 +596,15 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
     }
 
     /// <summary>Redis's clusterSetMaster: myself becomes a replica of <paramref name="master"/> and replicates from it.</summary>
-    private void BecomeReplicaOf(ClusterNode master)
+    internal void BecomeReplicaOf(ClusterNode master)
     {
         var me = _state.Myself;
         if (me.IsMaster) _state.DelNodeSlots(me);
         _state.SetReplicaOf(me, master);
         if (master.Ip.Length > 0) _server.Replica.SetMaster(master.Ip, _state.ReplicationPort(master));
+        // Writes held by a manual failover go on only now: they find the slots moved (MOVED) and
+        // the node a replica, so none is applied here and then lost.
+        _failover.Reset();
         SaveAndUpdate();
     }
 
@@ -766,6 +789,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             Offset = (ulong)Math.Max(0, _server.Replication.Offset),
             Sender = Name(me.Id), Slots = _headerSlots, MyIp = _server.Config.Value("cluster-announce-ip"),
             Flags = me.Flags, State = _state.StateOk ? (byte)0 : (byte)1,
+            MessageFlags = _failover.MasterPaused ? BusMessageFlags.Paused : 0,
         };
         if (me.IsReplica && me.Master != null) h.ReplicaOf = Name(me.Master.Id);
         return h;
@@ -830,6 +854,51 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         {
             if (n.IsMyself || InHandshake(n) || n.Link == null) continue;
             Send(n.Link, type, bytes);
+        }
+    }
+
+    /// <summary>A message that is only a header (FAILOVER_AUTH_ACK, MFSTART) to one node (under Sync).</summary>
+    internal void SendHeaderOnly(BusLink link, BusMessageType type, BusMessageFlags flags)
+    {
+        var h = Header();
+        h.MessageFlags |= flags;
+        Send(link, type, _writer.HeaderOnly(type, h));
+    }
+
+    /// <summary>A message that is only a header (FAILOVER_AUTH_REQUEST) to every node (under Sync).</summary>
+    internal void BroadcastHeaderOnly(BusMessageType type, BusMessageFlags flags)
+    {
+        var h = Header();
+        h.MessageFlags |= flags;
+        Broadcast(type, _writer.HeaderOnly(type, h));
+    }
+
+    /// <summary>A PING on <paramref name="link"/> (MFSTART's answer on the link it came by), under Sync.</summary>
+    internal void SendPingOn(BusLink link) => SendPing(link, null, BusMessageType.Ping);
+
+    /// <summary>
+    /// Redis's clusterBroadcastPong under Sync: to every connected node, or (CLUSTER_BROADCAST_LOCAL_SLAVES)
+    /// only to the other replicas of my master.
+    /// </summary>
+    internal void PongToAll(bool localReplicasOnly)
+    {
+        var me = _state.Myself;
+        foreach (var n in _state.Nodes.ToArray())
+        {
+            if (n.IsMyself || InHandshake(n) || n.Link == null) continue;
+            if (localReplicasOnly && !(n.IsReplica && n.Master != null && n.Master == me.Master)) continue;
+            SendPing(n.Link, null, BusMessageType.Pong);
+        }
+    }
+
+    /// <summary>CLUSTER FAILOVER [FORCE] accepted: the manual failover starts (MFSTART to the master unless forced).</summary>
+    public void ManualFailover(bool force)
+    {
+        lock (_state.Sync)
+        {
+            if (_stopped) return;
+            _failover.StartManual(force);
+            Flush();
         }
     }
 
@@ -921,6 +990,12 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                     SendPing(n.Link, n, BusMessageType.Ping);
                     continue;
                 }
+                // A master in a manual failover pings the replica asking continuously (its offset, PAUSED).
+                if (n.Link != null && _failover.PingContinuously(n))
+                {
+                    SendPing(n.Link, n, BusMessageType.Ping);
+                    continue;
+                }
                 if (n.PingSent == 0) continue;
                 long nodeDelay = Math.Min(pingDelay, dataDelay);
                 if (nodeDelay > timeout && (n.Flags & (NodeFlags.PFail | NodeFlags.Fail)) == 0)
@@ -933,6 +1008,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             // A replica whose replication is not pointed at its master (the master's address came late).
             if (me.IsReplica && me.Master is { } master && master.Ip.Length > 0 && _server.Replica.MasterHost == null)
                 _server.Replica.SetMaster(master.Ip, _state.ReplicationPort(master));
+            _failover.Cron();
             Flush();
         }
     }

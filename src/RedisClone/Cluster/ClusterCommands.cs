@@ -17,8 +17,8 @@ namespace RedisClone.Cluster;
 /// </summary>
 /// <remarks>
 /// MEET records a node in handshake that <see cref="ClusterBus"/> connects to; LINKS and INFO's
-/// message counters come from the bus. Failover is not on the bus yet: FAILOVER TAKEOVER takes the
-/// master's slots locally, FAILOVER and FAILOVER FORCE are accepted and recorded.
+/// message counters come from the bus. FAILOVER TAKEOVER takes the master's slots here; FAILOVER
+/// and FAILOVER FORCE start the bus's manual failover (<see cref="ClusterFailover"/>).
 /// </remarks>
 internal static class ClusterCommands
 {
@@ -717,7 +717,7 @@ internal static class ClusterCommands
         }
     }
 
-    /// <summary>CLUSTER FAILOVER [FORCE|TAKEOVER] — the checks; TAKEOVER's local part; the rest is recorded for the bus.</summary>
+    /// <summary>CLUSTER FAILOVER [FORCE|TAKEOVER] — the checks; TAKEOVER at once; the others started on the bus.</summary>
     private static void Failover(ref CommandContext ctx, ClusterState state)
     {
         bool force = false, takeover = false;
@@ -758,8 +758,8 @@ internal static class ClusterCommands
         }
         else
         {
-            ctx.Server.Log.Notice(force ? "Forced failover user request accepted." : "Manual failover user request accepted.");
-            state.RequestManualFailover(force);
+            if (state.Bus is { } bus) bus.ManualFailover(force);
+            else state.RequestManualFailover(force);
         }
         ctx.Reply.Ok();
     }

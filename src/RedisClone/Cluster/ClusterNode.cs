@@ -56,6 +56,12 @@ internal sealed class ClusterNode
     /// <summary>Unix ms when the node was marked FAIL, and when the bus last heard anything from it.</summary>
     public long FailTime, DataReceived;
 
+    /// <summary>
+    /// Environment.TickCount64 ms when this node (a master) last had my vote for one of its replicas
+    /// (Redis's voted_time), and since when it is an orphaned master (orphaned_time); 0 for never.
+    /// </summary>
+    public long VotedTime, OrphanedTime;
+
     /// <summary>The bus link this node opened to the node (Redis's node->link), and the one the node opened to it.</summary>
     internal Bus.BusLink? Link, InboundLink;
 

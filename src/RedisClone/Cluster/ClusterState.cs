@@ -307,6 +307,8 @@ internal sealed class ClusterState : IDisposable
             replica.Flags = (replica.Flags & ~(NodeFlags.Master | NodeFlags.MigrateTo)) | NodeFlags.Slave;
             replica.Master = master;
             if (!master.Replicas.Contains(replica)) master.Replicas.Add(replica);
+            // Redis's clusterNodeAddSlave: a master that had a replica is worth migrating a replica to.
+            master.Flags |= NodeFlags.MigrateTo;
             replica.ShardId = master.ShardId;
             if (replica == Myself) CloseAllSlots();
             _slotsVersion++;

@@ -499,7 +499,8 @@ internal sealed class ReplicationMaster
         if (now - _lastSecondMs < 1000) return;
         _lastSecondMs = now;
 
-        if (replicas.Length > 0 && now - _lastPingMs >= config.ReplPingReplicaPeriod * 1000 && State.Failover.State == FailoverState.None)
+        if (replicas.Length > 0 && now - _lastPingMs >= config.ReplPingReplicaPeriod * 1000 && State.Failover.State == FailoverState.None
+            && !_server.Pause.HoldsForFailover)
         {
             _lastPingMs = now;
             State.FeedPing();

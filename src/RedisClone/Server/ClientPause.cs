@@ -80,6 +80,15 @@ internal sealed class ClientPause
         }
     }
 
+    /// <summary>A failover holds writes (a master then does not ping its replicas: their offsets must stay the master's).</summary>
+    public bool HoldsForFailover
+    {
+        get
+        {
+            lock (_lock) return _failover;
+        }
+    }
+
     /// <summary>The pause in force: CLIENT PAUSE's, or at least WRITE while a failover holds writes.</summary>
     private Mode Effective => _failover && _mode == Mode.None ? Mode.Write : _mode;
 

@@ -12,6 +12,7 @@ namespace RedisClone.Tests.Cluster;
 internal sealed class OurCluster : IAsyncDisposable
 {
     private readonly List<TestServer?> _nodes = new();
+    private readonly List<string[]> _args = new();
     private readonly string _dir = Directory.CreateTempSubdirectory("clu-bus-").FullName;
 
     public IReadOnlyList<TestServer?> Nodes => _nodes;
@@ -33,10 +34,12 @@ internal sealed class OurCluster : IAsyncDisposable
             int port = PickPortPair();
             try
             {
-                var s = TestServer.Start(2, "--port", port.ToString(), "--cluster-enabled", "yes",
+                string[] args = ["--port", port.ToString(), "--cluster-enabled", "yes",
                     "--cluster-config-file", Path.Combine(_dir, $"nodes-{_nodes.Count}-{port}.conf"),
-                    "--cluster-node-timeout", nodeTimeoutMs.ToString());
+                    "--cluster-node-timeout", nodeTimeoutMs.ToString()];
+                var s = TestServer.Start(2, args);
                 _nodes.Add(s);
+                _args.Add(args);
                 return s;
             }
             catch (Exception) when (attempt < 4)
@@ -53,6 +56,25 @@ internal sealed class OurCluster : IAsyncDisposable
         {
             _nodes[i] = null;
             await s.DisposeAsync();
+        }
+    }
+
+    /// <summary>Starts node <paramref name="i"/> again, stopped before, on its port with its nodes.conf (its data is gone: no save points).</summary>
+    public TestServer Restart(int i)
+    {
+        if (_nodes[i] != null) throw new InvalidOperationException($"node {i} is running");
+        for (int attempt = 0; ; attempt++)
+        {
+            try
+            {
+                var s = TestServer.Start(2, _args[i]);
+                _nodes[i] = s;
+                return s;
+            }
+            catch (Exception) when (attempt < 20)
+            {
+                Thread.Sleep(250); // the port not free again yet
+            }
         }
     }
 
