@@ -184,6 +184,50 @@ internal sealed class ClusterState : IDisposable
     /// <summary>The bus (null until the server started it).</summary>
     public ClusterBus? Bus { get; internal set; }
 
+    // ------------------------------------------------------------------ keys of a MIGRATE in flight
+
+    private readonly Dictionary<byte[], int> _inFlight = new(Storage.ByteArrayComparer.Instance); // under itself
+    private int _inFlightCount;
+
+    /// <summary>
+    /// A MIGRATE sent these keys and waits for the target (see Commands/MigrateCommands): until it
+    /// ends, a write to one of them in a slot this node is migrating is answered -TRYAGAIN. Redis
+    /// runs MIGRATE inside its one thread, so no write can land between the DUMP it sends and the
+    /// DEL after it; here one could, and the target would keep the old value while this node kept
+    /// the new one (redis-cli then stops the reshard: "Found key(s) in both source node and target
+    /// node having different values"). Called with the keys' gates held, as is the check.
+    /// </summary>
+    public void MigrationStarted(List<byte[]> keys)
+    {
+        lock (_inFlight)
+        {
+            foreach (var k in keys) _inFlight[k] = _inFlight.GetValueOrDefault(k) + 1;
+            Volatile.Write(ref _inFlightCount, _inFlight.Count);
+        }
+    }
+
+    /// <summary>The MIGRATE of <see cref="MigrationStarted"/> is over.</summary>
+    public void MigrationEnded(List<byte[]> keys)
+    {
+        lock (_inFlight)
+        {
+            foreach (var k in keys)
+            {
+                if (!_inFlight.TryGetValue(k, out int n)) continue;
+                if (n <= 1) _inFlight.Remove(k);
+                else _inFlight[k] = n - 1;
+            }
+            Volatile.Write(ref _inFlightCount, _inFlight.Count);
+        }
+    }
+
+    /// <summary>Whether a MIGRATE in flight sent <paramref name="key"/> (nothing is locked when none is).</summary>
+    public bool MigrationInFlight(ReadOnlySpan<byte> key)
+    {
+        if (Volatile.Read(ref _inFlightCount) == 0) return false;
+        lock (_inFlight) return _inFlight.GetAlternateLookup<ReadOnlySpan<byte>>().ContainsKey(key);
+    }
+
     /// <summary>The forgotten nodes still blacklisted and the seconds left for each (the forgotten-node extension).</summary>
     internal List<(string Id, long TtlSeconds)> ForgottenNodes()
     {

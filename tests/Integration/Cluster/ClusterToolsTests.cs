@@ -305,6 +305,43 @@ public sealed class ClusterToolsTests
     }
 
     [Fact]
+    public async Task Migrate_WriteToKeyInFlightInMigratingSlot_TryAgainUntilDoneThenAsk()
+    {
+        await using var c = OurCluster.Start(2);
+        c.Call(0, "CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "MEET", "127.0.0.1", c[1].Port.ToString()));
+        await c.WaitFormedAsync(2);
+        string id1 = c.Call(1, "CLUSTER", "MYID");
+        Assert.Equal("+OK", c.Call(0, "SET", "foo", "before"));
+        Assert.Equal("+OK", c.Call(1, "CLUSTER", "SETSLOT", "12182", "IMPORTING", c.Call(0, "CLUSTER", "MYID")));
+        Assert.Equal("+OK", c.Call(0, "CLUSTER", "SETSLOT", "12182", "MIGRATING", id1));
+
+        // A target that takes the RESTORE and answers only when told: the MIGRATE stays in flight.
+        using var target = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        target.Start();
+        int targetPort = ((System.Net.IPEndPoint)target.LocalEndpoint).Port;
+        using var migrating = c[0].Connect();
+        migrating.Send("MIGRATE", "127.0.0.1", targetPort.ToString(), "", "0", "10000", "KEYS", "foo");
+        using var accepted = await target.AcceptSocketAsync().WaitAsync(TimeSpan.FromSeconds(10));
+        var buffer = new byte[4096];
+        int got = 0;
+        while (!System.Text.Encoding.Latin1.GetString(buffer, 0, got).Contains("RESTORE-ASKING"))
+            got += await accepted.ReceiveAsync(buffer.AsMemory(got)).AsTask().WaitAsync(TimeSpan.FromSeconds(10));
+
+        // Meanwhile a write to the key is refused with TRYAGAIN (it would be lost: the target has the value sent); a read is served.
+        Assert.StartsWith("-TRYAGAIN", c.Call(0, "SET", "foo", "during"));
+        Assert.Equal("before", c.Call(0, "GET", "foo"));
+        Assert.StartsWith("-TRYAGAIN", c.Call(0, "APPEND", "foo", "x"));
+
+        // The target acknowledges: the key is deleted here and a write is sent to the target.
+        // (SELECT first on a new connection, as Redis's MIGRATE: one reply for it, one for the RESTORE.)
+        bool select = System.Text.Encoding.Latin1.GetString(buffer, 0, got).Contains("SELECT");
+        accepted.Send(select ? "+OK\r\n+OK\r\n"u8 : "+OK\r\n"u8);
+        Assert.Equal("+OK\r\n", migrating.ReadReply());
+        Assert.Equal($"-ASK 12182 127.0.0.1:{c[1].Port}", c.Call(0, "SET", "foo", "after"));
+    }
+
+    [Fact]
     public async Task SlotClaimedWithHigherEpoch_KeysStillHere_DeletedAndReplicaToo()
     {
         await using var c = OurCluster.Start(3);
