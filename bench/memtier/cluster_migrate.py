@@ -174,7 +174,10 @@ def wait_check(port, seconds=120):
         r = subprocess.run(["redis-cli", "--cluster", "check", f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120)
         out = r.stdout
         if r.returncode == 0 and "[OK] All nodes agree" in out and "[OK] All 16384 slots covered." in out and "[WARNING]" not in out and "[ERR]" not in out:
-            return
+            # A master answers CLUSTERDOWN for 2 s after it starts (the writable delay): wait for every state ok.
+            ports = [int(l.split(" ")[1].split("@")[0].rsplit(":", 1)[1]) for l in text(port, "CLUSTER", "NODES").splitlines() if l]
+            if all("cluster_state:ok" in text(p, "CLUSTER", "INFO") for p in ports):
+                return
         time.sleep(0.5)
     raise RuntimeError("cluster check did not pass:\n" + out[-3000:])
 
