@@ -553,6 +553,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         var curMaster = me.IsMaster ? me : me.Master;
         ClusterNode? newMaster = null;
         int senderSlots = 0, migratedOurSlots = 0;
+        List<int>? dirty = null;
         for (int j = 0; j < ClusterState.Slots; j++)
         {
             var owner = _state.Owner(j);
@@ -567,8 +568,9 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                 if (_state.ImportingFrom(j) != null) continue;
                 if (owner == null || _notClaiming[j] || owner.ConfigEpoch < senderConfigEpoch)
                 {
-                    // Redis also deletes the keys of a slot of mine taken this way unless I become a
-                    // replica below (delKeysInSlot); not done here yet (left for the resharding slice).
+                    // A slot of mine taken while it still has keys here is dirty: its keys go below,
+                    // unless I become a replica (the full sync replaces them all).
+                    if (owner == me && ClusterCommands.CountKeysInSlot(_server.Shards, j) > 0) (dirty ??= new()).Add(j);
                     if (owner != null && owner == curMaster)
                     {
                         newMaster = sender;
@@ -592,6 +594,12 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
         {
             _server.Log.Notice($"I'm a sub-replica! Reconfiguring myself as a replica of grandmaster {grand.Id} ({grand.HumanNodename})");
             BecomeReplicaOf(grand);
+        }
+        else if (dirty != null)
+        {
+            // Redis's delKeysInSlot for each dirty slot (the count above is read without the gate;
+            // the deletion itself runs under it and finds what is there then).
+            SlotKeysDeletion.Post(_server, dirty);
         }
     }
 

@@ -156,7 +156,7 @@ internal static class ClusterCommands
                 else state.AddSlot(state.Myself, j);
             }
         }
-        state.Changed();
+        state.Changed(fsync: false);
     }
 
     /// <summary>CLUSTER ADDSLOTS slot [slot ...] / DELSLOTS slot [slot ...].</summary>
@@ -228,7 +228,7 @@ internal static class ClusterCommands
             return;
         }
         state.DelNodeSlots(state.Myself);
-        state.Changed();
+        state.Changed(fsync: false);
         ctx.Reply.Ok();
     }
 
@@ -287,6 +287,7 @@ internal static class ClusterCommands
         int slot = SlotOrReply(ref ctx, 2);
         if (slot < 0) return;
         int argc = ctx.ArgCount;
+        bool bumped = false; // a new configEpoch is fsynced (clusterBumpConfigEpochWithoutConsensus)
         if (ctx.ArgIs(3, "MIGRATING") && argc == 5)
         {
             if (state.Owner(slot) != me)
@@ -367,8 +368,8 @@ internal static class ClusterCommands
                 {
                     // Closing a manual migration: a new epoch without consensus so the change wins
                     // (and a PONG tells every node at once, as Redis does).
-                    if (state.BumpConfigEpochWithoutConsensus())
-                        ctx.Server.Log.Notice($"configEpoch updated after importing slot {slot}");
+                    bumped = state.BumpConfigEpochWithoutConsensus();
+                    if (bumped) ctx.Server.Log.Notice($"configEpoch updated after importing slot {slot}");
                     state.Bus?.BroadcastPong();
                     state.SetImporting(slot, null);
                 }
@@ -379,7 +380,7 @@ internal static class ClusterCommands
             ctx.Error(RespErrors.InvalidSetSlotAction);
             return;
         }
-        state.Changed();
+        state.Changed(fsync: bumped);
         ctx.Reply.Ok();
     }
 
@@ -657,7 +658,7 @@ internal static class ClusterCommands
             return;
         }
         state.RemoveNode(n, forget: true);
-        state.Changed();
+        state.Changed(fsync: false);
         ctx.Reply.Ok();
     }
 
@@ -686,7 +687,7 @@ internal static class ClusterCommands
             return;
         }
         BecomeReplicaOf(ref ctx, state, n);
-        state.Changed();
+        state.Changed(fsync: false);
         ctx.Reply.Ok();
     }
 

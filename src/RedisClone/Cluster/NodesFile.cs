@@ -81,8 +81,12 @@ internal sealed class NodesFile : IDisposable
         return reader.ReadToEnd();
     }
 
-    /// <summary>Writes <paramref name="content"/> over the file atomically, fsynced; false with the reason on failure.</summary>
-    public bool Save(string content, out string? error)
+    /// <summary>
+    /// Writes <paramref name="content"/> over the file atomically (a temporary file renamed over it);
+    /// with <paramref name="fsync"/> the file and its directory are fsynced too, as Redis's
+    /// clusterSaveConfig(do_fsync). False with the reason on failure.
+    /// </summary>
+    public bool Save(string content, out string? error, bool fsync = true)
     {
         error = null;
         string tmp = $"{Path}.tmp-{Environment.ProcessId}-{DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()}";
@@ -91,7 +95,7 @@ internal sealed class NodesFile : IDisposable
         {
             fs = new FileStream(tmp, FileMode.Create, FileAccess.ReadWrite, FileShare.ReadWrite);
             fs.Write(Encoding.Latin1.GetBytes(content));
-            fs.Flush(flushToDisk: true);
+            fs.Flush(flushToDisk: fsync);
             // The new file is locked before it takes the name, and its handle becomes the lock: the
             // name stays locked across the rename (the old file's lock goes with the old file).
             if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()) Flock((int)fs.SafeFileHandle.DangerousGetHandle(), 2 | 4);
@@ -100,7 +104,7 @@ internal sealed class NodesFile : IDisposable
             _lock = fs;
             fs = null;
             old.Dispose();
-            FsyncDirectory(System.IO.Path.GetDirectoryName(Path)!);
+            if (fsync) FsyncDirectory(System.IO.Path.GetDirectoryName(Path)!);
             return true;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)

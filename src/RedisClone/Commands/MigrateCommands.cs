@@ -167,6 +167,7 @@ internal static class MigrateCommands
             watches[k].Db.Watch(keys[k], watches[k]);
         }
         Interlocked.Add(ref ctx.Server.WatchedKeyCount, keys.Count);
+        ctx.Server.Cluster?.MigrationStarted(keys); // writes to them in a migrating slot: -TRYAGAIN until the second step
         ctx.Client.Migration = new PendingMigration(transfer, keys, watches, copy, Task.Run(() => transfer.RunAsync(sockets)));
     }
 
@@ -174,6 +175,7 @@ internal static class MigrateCommands
     private static void Finish(ref CommandContext ctx, PendingMigration pending)
     {
         ctx.Client.Migration = null;
+        ctx.Server.Cluster?.MigrationEnded(pending.Keys);
         for (int k = 0; k < pending.Keys.Count; k++) pending.Watches[k].Db.Unwatch(pending.Keys[k], pending.Watches[k]);
         Interlocked.Add(ref ctx.Server.WatchedKeyCount, -pending.Keys.Count);
         Complete(ref ctx, pending.Transfer, pending.Keys, pending.Watches, pending.Copy);

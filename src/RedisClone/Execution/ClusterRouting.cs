@@ -97,7 +97,7 @@ internal static class ClusterRouting
         slot = -1;
         node = null;
         var me = cluster.Myself;
-        bool migrating = false, importing = false, multipleKeys = false;
+        bool migrating = false, importing = false, multipleKeys = false, inFlight = false;
         int missing = 0, existing = 0;
         ReadOnlySpan<byte> firstKey = default;
         bool pubsubShard = def == SSubscribeDef || def == SUnsubscribeDef || def == SPublishDef;
@@ -143,7 +143,12 @@ internal static class ClusterRouting
                 }
                 if ((migrating || importing) && !pubsubShard && keysKnown)
                 {
-                    if (Exists(server, key, nowMs)) existing++;
+                    if (Exists(server, key, nowMs))
+                    {
+                        existing++;
+                        // A write to a key a MIGRATE has sent and not yet deleted (see ClusterState.MigrationStarted).
+                        if (migrating && write && def != MigrateDef && session.ScriptCaller == null && cluster.MigrationInFlight(key)) inFlight = true;
+                    }
                     else missing++;
                 }
             }
@@ -167,6 +172,7 @@ internal static class ClusterRouting
             session.ClusterRecheckAsking = asking;
             if (migrating || asking || (def.Flags & CommandFlags.Asking) != 0) return Redirect.None;
         }
+        if (inFlight) return Redirect.Unstable;
         if (migrating && missing > 0)
         {
             if (existing > 0) return Redirect.Unstable;

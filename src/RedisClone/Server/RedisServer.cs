@@ -355,7 +355,7 @@ internal sealed class RedisServer : IAsyncDisposable
     /// A key removed by the server itself (expired, evicted) goes to the AOF and replicas as DEL, or
     /// UNLINK: inside the unit of the command that found it, or as a unit of its own.
     /// </summary>
-    private void PropagateDeleted(int db, byte[] key, bool unlink)
+    internal void PropagateDeleted(int db, byte[] key, bool unlink)
     {
         var log = PropagationLog.Current;
         if (log != null)
