@@ -3,7 +3,6 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using RedisClone.Cluster.Bus;
-using RedisClone.Network;
 using RedisClone.Server;
 
 namespace RedisClone.Cluster;
@@ -59,8 +58,6 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
                 BusLogLevel.Notice => ServerLog.Level.Notice,
                 _ => ServerLog.Level.Warning,
             }, text),
-            ServerTls = () => TlsCluster && _server.Tls is { } tls ? tls.Options(_server.Config.TlsAuthClients) : null,
-            ClientTls = host => TlsCluster && _server.Tls is { } tls ? tls.ClientOptions(host, TlsContext.LoadClientCertificate(_server.Config)) : null,
         };
         RefreshOptions();
         _failover = new ClusterFailover(server, state, this);
@@ -78,6 +75,18 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             long clusterPort = _server.Config.Number("cluster-port");
             return clusterPort != 0 ? (int)clusterPort : (TlsCluster ? _server.TlsPort : _server.Port) + 10000;
         }
+    }
+
+    /// <summary>
+    /// The server's TLS handshakes for the bus (its certificate, CAs and tls-auth-clients for accepted
+    /// links; tls-client-cert-file or its own certificate when connecting out), used while tls-cluster
+    /// is on; the server composes them, as this layer does not know its TLS context.
+    /// </summary>
+    public void UseTls(Func<System.Net.Security.SslServerAuthenticationOptions?> accept,
+        Func<string, System.Net.Security.SslClientAuthenticationOptions?> connect)
+    {
+        _options.ServerTls = () => TlsCluster ? accept() : null;
+        _options.ClientTls = host => TlsCluster ? connect(host) : null;
     }
 
     /// <summary>cluster-link-sendbuf-limit and the connect timeout from the configuration (at start and after CONFIG SET).</summary>

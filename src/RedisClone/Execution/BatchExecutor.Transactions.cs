@@ -43,10 +43,10 @@ internal sealed partial class BatchExecutor
     /// Redis, a transaction already bound to fail (EXECABORT, or a watched key changed) stores nothing
     /// more: no sense holding memory for commands that will never run.
     /// </summary>
-    private void QueueCommand(int i)
+    private void QueueCommand(int i, IBufferWriter<byte> output)
     {
         // Redis's processCommand keeps the tracking table in bounds before queueing too.
-        if (_server.Tracking.Active) _server.Tracking.BeforeCommand(Session, _output);
+        if (_server.Tracking.Active) _server.Tracking.BeforeCommand(Session, output);
         if (!Session.MultiDirty && !Session.WatchDirty)
         {
             var queue = Session.Queued!;
@@ -61,8 +61,30 @@ internal sealed partial class BatchExecutor
             Session.QueuedDefs!.Add(_defs[i]!);
         }
         var mode = Session.ReplyMode;
-        if (mode == ReplyMode.On) _output.Write(Resp.Queued);
+        if (mode == ReplyMode.On) output.Write(Resp.Queued);
         else if (mode == ReplyMode.Skip) Session.ReplyMode = ReplyMode.On;
+    }
+
+    /// <summary>
+    /// A command for the queue in a slot being migrated or imported, with its keys' gates held: as
+    /// Redis's processCommand, keys gone from a migrating slot answer -ASK (some of them -TRYAGAIN)
+    /// and flag the transaction, so EXEC answers EXECABORT; otherwise it is queued.
+    /// </summary>
+    private void QueueCheckedLocked(int i, IBufferWriter<byte> target)
+    {
+        var session = Session;
+        var def = _defs[i]!;
+        session.ClusterRecheck = false;
+        if (ClusterRouting.Recheck(_server, session, _commands, i, def, _nowMs, session.ClusterRecheckAsking) is not { } error)
+        {
+            QueueCommand(i, target);
+            return;
+        }
+        session.MultiDirty = true;
+        _server.CommandStats.Rejected(def.Id);
+        _server.Stats.CountError(error[..error.IndexOf(' ')]);
+        if (session.ReplyMode == ReplyMode.On) new RespWriter(target, session.Protocol).Error(error);
+        else if (session.ReplyMode == ReplyMode.Skip) session.ReplyMode = ReplyMode.On;
     }
 
     /// <summary>EXEC: EXECABORT, nil (a watched key changed), or every queued command's reply.</summary>
@@ -89,6 +111,26 @@ internal sealed partial class BatchExecutor
         }
         // A transaction with a script (or a MIGRATE) in it runs on a shard thread, as the script alone would.
         return script ? PostLockedAsync(mask, LockedAction.Exec, i) : RunLockedAsync(mask, LockedAction.Exec, i);
+    }
+
+    /// <summary>
+    /// ClusterRouting's second step for EXEC, with the gates of every queued key held: -ASK when the
+    /// keys left the migrating slot, -TRYAGAIN when some did; the transaction is then discarded and
+    /// the redirection is EXEC's reply, as Redis's processCommand does (discardTransaction). True
+    /// when it redirected.
+    /// </summary>
+    private bool ExecRedirected(int exec, IBufferWriter<byte> target)
+    {
+        var session = Session;
+        session.ClusterRecheck = false;
+        if (ClusterRouting.Recheck(_server, session, _commands, exec, ExecDef, _nowMs, session.ClusterRecheckAsking) is not { } error) return false;
+        _server.CommandStats.Rejected(ExecDef.Id);
+        _server.Stats.CountError(error[..error.IndexOf(' ')]);
+        if (session.ReplyMode == ReplyMode.On) new RespWriter(target, session.Protocol).Error(error);
+        if (session.ReplyMode == ReplyMode.Skip) session.ReplyMode = ReplyMode.On;
+        session.EndMulti();
+        TransactionCommands.UnwatchAll(_server, session);
+        return true;
     }
 
     /// <summary>
@@ -119,6 +161,14 @@ internal sealed partial class BatchExecutor
     private void ExecLocked(int exec, IBufferWriter<byte> target)
     {
         var session = Session;
+        // A transaction in a slot being migrated or imported: which of its keys exist now decides
+        // whether it runs here, as for one command (ClusterRouting's second step). A dirty one is
+        // aborted anyway, and its keys' gates are not held.
+        if (session.ClusterRecheck)
+        {
+            if (session.MultiDirty) session.ClusterRecheck = false;
+            else if (ExecRedirected(exec, target)) return;
+        }
         var mode = session.ReplyMode;
         IBufferWriter<byte> sink = mode == ReplyMode.On ? target : NullBufferWriter.Instance;
         // Evictions from the tracking table go ahead of EXEC's reply, never inside its array.

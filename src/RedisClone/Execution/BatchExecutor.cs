@@ -58,7 +58,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// </summary>
     public bool FlushedMidBatch { get; set; }
 
-    private enum Kind { Segment, Direct, Locked, Script, AwaitScript, Rejected, Queue, Exec, DropReplica }
+    private enum Kind { Segment, Direct, Locked, Script, AwaitScript, Rejected, Queue, QueueChecked, Exec, DropReplica }
 
     /// <summary>
     /// Runs the batch in <paramref name="commands"/>: segments of single-shard commands, and the rest
@@ -180,7 +180,10 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                     }
                     break;
                 case Kind.Queue:
-                    QueueCommand(i);
+                    QueueCommand(i, _output);
+                    break;
+                case Kind.QueueChecked:
+                    await RunLockedAsync(mask, LockedAction.QueueChecked, i);
                     break;
                 case Kind.Exec:
                     await ExecTransactionAsync(i);
@@ -264,7 +267,14 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         _defs[i] = def;
         if (def == null) return Kind.Rejected;
         Session.LastCommand = def.FullName;
-        if ((Session.InMulti || def == ExecDef) && ClassifyInTransaction(def) is { } txKind) return txKind;
+        if ((Session.InMulti || def == ExecDef) && ClassifyInTransaction(def) is { } txKind)
+        {
+            // A cluster node's command queued in a slot being migrated or imported: whether it may
+            // run here depends on which keys exist, looked at under their gates (QueueCheckedLocked).
+            if (txKind != Kind.Queue || !Session.ClusterRecheck) return txKind;
+            mask = KeyRouting.ShardMask(_server, Session, _commands, i, def, _nowMs);
+            return Kind.QueueChecked;
+        }
 
         switch (def.Routing)
         {
@@ -565,7 +575,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     }
 
     /// <summary>What a <see cref="LockedWork"/> does once every gate of its mask is held.</summary>
-    private enum LockedAction { Command, Scripts, Exec, BlockedWake, Unregister, UnregisterPassOn, Unwatch, MigrateFinish }
+    private enum LockedAction { Command, Scripts, Exec, QueueChecked, BlockedWake, Unregister, UnregisterPassOn, Unwatch, MigrateFinish }
 
     /// <summary>
     /// Runs <paramref name="action"/> holding every gate in <paramref name="mask"/>: on this thread
@@ -650,6 +660,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
                 break;
             case LockedAction.Exec:
                 ExecLocked(command, target);
+                break;
+            case LockedAction.QueueChecked:
+                QueueCheckedLocked(command, target);
                 break;
             case LockedAction.BlockedWake:
                 BlockedWakeLocked(command, target);

@@ -166,9 +166,9 @@ internal static class ClusterRouting
         if ((migrating || importing) && def == MigrateDef) return Redirect.None;
         if ((migrating || importing) && !pubsubShard && !keysKnown)
         {
-            // The answer depends on which keys exist: decided again with the gates held.
-            // (Not for EXEC: a transaction in such a slot runs here whatever keys exist.)
-            session.ClusterRecheck = def != ExecDef;
+            // The answer depends on which keys exist: decided again with the gates held (for EXEC,
+            // over the whole queue, by the transaction itself: BatchExecutor's ExecLocked).
+            session.ClusterRecheck = true;
             session.ClusterRecheckAsking = asking;
             if (migrating || asking || (def.Flags & CommandFlags.Asking) != 0) return Redirect.None;
         }

@@ -448,6 +448,9 @@ internal sealed class RedisServer : IAsyncDisposable
             {
                 // The cluster bus listens as the data port does (clusterInit's listener on port + 10000).
                 var bus = new Cluster.ClusterBus(this, Cluster);
+                // tls-cluster: the bus's handshakes with the TLS context current at each connection.
+                bus.UseTls(() => Tls?.Options(Config.TlsAuthClients),
+                    host => Tls?.ClientOptions(host, TlsContext.LoadClientCertificate(Config)));
                 bus.Start(Options.Bind, systemChosenPort: Options.Port == 0);
                 Cluster.Bus = bus;
             }

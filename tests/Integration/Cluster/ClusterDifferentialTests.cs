@@ -96,6 +96,46 @@ public sealed class ClusterDifferentialTests
     }
 
     [RedisFact]
+    public async Task Exec_KeysLeftTheMigratingSlotAfterQueueing_AskOrTryAgainAndDiscarded()
+    {
+        await using var pair = ClusterPair.Start(ClusterPair.TwoMasters);
+        await pair.WaitForOkAsync();
+        // Slot 7000 ({t13794}) is migrating to B. x and y exist when the transaction is queued; another
+        // client deletes them before EXEC: EXEC decides again over the whole queue.
+        string[][] steps =
+        [
+            ["A", "CLUSTER", "SETSLOT", "7000", "STABLE"], ["A", "SET", "{t13794}x", "1"], ["A", "SET", "{t13794}y", "2"],
+            ["A", "CLUSTER", "SETSLOT", "7000", "MIGRATING", ClusterPair.Other],
+            // Every key gone: ASK, the transaction discarded.
+            ["A", "MULTI"], ["A", "GET", "{t13794}x"], ["A", "SET", "{t13794}y", "3"], ["B", "DEL", "{t13794}x", "{t13794}y"],
+            ["A", "EXEC"], ["A", "EXEC"], ["A", "EXISTS", "{t13794}y"],
+            // One of two gone: TRYAGAIN.
+            ["A", "SET", "{t13794}x", "1"], ["A", "SET", "{t13794}y", "2"],
+            ["A", "MULTI"], ["A", "MGET", "{t13794}x", "{t13794}y"], ["B", "DEL", "{t13794}y"], ["A", "EXEC"], ["A", "DISCARD"],
+            // A WATCH is dropped with the discarded transaction.
+            ["A", "WATCH", "{t13794}x"], ["A", "MULTI"], ["A", "GET", "{t13794}x"], ["B", "DEL", "{t13794}x"], ["A", "EXEC"],
+            ["A", "MULTI"], ["A", "EXEC"],
+            // Nothing gone: the transaction runs here.
+            ["A", "SET", "{t13794}x", "5"], ["A", "MULTI"], ["A", "INCR", "{t13794}x"], ["A", "EXEC"],
+            ["A", "INFO", "errorstats"],
+        ];
+        using var theirsA = pair.Theirs.Connect();
+        using var theirsB = pair.Theirs.Connect();
+        using var oursA = pair.Ours.Connect();
+        using var oursB = pair.Ours.Connect();
+        var failures = new System.Text.StringBuilder();
+        foreach (var step in steps)
+        {
+            var cmd = step[1..];
+            string expected = (step[0] == "A" ? theirsA : theirsB).Call(cmd).Replace(pair.Theirs.Port.ToString(), "<P>");
+            string actual = (step[0] == "A" ? oursA : oursB).Call(cmd).Replace(pair.Ours.Port.ToString(), "<P>");
+            if (expected != actual)
+                failures.AppendLine($"{string.Join(' ', step)}\n  redis:      {Differential.Show(expected)}\n  redisclone: {Differential.Show(actual)}");
+        }
+        Assert.True(failures.Length == 0, "replies differ from redis-server:\n" + failures);
+    }
+
+    [RedisFact]
     public async Task RestoreAsking_ImportingSlot_ServedWithoutAsking()
     {
         await using var pair = ClusterPair.Start(ClusterPair.TwoMasters);

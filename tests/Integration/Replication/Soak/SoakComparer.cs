@@ -27,7 +27,9 @@ internal sealed class SoakComparison
 /// sets of fields and members, sorted sets with their scores, streams' entries and their
 /// XINFO STREAM FULL: ids, counters, groups, each group's PEL and consumers). A key present on one
 /// side only while the other side's copy expires within <c>expiringWindowMs</c> counts as expiring,
-/// not as a mismatch (it was read just before and just after its expiry).
+/// not as a mismatch (it was read just before and just after its expiry); so does a key with the same
+/// type and expiry on both sides, within that window, whose contents differ (a GET that came after
+/// the expiry on one side).
 /// </summary>
 internal static class SoakComparer
 {
@@ -60,7 +62,10 @@ internal static class SoakComparer
                     var x = sides[0].Result[n];
                     var y = sides[1].Result[n];
                     if (Same(x, y, ttlToleranceMs)) continue;
-                    if ((x.Type == "none" && Expires(y, now, expiringWindowMs)) || (y.Type == "none" && Expires(x, now, expiringWindowMs)))
+                    // Read just before and just after its expiry: gone on one side, or (its type read
+                    // before, its content after) empty on one side with the same expiry on both.
+                    if ((x.Type == "none" && Expires(y, now, expiringWindowMs)) || (y.Type == "none" && Expires(x, now, expiringWindowMs))
+                        || (x.Type == y.Type && x.ExpireAt == y.ExpireAt && Expires(x, now, expiringWindowMs)))
                     {
                         result.Expiring++;
                         continue;
