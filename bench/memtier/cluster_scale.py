@@ -20,7 +20,7 @@ Example: python3 bench/memtier/cluster_scale.py --rounds 2 --seconds 5
 import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import build_clone, cpu_seconds  # noqa: E402  (same folder)
+from compare import build_clone, cpu_seconds, wait_port  # noqa: E402  (same folder)
 
 MEMTIER = os.environ.get("MEMTIER", shutil.which("memtier_benchmark") or "")
 PORT_LOW, PORT_HIGH = 49000, 52999  # client ports; each node's bus port is picked apart in the same range
@@ -73,17 +73,6 @@ def call(port, *args, timeout=10):
         return buf.split(b"\r\n")[0].decode()
 
 
-def wait_port(port, timeout=60):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing listening on 127.0.0.1:{port}")
-
-
 class Node:
     def __init__(self, kind, build_dir, shards, io_threads):
         self.kind = kind
@@ -100,7 +89,7 @@ class Node:
         else:
             argv = ["redis-server"] + common + ["--dir", self.dir]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.dir)
-        wait_port(self.port)
+        wait_port(self.port, 60)
 
     def stop(self):
         if self.proc.poll() is None:
