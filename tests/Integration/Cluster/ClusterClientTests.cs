@@ -20,6 +20,7 @@ public sealed class ClusterClientTests
         {
             c.AssignThirdsAndMeet();
             await c.WaitFormedAsync(3);
+            await c.WaitEpochsSettledAsync(); // the tests move slots by hand
             return c;
         }
         catch
@@ -39,6 +40,7 @@ public sealed class ClusterClientTests
         {
             c.AssignThirdsAndMeet();
             await c.WaitFormedAsync(6);
+            await c.WaitEpochsSettledAsync();
             for (int i = 3; i < 6; i++) Assert.Equal("+OK", c.Call(i, "CLUSTER", "REPLICATE", c.Call(i - 3, "CLUSTER", "MYID")));
             await Eventually.WaitFor(() => Enumerable.Range(0, 6).All(i =>
                 System.Text.RegularExpressions.Regex.Matches(c.Call(i, "CLUSTER", "NODES"), "[ ,]slave ").Count == 3

@@ -132,6 +132,32 @@ internal sealed class OurCluster : IAsyncDisposable
         }, Describe, seconds);
     }
 
+    /// <summary>
+    /// Waits until the masters' config epochs are all different and every node sees the same ones
+    /// (the collisions of a cluster made with ADDSLOTS and MEET are settled), as redis-cli --cluster
+    /// checks before it moves slots: a slot moved by hand before that can be claimed back by its old
+    /// owner's older message with a bumped epoch.
+    /// </summary>
+    public async Task WaitEpochsSettledAsync(int seconds = 30)
+    {
+        await Eventually.WaitFor(() =>
+        {
+            string? agreed = null;
+            foreach (var n in _nodes)
+            {
+                if (n == null) continue;
+                var epochs = Text(n.Connect(), "CLUSTER", "NODES").Split('\n', StringSplitOptions.RemoveEmptyEntries)
+                    .Select(l => l.Split(' ')).Where(f => f[2].Contains("master"))
+                    .Select(f => f[0] + ":" + f[6]).Order(StringComparer.Ordinal).ToList();
+                if (epochs.Select(e => e[(e.IndexOf(':') + 1)..]).Distinct().Count() != epochs.Count) return false;
+                string view = string.Join(',', epochs);
+                if (agreed != null && agreed != view) return false;
+                agreed = view;
+            }
+            return true;
+        }, Describe, seconds);
+    }
+
     public string Describe()
         => string.Join("\n----\n", _nodes.Where(n => n != null).Select(n => $"{n!.Port}:\n{Text(n.Connect(), "CLUSTER", "NODES")}\n{Text(n.Connect(), "CLUSTER", "INFO")}"));
 
