@@ -162,14 +162,17 @@ internal sealed class OurCluster : IAsyncDisposable
         => string.Join("\n----\n", _nodes.Where(n => n != null).Select(n => $"{n!.Port}:\n{Text(n.Connect(), "CLUSTER", "NODES")}\n{Text(n.Connect(), "CLUSTER", "INFO")}"));
 
     /// <summary>A port in 30000-32999 such that it and port + 10000 are free now.</summary>
-    public static int PickPortPair()
+    public static int PickPortPair() => PickPortPair(30000, 33000);
+
+    /// <summary>A port in [<paramref name="from"/>, <paramref name="to"/>) such that it and port + 10000 (a bus port) are free now.</summary>
+    public static int PickPortPair(int from, int to)
     {
         for (int attempt = 0; attempt < 200; attempt++)
         {
-            int port = Random.Shared.Next(30000, 33000);
+            int port = Random.Shared.Next(from, to);
             if (Free(port) && Free(port + 10000)) return port;
         }
-        throw new InvalidOperationException("no free port pair in 30000-32999");
+        throw new InvalidOperationException($"no free port pair in {from}-{to - 1}");
     }
 
     private static bool Free(int port)

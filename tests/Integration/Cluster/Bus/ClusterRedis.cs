@@ -45,30 +45,7 @@ internal sealed class ClusterRedis : IDisposable
     }
 
     /// <summary>A port in 27000-29999 such that it and port + 10000 are free now.</summary>
-    public static int PickPortPair()
-    {
-        var random = new Random();
-        for (int attempt = 0; attempt < 200; attempt++)
-        {
-            int port = random.Next(27000, 30000);
-            if (Free(port) && Free(port + 10000)) return port;
-        }
-        throw new InvalidOperationException("no free port pair in 27000-29999");
-    }
-
-    private static bool Free(int port)
-    {
-        try
-        {
-            using var l = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-            l.Bind(new IPEndPoint(IPAddress.Loopback, port));
-            return true;
-        }
-        catch (SocketException)
-        {
-            return false;
-        }
-    }
+    public static int PickPortPair() => OurCluster.PickPortPair(27000, 30000);
 
     /// <summary>Starts one; null when redis-server is missing.</summary>
     public static ClusterRedis? Start(string extraArgs = "")
