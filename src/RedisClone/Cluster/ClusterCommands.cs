@@ -219,6 +219,22 @@ internal static class ClusterCommands
     internal static int CountKeysInSlot(Sharding.ShardSet shards, int slot)
         => shards[shards.ShardOfSlot(slot)].Store[0].Table.HashSlots?.Count(slot) ?? 0;
 
+    /// <summary>The node SETSLOT ... MIGRATING|IMPORTING names: known and a master, else Redis's error (null).</summary>
+    private static ClusterNode? SetSlotTarget(ref CommandContext ctx, ClusterState state)
+    {
+        if (state.Lookup(ctx.Arg(4)) is not { } n)
+        {
+            ctx.Error(RespErrors.DontKnowNode(ctx.Arg(4)));
+            return null;
+        }
+        if (n.IsReplica)
+        {
+            ctx.Error(RespErrors.TargetNotMaster);
+            return null;
+        }
+        return n;
+    }
+
     /// <summary>CLUSTER FLUSHSLOTS — unassigns every slot of this node; database 0 must be empty.</summary>
     private static void FlushSlots(ref CommandContext ctx, ClusterState state)
     {
@@ -295,16 +311,7 @@ internal static class ClusterCommands
                 ctx.Error(RespErrors.NotSlotOwner(slot));
                 return;
             }
-            if (state.Lookup(ctx.Arg(4)) is not { } n)
-            {
-                ctx.Error(RespErrors.DontKnowNode(ctx.Arg(4)));
-                return;
-            }
-            if (n.IsReplica)
-            {
-                ctx.Error(RespErrors.TargetNotMaster);
-                return;
-            }
+            if (SetSlotTarget(ref ctx, state) is not { } n) return;
             state.SetMigrating(slot, n);
         }
         else if (ctx.ArgIs(3, "IMPORTING") && argc == 5)
@@ -314,16 +321,7 @@ internal static class ClusterCommands
                 ctx.Error(RespErrors.AlreadySlotOwner(slot));
                 return;
             }
-            if (state.Lookup(ctx.Arg(4)) is not { } n)
-            {
-                ctx.Error(RespErrors.DontKnowNode(ctx.Arg(4)));
-                return;
-            }
-            if (n.IsReplica)
-            {
-                ctx.Error(RespErrors.TargetNotMaster);
-                return;
-            }
+            if (SetSlotTarget(ref ctx, state) is not { } n) return;
             state.SetImporting(slot, n);
         }
         else if (ctx.ArgIs(3, "STABLE") && argc == 4)
