@@ -16,6 +16,7 @@ import argparse, os, random, shutil, signal, socket, statistics, subprocess, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import build_clone  # noqa: E402
 from rss import command  # noqa: E402
+from failover import wait_for  # noqa: E402
 
 
 def pick_ports(n, low, high):
@@ -81,18 +82,6 @@ class Node:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(10)
-
-
-def wait_for(what, check, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if check():
-                return
-        except (OSError, ValueError, RuntimeError):
-            pass
-        time.sleep(0.05)
-    raise RuntimeError(f"timed out waiting for {what}")
 
 
 class Writer(threading.Thread):

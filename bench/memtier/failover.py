@@ -70,7 +70,7 @@ def wait_for(what, check, timeout):
         try:
             if check():
                 return
-        except (OSError, RuntimeError):
+        except (OSError, ValueError, RuntimeError):  # a reply not yet what the check parses
             pass
         time.sleep(0.05)
     raise RuntimeError(f"timed out waiting for {what}")
