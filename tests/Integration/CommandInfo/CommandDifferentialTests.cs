@@ -47,7 +47,9 @@ public class CommandDifferentialTests
         "migrate",
         // MODULE LOADEX's ARGS became a string argument of its own (7.0: a block holding "arg";
         // checked in Server/ModuleCommandTests).
-        "module|loadex"];
+        "module|loadex",
+        // Issue 29 (after 7.2): CLIENT KILL's MAXAGE filter (Redis 7.4; checked in Server/ClientKillMaxAgeTests).
+        "client|kill"];
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
     // script|debug and script|kill: not yet (scripting issue 13).
