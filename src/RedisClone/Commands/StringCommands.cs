@@ -68,7 +68,7 @@ internal static class StringCommands
         if (ctx.ArgCount == 3)
         {
             // The hot path: no options.
-            StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(2), 0, keepTtl: false);
+            StoreString(ref ctx, db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(2), 0, keepTtl: false);
             ctx.Notify(Ev.String, "set", key);
             ctx.Reply.Ok();
             return;
@@ -115,7 +115,7 @@ internal static class StringCommands
         }
         else
         {
-            StoreString(db, slot, key, ctx.Arg(2), expireAt, keepTtl: (flags & OptKeepTtl) != 0);
+            StoreString(ref ctx, db, slot, key, ctx.Arg(2), expireAt, keepTtl: (flags & OptKeepTtl) != 0);
             ctx.Notify(Ev.String, "set", key);
             if (expireArg > 0) ctx.Notify(Ev.Generic, "expire", key);
         }
@@ -175,7 +175,7 @@ internal static class StringCommands
         if (!TryParseExpire(ref ctx, 2, unit, invalidExpire, out long expireAt)) return;
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(3), expireAt, keepTtl: false);
+        StoreString(ref ctx, db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(3), expireAt, keepTtl: false);
         ctx.Notify(Ev.String, "set", key);
         ctx.Notify(Ev.Generic, "expire", key);
         ctx.Reply.Ok();
@@ -189,7 +189,7 @@ internal static class StringCommands
         var db = ctx.Db(key);
         int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
-        StoreString(db, slot, key, ctx.Arg(2), 0, keepTtl: false);
+        StoreString(ref ctx, db, slot, key, ctx.Arg(2), 0, keepTtl: false);
         ctx.Notify(Ev.String, "set", key);
         ctx.Propagation?.Rewrite(ctx.DbIndex).Add("SET"u8).Add(key).Add(ctx.Arg(2));
     }
@@ -324,7 +324,7 @@ internal static class StringCommands
         {
             var key = ctx.Arg(i);
             var db = ctx.Db(key);
-            StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(i + 1), 0, keepTtl: false);
+            StoreString(ref ctx, db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(i + 1), 0, keepTtl: false);
             ctx.Notify(Ev.String, "set", key);
         }
     }
@@ -386,7 +386,7 @@ internal static class StringCommands
 
         Span<byte> digits = stackalloc byte[RedisNumbers.MaxInt64Length];
         digits = digits.Slice(0, RedisNumbers.FormatInt64(value, digits));
-        StoreString(db, slot, key, digits, expireAt: 0, keepTtl: true);
+        PutString(db, slot, key, digits, expireAt: 0, keepTtl: true);
         ctx.Notify(Ev.String, "incrby", key);
         ctx.Reply.Integer(value);
     }
@@ -419,7 +419,7 @@ internal static class StringCommands
 
         Span<byte> text = stackalloc byte[RedisNumbers.MaxLongDoubleHumanLength];
         text = text.Slice(0, RedisNumbers.FormatLongDoubleHuman(sum, text));
-        StoreString(db, slot, key, text, expireAt: 0, keepTtl: true);
+        PutString(db, slot, key, text, expireAt: 0, keepTtl: true);
         ctx.Notify(Ev.String, "incrbyfloat", key);
         ctx.Reply.Bulk(text);
         // The result, not the increment: float formatting can never make a replica disagree.
@@ -739,7 +739,20 @@ internal static class StringCommands
     /// <see cref="Database.ReplaceString"/>). <paramref name="expireAt"/> 0 clears the TTL unless
     /// <paramref name="keepTtl"/>.
     /// </summary>
-    private static void StoreString(Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
+    /// <summary>
+    /// Redis's setKey for a string (SET and its variants, GETSET, MSET): <see cref="PutString"/>,
+    /// sending Redis 8.2's "overwritten" / "type_changed" first when the key existed and those
+    /// classes are on. (INCR and INCRBYFLOAT replace the value without them, as Redis does.)
+    /// </summary>
+    private static void StoreString(ref CommandContext ctx, Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
+        long expireAt, bool keepTtl)
+    {
+        if (slot >= 0 && ctx.OverwriteEventsOn) ctx.NotifyOverwritten(key, ValueTypes.TypeName(db.Table.At(slot).Value), "string");
+        PutString(db, slot, key, value, expireAt, keepTtl);
+    }
+
+    /// <summary>Adds the key, or replaces the value at <paramref name="slot"/> (a fresh string: its raw flag cleared).</summary>
+    private static void PutString(Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
         long expireAt, bool keepTtl)
     {
         if (slot < 0)
