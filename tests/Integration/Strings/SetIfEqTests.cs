@@ -179,6 +179,15 @@ public class SetIfEqTests
         Assert.Equal(noPerm, c.Call("DELIFEQ", "w1", "v"));
         Assert.Equal("$-1\r\n", c.Call("SET", "rw1", "x", "IFEQ", "v"));
         Assert.Equal(":0\r\n", c.Call("DELIFEQ", "rw1", "v"));
+        // The same check inside MULTI and scripts.
+        Assert.Equal("+OK\r\n", c.Call("MULTI"));
+        Assert.Equal(noPerm, c.Call("SET", "w1", "x", "IFEQ", "v"));
+        Assert.Equal(noPerm, c.Call("DELIFEQ", "w1", "v"));
+        Assert.StartsWith("-EXECABORT", c.Call("EXEC"));
+        Assert.Contains("No permissions to access a key",
+            c.Call("EVAL", "return redis.pcall('SET', KEYS[1], 'x', 'IFEQ', 'v')", "1", "w1"));
+        Assert.Contains("No permissions to access a key",
+            c.Call("EVAL", "return redis.pcall('DELIFEQ', KEYS[1], 'v')", "1", "w1"));
         Assert.Equal("$1\r\nv\r\n", admin.Call("GET", "w1"));
     }
 
