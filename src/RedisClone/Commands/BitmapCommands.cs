@@ -201,7 +201,7 @@ internal static class BitmapCommands
             }
         }
         var db = ctx.Db(destination);
-        int slot = db.Set(destination, result, 0, ctx.NowMs);
+        int slot = ctx.SetKey(db, destination, result);
         db.Table.At(slot).HashAndFlag |= KeyTable.RawFlag;
         ctx.Notify(Ev.String, "set", destination);
         ctx.Reply.Integer(length);

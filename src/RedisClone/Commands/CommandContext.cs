@@ -3,6 +3,8 @@ using RedisClone.Protocol;
 using RedisClone.Server;
 using RedisClone.Storage;
 
+using Ev = RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents;
+
 namespace RedisClone.Commands;
 
 /// <summary>
@@ -139,6 +141,47 @@ internal ref struct CommandContext
     public readonly void Notify(int type, string evt, ReadOnlySpan<byte> key)
     {
         if ((Server.Config.NotifyKeyspaceEvents & type) != 0) PubSub.KeyspaceNotifier.Notify(Server, type, evt, key, DbIndex);
+    }
+
+    /// <summary>
+    /// Whether Redis 8.2's "overwritten" or "type_changed" class is on: asked before a write replaces
+    /// an existing key's value, while the old value (whose type type_changed needs) is still there.
+    /// One flags test, so the hot path pays nothing more.
+    /// </summary>
+    public readonly bool OverwriteEventsOn
+        => (Server.Config.NotifyKeyspaceEvents & (Ev.Overwritten | Ev.TypeChanged)) != 0;
+
+    /// <summary>
+    /// Redis 8.2's events for a key that held a value and got a new one (setKey, RESTORE REPLACE,
+    /// RENAME and COPY onto it): "overwritten", then "type_changed" when the types differ, in
+    /// database <paramref name="db"/> (the selected one when -1).
+    /// </summary>
+    public readonly void NotifyOverwritten(ReadOnlySpan<byte> key, string oldType, string newType, int db = -1)
+    {
+        int flags = Server.Config.NotifyKeyspaceEvents;
+        int index = db < 0 ? DbIndex : db;
+        if ((flags & Ev.Overwritten) != 0)
+            PubSub.KeyspaceNotifier.Notify(Server, Ev.Overwritten, "overwritten", key, index);
+        if ((flags & Ev.TypeChanged) != 0 && oldType != newType)
+            PubSub.KeyspaceNotifier.Notify(Server, Ev.TypeChanged, "type_changed", key, index);
+    }
+
+    /// <summary>
+    /// Redis's setKey: <paramref name="value"/> becomes the value of <paramref name="key"/> (its TTL
+    /// cleared), with <see cref="NotifyOverwritten"/>'s events when the key existed, before the
+    /// command sends its own. Returns the key's slot.
+    /// </summary>
+    public readonly int SetKey(Database db, ReadOnlySpan<byte> key, object value)
+    {
+        string? oldType = null;
+        if (OverwriteEventsOn)
+        {
+            int old = db.FindLive(key, NowMs);
+            if (old >= 0) oldType = ValueTypes.TypeName(db.Table.At(old).Value);
+        }
+        int slot = db.Set(key, value, 0, NowMs);
+        if (oldType != null) NotifyOverwritten(key, oldType, ValueTypes.TypeName(value), db.Index);
+        return slot;
     }
 
     public void Syntax() => Error(RespErrors.Syntax);

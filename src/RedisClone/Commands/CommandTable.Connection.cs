@@ -113,9 +113,10 @@ internal sealed partial class CommandTable
                     Since = "2.4.0", Complexity = "O(N), N = connections",
                     Args = "filter(ip:port~2.8.12 | new-format([ID=client-id:integer@2.8.12] | "
                         + "[TYPE=normal_master_slave_pubsub(NORMAL | MASTER@3.2.0 | SLAVE | REPLICA@5.0.0 | PUBSUB)@2.8.12] | "
-                        + "[USER=username] | [ADDR=ip:port] | [LADDR=ip:port@6.2.0] | [SKIPME=yes/no])...)",
+                        + "[USER=username] | [ADDR=ip:port] | [LADDR=ip:port@6.2.0] | [SKIPME=yes/no] | [MAXAGE=maxage:integer@7.4.0])...)",
+                    // MAXAGE came with Redis 7.4 (the 7.0 reference has no such filter or history entry).
                     History = "2.8.12: filters as name/value pairs; 2.8.12: ID filter; 3.2.0: master TYPE; "
-                        + "5.0.0: replica TYPE (slave still accepted); 6.2.0: LADDR filter",
+                        + "5.0.0: replica TYPE (slave still accepted); 6.2.0: LADDR filter; 7.4.0: MAXAGE filter",
                 },
                 new("unblock", -3, Adm, BlockingCommands.ClientUnblock)
                 {

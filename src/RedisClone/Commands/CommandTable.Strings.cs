@@ -17,10 +17,12 @@ internal sealed partial class CommandTable
         {
             Summary = "Stores a string at a key; options set an expiry, a condition on existence, or return the old value.",
             Since = "1.0.0", Complexity = "O(1)",
-            Args = "key:key value [condition(NX | XX)@2.6.12] [GET@6.2.0] [expiration(EX=seconds:integer@2.6.12 | "
+            // IFEQ is Valkey 8.1's (Redis 8.4 has its own, with IFNE, IFDEQ and IFDNE beside it).
+            Args = "key:key value [condition(NX | XX | IFEQ=comparison-value:string@8.1.0)@2.6.12] [GET@6.2.0] [expiration(EX=seconds:integer@2.6.12 | "
                 + "PX=milliseconds:integer@2.6.12 | EXAT=unix-time-seconds:unix-time@6.2.0 | "
                 + "PXAT=unix-time-milliseconds:unix-time@6.2.0 | KEEPTTL@6.0.0)]",
-            History = "2.6.12: EX, PX, NX and XX options; 6.0.0: KEEPTTL option; 6.2.0: GET, EXAT and PXAT options; 7.0.0: NX may be combined with GET",
+            History = "2.6.12: EX, PX, NX and XX options; 6.0.0: KEEPTTL option; 6.2.0: GET, EXAT and PXAT options; 7.0.0: NX may be combined with GET; "
+                + "8.1.0: IFEQ option (Valkey)",
             VarFlags = SetKeyFlags,
         },
         new("setnx", 3, Write | DenyOom | Fast, StringCommands.SetNx, keys: "OW insert", group: "string")
@@ -42,6 +44,13 @@ internal sealed partial class CommandTable
         {
             Summary = "Stores a new string at a key and returns the string it held before.",
             Since = "1.0.0", Complexity = "O(1)", Args = "key:key value", DeprecatedSince = "6.2.0", ReplacedBy = "SET with GET",
+        },
+        // Valkey 9.0. ACCESS (as in one of Valkey's versions of its key spec): the 0/1 reply tells
+        // whether the value equals a guess, so a write-only key permission (%W) must not suffice.
+        new("delifeq", 3, Write | Fast, StringCommands.DelIfEq, keys: "RM access delete", group: "string")
+        {
+            Summary = "Deletes a key only while it holds the given string, as a lock's owner releases it (Valkey).",
+            Since = "9.0.0", Complexity = "O(1)", Args = "key:key value",
         },
         new("getdel", 2, Write | Fast, StringCommands.GetDel, keys: "RW access delete", group: "string")
         {
@@ -132,11 +141,12 @@ internal sealed partial class CommandTable
         },
     ];
 
-    /// <summary>SET: overwrite unless GET is given, which reads the old value first.</summary>
+    /// <summary>SET: overwrite unless GET or IFEQ is given, which read the old value first.</summary>
     private static KeySpecFlags SetKeyFlags(byte[][] args, int keyPosition, KeySpecFlags specFlags)
     {
+        // GET reads the old value; so does IFEQ (its outcome tells whether the value equals a guess).
         for (int i = 3; i < args.Length; i++)
-            if (System.Text.Ascii.EqualsIgnoreCase(args[i], "GET"u8))
+            if (System.Text.Ascii.EqualsIgnoreCase(args[i], "GET"u8) || System.Text.Ascii.EqualsIgnoreCase(args[i], "IFEQ"u8))
                 return KeySpecFlags.RW | KeySpecFlags.Access | KeySpecFlags.Update;
         return KeySpecFlags.OW | KeySpecFlags.Update;
     }

@@ -132,8 +132,10 @@ internal static class DumpCommands
         }
 
         bool deleted = false;
+        string? replacedType = null; // for Redis 8.2's overwritten / type_changed events
         if (replace && slot >= 0)
         {
+            if (ctx.OverwriteEventsOn) replacedType = ValueTypes.TypeName(db.Table.At(slot).Value);
             db.RemoveAt(slot);
             deleted = true;
         }
@@ -159,6 +161,7 @@ internal static class DumpCommands
         if (lfu && freq >= 0) db.Table.SetStamp(added, Storage.KeyAccess.FrequencyStamp((int)freq));
         else if (!lfu && idle >= 0) db.Table.SetIdleSeconds(added, idle);
         ctx.Notify(Ev.Generic, "restore", key);
+        if (replacedType != null) ctx.NotifyOverwritten(key, replacedType, ValueTypes.TypeName(value));
         if (ttl != 0 && !absTtl && ctx.Propagation is { } log)
         {
             // The TTL propagates as the absolute time it came to.

@@ -451,7 +451,7 @@ internal static partial class GeoCommands
             zset.Add(hit.Member, storeDist ? hit.Dist / conversion : hit.Score, RedisSortedSet.AddFlags.None, limits, out _);
         }
         zset.TrimExcess();
-        db.Set(dst, zset, 0, ctx.NowMs);
+        ctx.SetKey(db, dst, zset);
         ctx.Notify(Ev.ZSet, search ? "geosearchstore" : "georadiusstore", dst);
         ctx.Reply.Integer(returned);
     }

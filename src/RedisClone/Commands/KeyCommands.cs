@@ -132,6 +132,7 @@ internal static class KeyCommands
         }
         var dstDb = ctx.Db(dst);
         int dstSlot = dstDb.FindLive(dst, ctx.NowMs);
+        string? replacedType = null; // Redis 8.2's overwritten / type_changed events need it
         if (dstSlot >= 0)
         {
             if (nx)
@@ -140,6 +141,7 @@ internal static class KeyCommands
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }
+            if (ctx.OverwriteEventsOn) replacedType = ValueTypes.TypeName(dstDb.Table.At(dstSlot).Value);
             dstDb.RemoveAt(dstSlot);
         }
         // The value object itself moves (as in Redis), so its encoding and raw flag go with it; a
@@ -156,6 +158,7 @@ internal static class KeyCommands
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
         ctx.Notify(Ev.Generic, "rename_from", ctx.Arg(1));
         ctx.Notify(Ev.Generic, "rename_to", dst);
+        if (replacedType != null) ctx.NotifyOverwritten(dst, replacedType, ValueTypes.TypeName(value));
         ctx.Reply.Raw(nx ? Resp.One : Resp.Ok);
     }
 
@@ -227,10 +230,17 @@ internal static class KeyCommands
         object? copy = embedded ? null : ValueTypes.DeepCopy(e.Value);
         long expireAt = e.ExpireAt;
         int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
+        string? replacedType = null, copiedType = null; // for Redis 8.2's overwritten / type_changed events
+        if (dstSlot >= 0 && ctx.OverwriteEventsOn)
+        {
+            replacedType = ValueTypes.TypeName(dstDb.Table.At(dstSlot).Value);
+            copiedType = ValueTypes.TypeName(e.Value);
+        }
         if (dstSlot >= 0) dstDb.RemoveAt(dstSlot);
         int slot = embedded ? dstDb.AddString(dst, bytes, expireAt) : dstDb.Add(dst.ToArray(), copy!, expireAt);
         dstDb.Table.At(slot).HashAndFlag |= rawFlag;
         PubSub.KeyspaceNotifier.Notify(ctx.Server, Ev.Generic, "copy_to", dst, dstDb.Index);
+        if (replacedType != null) ctx.NotifyOverwritten(dst, replacedType, copiedType!, dstDb.Index);
         // Redis signals the destination in its own database (DB n), which the dispatcher, signalling
         // in the selected one, would miss.
         ctx.SignalledItself = true;

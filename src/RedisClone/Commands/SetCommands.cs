@@ -790,7 +790,7 @@ internal static class SetCommands
             return;
         }
         result.TrimExcess();
-        ctx.Db(destination).Set(destination, result, 0, ctx.NowMs);
+        ctx.SetKey(ctx.Db(destination), destination, result);
         ctx.Notify(Ev.Set, evt, destination);
         ctx.Reply.Integer(result.Count);
     }

@@ -382,7 +382,7 @@ internal static class SortCommands
         var db = ctx.Db(dest);
         if (outputLength > 0)
         {
-            db.Set(dest, list, 0, ctx.NowMs);
+            ctx.SetKey(db, dest, list);
             ctx.Notify(Ev.List, "sortstore", dest);
         }
         else if (db.Delete(dest, ctx.NowMs))

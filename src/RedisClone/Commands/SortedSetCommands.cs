@@ -655,7 +655,7 @@ internal static class SortedSetCommands
         var slots = sink.Slots.AsSpan(0, sink.Stored);
         if (sink.Descending) slots.Reverse();
         sink.Built!.Build(slots);
-        db.Set(dst, RedisSortedSet.FromIndex(sink.Built, Limits(ref ctx)), 0, ctx.NowMs);
+        ctx.SetKey(db, dst, RedisSortedSet.FromIndex(sink.Built, Limits(ref ctx)));
         ctx.Notify(Ev.ZSet, "zrangestore", dst);
         ctx.Reply.Integer(sink.Stored);
     }
@@ -1212,7 +1212,7 @@ internal static class SortedSetCommands
                 return;
             }
             result.BuildFromTable();
-            db.Set(dst, RedisSortedSet.FromIndex(result, Limits(ref ctx)), 0, ctx.NowMs);
+            ctx.SetKey(db, dst, RedisSortedSet.FromIndex(result, Limits(ref ctx)));
             ctx.Notify(Ev.ZSet, op switch { SetOp.Union => "zunionstore", SetOp.Inter => "zinterstore", _ => "zdiffstore" }, dst);
             ctx.Reply.Integer(result.Count);
             return;

@@ -38,6 +38,7 @@ internal static class StringCommands
     private const int OptPx = 1 << 6;
     private const int OptExAt = 1 << 7;
     private const int OptPxAt = 1 << 8;
+    private const int OptIfEq = 1 << 9; // Valkey 8.1's SET ... IFEQ comparison-value
     private const int OptAnyExpire = OptEx | OptPx | OptExAt | OptPxAt;
 
     // ---------------------------------------------------------------- GET / SET and variants
@@ -52,14 +53,16 @@ internal static class StringCommands
     }
 
     /// <summary>
-    /// SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds |
-    /// PXAT unix-time-milliseconds | KEEPTTL] — OK, or nil when NX/XX stopped it; with GET, the old
-    /// value (or nil) instead.
+    /// SET key value [NX | XX | IFEQ comparison-value] [GET] [EX seconds | PX milliseconds |
+    /// EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL] — OK, or nil when NX/XX/IFEQ
+    /// stopped it; with GET, the old value (or nil) instead.
     /// </summary>
     /// <remarks>
     /// Order of checks as Redis: option syntax, then the expire value, then (GET) the old value's
     /// type, then NX/XX. A value of another type is overwritten. An absolute time in the past
-    /// leaves no key behind.
+    /// leaves no key behind. IFEQ is Valkey's (8.1): the key must exist and hold a string
+    /// (WRONGTYPE otherwise, which GET has already checked when given) equal to the comparison
+    /// value, byte for byte; it excludes NX and XX (a syntax error, in either order).
     /// </remarks>
     public static void Set(ref CommandContext ctx)
     {
@@ -68,13 +71,13 @@ internal static class StringCommands
         if (ctx.ArgCount == 3)
         {
             // The hot path: no options.
-            StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(2), 0, keepTtl: false);
+            StoreString(ref ctx, db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(2), 0, keepTtl: false);
             ctx.Notify(Ev.String, "set", key);
             ctx.Reply.Ok();
             return;
         }
 
-        if (!TryParseOptions(ref ctx, 3, forSet: true, out int flags, out int expireArg)) return;
+        if (!TryParseOptions(ref ctx, 3, forSet: true, out int flags, out int expireArg, out int compareArg)) return;
         long expireAt = 0;
         if (expireArg > 0 && !TryParseExpire(ref ctx, expireArg, flags, RespErrors.InvalidExpire, out expireAt)) return;
 
@@ -101,7 +104,24 @@ internal static class StringCommands
             slot = db.FindLive(key, ctx.NowMs);
         }
 
-        if (((flags & OptNx) != 0 && slot >= 0) || ((flags & OptXx) != 0 && slot < 0))
+        bool stopped = ((flags & OptNx) != 0 && slot >= 0) || ((flags & OptXx) != 0 && slot < 0);
+        if ((flags & OptIfEq) != 0)
+        {
+            if (slot < 0)
+            {
+                stopped = true;
+            }
+            else if (StringValue.TryGet(in db.Table.At(slot), out var current))
+            {
+                stopped = !current.SequenceEqual(ctx.Arg(compareArg));
+            }
+            else
+            {
+                ctx.WrongType(); // only without GET: GET has already answered WRONGTYPE
+                return;
+            }
+        }
+        if (stopped)
         {
             ctx.Unchanged = true;
             if ((flags & OptGet) == 0) ctx.Reply.NullBulk();
@@ -115,7 +135,7 @@ internal static class StringCommands
         }
         else
         {
-            StoreString(db, slot, key, ctx.Arg(2), expireAt, keepTtl: (flags & OptKeepTtl) != 0);
+            StoreString(ref ctx, db, slot, key, ctx.Arg(2), expireAt, keepTtl: (flags & OptKeepTtl) != 0);
             ctx.Notify(Ev.String, "set", key);
             if (expireArg > 0) ctx.Notify(Ev.Generic, "expire", key);
         }
@@ -124,9 +144,45 @@ internal static class StringCommands
     }
 
     /// <summary>
+    /// DELIFEQ key value (Valkey 9.0) — 1 if the key held a string equal to value, byte for byte,
+    /// and was deleted; 0 if it is missing or holds another string; WRONGTYPE for other types.
+    /// Propagates as DEL, as Valkey does.
+    /// </summary>
+    public static void DelIfEq(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        int slot = db.FindLive(key, ctx.NowMs);
+        if (slot < 0)
+        {
+            ctx.Unchanged = true;
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        if (!StringValue.TryGet(in db.Table.At(slot), out var value))
+        {
+            ctx.WrongType();
+            return;
+        }
+        if (!value.SequenceEqual(ctx.Arg(2)))
+        {
+            ctx.Unchanged = true;
+            ctx.Reply.Raw(Resp.Zero);
+            return;
+        }
+        db.RemoveAt(slot);
+        ctx.Notify(Ev.Generic, "del", key);
+        ctx.Reply.Raw(Resp.One);
+        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("DEL"u8).Add(key);
+    }
+
+    /// <summary>
     /// What SET propagates (Redis 7): with a relative expire, or EXAT, "SET key value PXAT ms" (an
     /// absolute time, so a replica or an AOF replayed later expires the key at the same moment);
     /// otherwise the command as sent, less its GET arguments (a replica has no one to answer).
+    /// A SET that passed IFEQ propagates as the plain SET it came to, without IFEQ and its value
+    /// (Valkey sends IFEQ on; without it a Redis 7 replica or AOF reader understands the write, and
+    /// the outcome is the same). That also keeps a comparison value spelled "GET" in place.
     /// </summary>
     private static void PropagateSet(ref CommandContext ctx, PropagationLog log, int flags, bool expires, long expireAt)
     {
@@ -139,13 +195,16 @@ internal static class StringCommands
         }
         if (expires)
         {
-            if ((flags & OptPxAt) == 0) log.Rewrite(ctx.DbIndex).Add("SET"u8).Add(ctx.Arg(1)).Add(ctx.Arg(2)).Add("PXAT"u8).Add(expireAt);
+            if ((flags & (OptPxAt | OptIfEq)) != OptPxAt) log.Rewrite(ctx.DbIndex).Add("SET"u8).Add(ctx.Arg(1)).Add(ctx.Arg(2)).Add("PXAT"u8).Add(expireAt);
             return;
         }
-        if ((flags & OptGet) == 0) return;
+        if ((flags & (OptGet | OptIfEq)) == 0) return;
         log.Rewrite(ctx.DbIndex);
         for (int i = 0; i < ctx.ArgCount; i++)
-            if (i < 3 || !ctx.ArgIs(i, "GET")) log.Add(ctx.Arg(i));
+        {
+            if (i >= 3 && (flags & OptIfEq) != 0 && ctx.ArgIs(i, "IFEQ")) i++; // the token and its value
+            else if (i < 3 || !ctx.ArgIs(i, "GET")) log.Add(ctx.Arg(i));
+        }
     }
 
     /// <summary>SETNX key value — 1 if the key was set, 0 if it already existed.</summary>
@@ -175,7 +234,7 @@ internal static class StringCommands
         if (!TryParseExpire(ref ctx, 2, unit, invalidExpire, out long expireAt)) return;
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
-        StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(3), expireAt, keepTtl: false);
+        StoreString(ref ctx, db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(3), expireAt, keepTtl: false);
         ctx.Notify(Ev.String, "set", key);
         ctx.Notify(Ev.Generic, "expire", key);
         ctx.Reply.Ok();
@@ -189,7 +248,7 @@ internal static class StringCommands
         var db = ctx.Db(key);
         int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
         if (!ReplyStringOrNull(ref ctx, db, slot)) return;
-        StoreString(db, slot, key, ctx.Arg(2), 0, keepTtl: false);
+        StoreString(ref ctx, db, slot, key, ctx.Arg(2), 0, keepTtl: false);
         ctx.Notify(Ev.String, "set", key);
         ctx.Propagation?.Rewrite(ctx.DbIndex).Add("SET"u8).Add(key).Add(ctx.Arg(2));
     }
@@ -221,7 +280,7 @@ internal static class StringCommands
     /// </remarks>
     public static void GetEx(ref CommandContext ctx)
     {
-        if (!TryParseOptions(ref ctx, 2, forSet: false, out int flags, out int expireArg)) return;
+        if (!TryParseOptions(ref ctx, 2, forSet: false, out int flags, out int expireArg, out _)) return;
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
         // Not Lookup.TryRead on purpose: GETEX needs the slot to change the TTL, yet counts a hit or miss.
@@ -324,7 +383,7 @@ internal static class StringCommands
         {
             var key = ctx.Arg(i);
             var db = ctx.Db(key);
-            StoreString(db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(i + 1), 0, keepTtl: false);
+            StoreString(ref ctx, db, db.FindLive(key, ctx.NowMs), key, ctx.Arg(i + 1), 0, keepTtl: false);
             ctx.Notify(Ev.String, "set", key);
         }
     }
@@ -386,7 +445,7 @@ internal static class StringCommands
 
         Span<byte> digits = stackalloc byte[RedisNumbers.MaxInt64Length];
         digits = digits.Slice(0, RedisNumbers.FormatInt64(value, digits));
-        StoreString(db, slot, key, digits, expireAt: 0, keepTtl: true);
+        PutString(db, slot, key, digits, expireAt: 0, keepTtl: true);
         ctx.Notify(Ev.String, "incrby", key);
         ctx.Reply.Integer(value);
     }
@@ -419,7 +478,7 @@ internal static class StringCommands
 
         Span<byte> text = stackalloc byte[RedisNumbers.MaxLongDoubleHumanLength];
         text = text.Slice(0, RedisNumbers.FormatLongDoubleHuman(sum, text));
-        StoreString(db, slot, key, text, expireAt: 0, keepTtl: true);
+        PutString(db, slot, key, text, expireAt: 0, keepTtl: true);
         ctx.Notify(Ev.String, "incrbyfloat", key);
         ctx.Reply.Bulk(text);
         // The result, not the increment: float formatting can never make a replica disagree.
@@ -739,7 +798,20 @@ internal static class StringCommands
     /// <see cref="Database.ReplaceString"/>). <paramref name="expireAt"/> 0 clears the TTL unless
     /// <paramref name="keepTtl"/>.
     /// </summary>
-    private static void StoreString(Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
+    /// <summary>
+    /// Redis's setKey for a string (SET and its variants, GETSET, MSET): <see cref="PutString"/>,
+    /// sending Redis 8.2's "overwritten" / "type_changed" first when the key existed and those
+    /// classes are on. (INCR and INCRBYFLOAT replace the value without them, as Redis does.)
+    /// </summary>
+    private static void StoreString(ref CommandContext ctx, Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
+        long expireAt, bool keepTtl)
+    {
+        if (slot >= 0 && ctx.OverwriteEventsOn) ctx.NotifyOverwritten(key, ValueTypes.TypeName(db.Table.At(slot).Value), "string");
+        PutString(db, slot, key, value, expireAt, keepTtl);
+    }
+
+    /// <summary>Adds the key, or replaces the value at <paramref name="slot"/> (a fresh string: its raw flag cleared).</summary>
+    private static void PutString(Database db, int slot, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value,
         long expireAt, bool keepTtl)
     {
         if (slot < 0)
@@ -789,16 +861,18 @@ internal static class StringCommands
     /// rules: a conflicting or unknown option, or an expire option without a value, is a syntax
     /// error. Repeating a compatible option is allowed (the last expire value wins).
     /// </summary>
-    private static bool TryParseOptions(ref CommandContext ctx, int start, bool forSet, out int flags, out int expireArg)
+    private static bool TryParseOptions(ref CommandContext ctx, int start, bool forSet, out int flags, out int expireArg,
+        out int compareArg)
     {
         flags = 0;
         expireArg = 0;
+        compareArg = 0;
         for (int j = start; j < ctx.ArgCount; j++)
         {
             bool hasValue = j < ctx.ArgCount - 1;
             int expireFlag = 0;
-            if (forSet && ctx.ArgIs(j, "NX") && (flags & OptXx) == 0) flags |= OptNx;
-            else if (forSet && ctx.ArgIs(j, "XX") && (flags & OptNx) == 0) flags |= OptXx;
+            if (forSet && ctx.ArgIs(j, "NX") && (flags & (OptXx | OptIfEq)) == 0) flags |= OptNx;
+            else if (forSet && ctx.ArgIs(j, "XX") && (flags & (OptNx | OptIfEq)) == 0) flags |= OptXx;
             else if (forSet && ctx.ArgIs(j, "GET")) flags |= OptGet;
             else if (forSet && ctx.ArgIs(j, "KEEPTTL") && (flags & (OptPersist | OptAnyExpire)) == 0) flags |= OptKeepTtl;
             else if (!forSet && ctx.ArgIs(j, "PERSIST") && (flags & (OptKeepTtl | OptAnyExpire)) == 0) flags |= OptPersist;
@@ -806,6 +880,12 @@ internal static class StringCommands
             else if (ctx.ArgIs(j, "PX")) expireFlag = OptPx;
             else if (ctx.ArgIs(j, "EXAT")) expireFlag = OptExAt;
             else if (ctx.ArgIs(j, "PXAT")) expireFlag = OptPxAt;
+            else if (forSet && hasValue && (flags & (OptNx | OptXx)) == 0 && ctx.ArgIs(j, "IFEQ"))
+            {
+                // Tried last, so the options Redis has pay nothing for it; given twice, the last counts.
+                flags |= OptIfEq;
+                compareArg = ++j;
+            }
             else
             {
                 ctx.Syntax();

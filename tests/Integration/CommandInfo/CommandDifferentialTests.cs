@@ -12,7 +12,9 @@ namespace RedisClone.Tests.CommandInfo;
 public class CommandDifferentialTests
 {
     /// <summary>Ours, not in 7.0: Redis 7.2 added them.</summary>
-    private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid"];
+    private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid",
+        // Issue 29: Valkey 9.0's DELIFEQ (checked in Strings/SetIfEqTests).
+        "delifeq"];
 
     /// <summary>
     /// Commands whose 7.2 shape (ours) differs from 7.0's: ZRANK/ZREVRANK gained WITHSCORE (arity -3).
@@ -47,7 +49,10 @@ public class CommandDifferentialTests
         "migrate",
         // MODULE LOADEX's ARGS became a string argument of its own (7.0: a block holding "arg";
         // checked in Server/ModuleCommandTests).
-        "module|loadex"];
+        "module|loadex",
+        // Issue 29 (after 7.2): CLIENT KILL's MAXAGE filter (Redis 7.4; checked in Server/ClientKillMaxAgeTests)
+        // and SET's IFEQ (Valkey 8.1; checked in Strings/SetIfEqTests).
+        "client|kill", "set"];
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
     // script|debug and script|kill: not yet (scripting issue 13).

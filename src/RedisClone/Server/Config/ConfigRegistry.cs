@@ -1138,6 +1138,10 @@ internal sealed partial class ConfigRegistry
         public const int KeyMiss = 1 << 11;  // m (not part of A)
         public const int Module = 1 << 13;   // d
         public const int New = 1 << 14;      // n (not part of A)
+        // Redis 8.2's classes (not part of A either): a write that replaced an existing key's value,
+        // and one that replaced it with a value of another type.
+        public const int Overwritten = 1 << 15;  // o (not part of A)
+        public const int TypeChanged = 1 << 16;  // c (not part of A)
         public const int All = Generic | String | List | Set | Hash | ZSet | Expired | Evicted | Stream | Module;
     }
 
@@ -1166,8 +1170,11 @@ internal sealed partial class ConfigRegistry
                 'm' => KeyspaceEvents.KeyMiss,
                 'd' => KeyspaceEvents.Module,
                 'n' => KeyspaceEvents.New,
+                'o' => KeyspaceEvents.Overwritten,
+                'c' => KeyspaceEvents.TypeChanged,
                 _ => 0,
             };
+            // Redis 8.2's text still names the 7.x classes only (o and c are accepted all the same).
             if (bit == 0) return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
             flags |= bit;
         }
@@ -1196,6 +1203,9 @@ internal sealed partial class ConfigRegistry
             if ((flags & KeyspaceEvents.Stream) != 0) sb.Append('t');
             if ((flags & KeyspaceEvents.Module) != 0) sb.Append('d');
             if ((flags & KeyspaceEvents.New) != 0) sb.Append('n');
+            // As Redis 8.2 renders them: after n, and (like n) not shown once A is.
+            if ((flags & KeyspaceEvents.Overwritten) != 0) sb.Append('o');
+            if ((flags & KeyspaceEvents.TypeChanged) != 0) sb.Append('c');
         }
         if ((flags & KeyspaceEvents.Keyspace) != 0) sb.Append('K');
         if ((flags & KeyspaceEvents.Keyevent) != 0) sb.Append('E');
