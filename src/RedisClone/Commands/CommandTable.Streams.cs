@@ -7,6 +7,9 @@ internal sealed partial class CommandTable
     private const string StreamTrimArgs =
         "trim{strategy(MAXLEN | minid:MINID@6.2.0) [operator(equal:'=' | approximately:'~')] threshold [LIMIT=count:integer@6.2.0]}";
 
+    /// <summary>Redis 8.2's choice of what deleting an entry does to the groups' references to it.</summary>
+    private const string DeletePolicyArgs = "condition(KEEPREF | DELREF | ACKED)";
+
     /// <summary>XGROUP CREATE and SETID: the group's starting ID, or '$' for the stream's last.</summary>
     private const string GroupIdArgs = "id-selector(id | new-id:'$')";
 
@@ -50,6 +53,12 @@ internal sealed partial class CommandTable
         {
             Summary = "Deletes entries of a stream by ID; returns how many existed.",
             Since = "5.0.0", Complexity = "O(1) per entry", Args = "key:key id...",
+        },
+        new("xdelex", -5, Write | Fast, StreamCommands.XDelEx, keys: "RW delete", group: "stream")
+        {
+            Summary = "Deletes entries of a stream by ID, choosing what happens to consumer groups' references; a status per ID.",
+            Since = "8.2.0", Complexity = "O(1) per entry (times the groups, with DELREF or ACKED)",
+            Args = "key:key [" + DeletePolicyArgs + "] IDS=ids{numids:integer id...}",
         },
         new("xread", -4, ReadOnly | Blocking, StreamCommands.XRead, keys: "RO access kw=STREAMS,1 r=-1,1,2", group: "stream",
             keyFinder: StreamCommands.ReadKeys)

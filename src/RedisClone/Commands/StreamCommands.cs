@@ -111,6 +111,21 @@ internal static partial class StreamCommands
         public StreamId Id;
     }
 
+    /// <summary>
+    /// KEEPREF, DELREF or ACKED at argument <paramref name="index"/>, when no policy was given yet:
+    /// a second one is not an option (XADD then reads it as the ID, the others answer a syntax error).
+    /// </summary>
+    private static bool TryParsePolicy(ref CommandContext ctx, int index, ref bool given, ref RedisStream.DeletePolicy policy)
+    {
+        if (given) return false;
+        if (ctx.ArgIs(index, "KEEPREF")) policy = RedisStream.DeletePolicy.KeepRef;
+        else if (ctx.ArgIs(index, "DELREF")) policy = RedisStream.DeletePolicy.DelRef;
+        else if (ctx.ArgIs(index, "ACKED")) policy = RedisStream.DeletePolicy.Acked;
+        else return false;
+        given = true;
+        return true;
+    }
+
     /// <summary>Parses from argument 2; returns the ID's index for XADD (or the end for XTRIM), -1 after replying an error.</summary>
     private static int ParseTrimArgs(ref CommandContext ctx, bool xadd, out TrimArgs args)
     {
@@ -562,6 +577,125 @@ internal static partial class StreamCommands
         }
         else ctx.Unchanged = true;
         ctx.Reply.Integer(deleted);
+    }
+
+    /// <summary>
+    /// XDELEX's and XACKDEL's options from argument <paramref name="first"/> (Redis 8.2's
+    /// streamParseAckDelArgsOrReply): at most one of KEEPREF, DELREF, ACKED, and "IDS numids id..."
+    /// (a later IDS replaces an earlier one), in any order. False after replying the error.
+    /// </summary>
+    private static bool ParseDeleteArgs(ref CommandContext ctx, int first, out RedisStream.DeletePolicy policy,
+        out int idsAt, out int idCount)
+    {
+        policy = RedisStream.DeletePolicy.KeepRef;
+        bool policyGiven = false;
+        idsAt = -1;
+        idCount = 0;
+        for (int j = first; j < ctx.ArgCount;)
+        {
+            if (TryParsePolicy(ref ctx, j, ref policyGiven, ref policy))
+            {
+                j++;
+            }
+            else if (ctx.ArgIs(j, "IDS") && j + 1 < ctx.ArgCount)
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(j + 1), out long n) || n < 1)
+                {
+                    ctx.Error(RespErrors.StreamNumIdsNotPositive);
+                    return false;
+                }
+                if (n > ctx.ArgCount - j - 2)
+                {
+                    ctx.Error(RespErrors.StreamNumIdsMismatch);
+                    return false;
+                }
+                idsAt = j + 2;
+                idCount = (int)n;
+                j = idsAt + idCount;
+            }
+            else
+            {
+                ctx.Error(RespErrors.Syntax);
+                return false;
+            }
+        }
+        if (idsAt < 0)
+        {
+            ctx.Error(RespErrors.StreamIdsRequired);
+            return false;
+        }
+        return true;
+    }
+
+    /// <summary>XDELEX's and XACKDEL's reply for a missing key (or group): -1 for every ID.</summary>
+    private static void AllNotFound(ref CommandContext ctx, int idCount)
+    {
+        ctx.Unchanged = true;
+        ctx.Reply.ArrayHeader(idCount);
+        for (int i = 0; i < idCount; i++) ctx.Reply.Integer(-1);
+    }
+
+    /// <summary>Checks every ID of the IDS list before anything changes (all or nothing, as Redis).</summary>
+    private static bool ValidateIds(ref CommandContext ctx, int idsAt, int idCount)
+    {
+        for (int j = idsAt; j < idsAt + idCount; j++)
+        {
+            if (!TryParseId(ctx.Arg(j), 0, strict: true, allowAutoSeq: false, out _, out _))
+            {
+                ctx.Error(RespErrors.StreamInvalidId);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /// <summary>
+    /// XDELEX key [KEEPREF | DELREF | ACKED] IDS numids id [id ...] (Redis 8.2) — per ID: 1 deleted,
+    /// -1 no such entry, 2 kept because a consumer group still needs it (ACKED only; also for an ID
+    /// not in the stream that a group has not been delivered yet or holds pending).
+    /// </summary>
+    /// <remarks>
+    /// WRONGTYPE comes before the options are checked, a missing key (all -1) before the IDs are.
+    /// "xdel" fires and the key is signalled when something was deleted. DELREF that only dropped
+    /// pending entries of IDs no longer in the stream still propagates (without an event or a
+    /// signal), as Redis does since 8.2's fix for it (#15569); 8.2.0 let the replica keep them.
+    /// </remarks>
+    public static void XDelEx(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (!Lookup.TryWrite(ref ctx, db, key, out _, out RedisStream? stream)) return;
+        if (!ParseDeleteArgs(ref ctx, 2, out var policy, out int idsAt, out int idCount)) return;
+        if (stream == null)
+        {
+            AllNotFound(ref ctx, idCount);
+            return;
+        }
+        if (!ValidateIds(ref ctx, idsAt, idCount)) return;
+        var minLastId = policy == RedisStream.DeletePolicy.Acked ? stream.MinGroupLastId() : StreamId.Max;
+        long deleted = 0;
+        bool referencesDropped = false;
+        ctx.Reply.ArrayHeader(idCount);
+        for (int j = idsAt; j < idsAt + idCount; j++)
+        {
+            TryParseId(ctx.Arg(j), 0, strict: true, allowAutoSeq: false, out var id, out _);
+            if (policy == RedisStream.DeletePolicy.Acked && stream.IsReferenced(id, minLastId))
+            {
+                ctx.Reply.Integer(2);
+                continue;
+            }
+            if (policy == RedisStream.DeletePolicy.DelRef) referencesDropped |= stream.RemoveReferences(id);
+            bool gone = stream.Delete(id);
+            if (gone) deleted++;
+            ctx.Reply.Integer(gone ? 1 : -1);
+        }
+        if (deleted > 0)
+        {
+            stream.FinishDeletes();
+            ctx.Notify(Ev.Stream, "xdel", key);
+        }
+        else if (referencesDropped) ctx.SignalledItself = true;
+        else ctx.Unchanged = true;
     }
 
     /// <summary>XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] — how many entries were removed.</summary>

@@ -533,6 +533,14 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
     public enum TrimStrategy { None, MaxLen, MinId }
 
     /// <summary>
+    /// What deleting an entry (XDELEX, XACKDEL, trimming) does about the consumer groups that still
+    /// refer to it (Redis 8.2): KEEPREF leaves their pending entries as they are (what XDEL and
+    /// trimming always did), DELREF removes the entry from every group's pending entries list, ACKED
+    /// deletes only an entry no group still needs (see <see cref="IsReferenced"/>).
+    /// </summary>
+    public enum DeletePolicy { KeepRef, DelRef, Acked }
+
+    /// <summary>
     /// Trims from the head (Redis's streamTrim): whole nodes while they can go entirely; then, unless
     /// <paramref name="approximate"/>, entries of the next node are marked deleted. A
     /// <paramref name="limit"/> above 0 caps the entries removed, node by node. Returns how many went.
@@ -598,6 +606,42 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         if (Length == 0) FirstId = StreamId.Min;
         else if (deleted > 0) FinishDeletes();
         return deleted;
+    }
+
+    /// <summary>The smallest last-delivered ID among the groups (<see cref="StreamId.Max"/> without groups).</summary>
+    public StreamId MinGroupLastId()
+    {
+        var min = StreamId.Max;
+        for (int i = 0; i < GroupCount; i++)
+        {
+            var last = GroupAt(i).LastId;
+            if (last < min) min = last;
+        }
+        return min;
+    }
+
+    /// <summary>
+    /// Whether a consumer group still needs entry <paramref name="id"/> (Redis 8.2's
+    /// streamEntryIsReferenced): some group has not been delivered it yet (it lies after
+    /// <paramref name="minGroupLastId"/>, from <see cref="MinGroupLastId"/>), or it is pending in some
+    /// group. Never without groups.
+    /// </summary>
+    public bool IsReferenced(StreamId id, StreamId minGroupLastId)
+    {
+        int groups = GroupCount;
+        if (groups == 0) return false;
+        if (id > minGroupLastId) return true;
+        for (int i = 0; i < groups; i++)
+            if (GroupAt(i).Pel.ContainsKey(id)) return true;
+        return false;
+    }
+
+    /// <summary>Removes entry <paramref name="id"/> from every group's pending entries list (and its owner's); true when some held it.</summary>
+    public bool RemoveReferences(StreamId id)
+    {
+        bool removed = false;
+        for (int i = 0; i < GroupCount; i++) removed |= GroupAt(i).Acknowledge(id);
+        return removed;
     }
 
     /// <summary>The ID of a node's last entry, deleted or not (lpGetEdgeStreamID).</summary>
