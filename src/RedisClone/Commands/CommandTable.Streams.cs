@@ -165,6 +165,12 @@ internal sealed partial class CommandTable
             Summary = "Acknowledges entries of a consumer group: removes them from its pending entries list.",
             Since = "5.0.0", Complexity = "O(log N) per ID, N = entries pending in the group", Args = "key:key group id...",
         },
+        new("xackdel", -6, Write | Fast, StreamCommands.XAckDel, keys: "RW update delete", group: "stream")
+        {
+            Summary = "Acknowledges entries of a consumer group and deletes them from the stream, unless (ACKED) another group still needs them; a status per ID.",
+            Since = "8.2.0", Complexity = "O(1) per entry (times the groups, with DELREF or ACKED)",
+            Args = "key:key group [" + DeletePolicyArgs + "] IDS=ids{numids:integer id...}",
+        },
         new("xpending", -3, ReadOnly, StreamCommands.XPending, keys: "RO access", group: "stream")
         {
             Summary = "Returns a consumer group's pending entries: a summary, or the entries of a range.",

@@ -14,7 +14,7 @@ public class CommandDifferentialTests
     /// <summary>Ours, not in 7.0: Redis 7.2 added them.</summary>
     private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid",
         // Redis 8.2's (issue 29): checked in Streams/StreamRedis82Tests.
-        "xdelex"];
+        "xdelex", "xackdel"];
 
     /// <summary>
     /// Commands whose 7.2 shape (ours) differs from 7.0's: ZRANK/ZREVRANK gained WITHSCORE (arity -3).

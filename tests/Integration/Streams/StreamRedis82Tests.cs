@@ -153,4 +153,99 @@ public class StreamRedis82Tests
         Assert.Equal(Ints(1), c.Call("XDELEX", key, "IDS", "1", "9-0", "IDS", "1", "1-0"));
         Assert.Equal("+PONG\r\n", c.Call("PING"));
     }
+
+    // ---------------------------------------------------------------- XACKDEL
+
+    [Fact]
+    public void XAckDel_KeepRef_AcknowledgesAndDeletes_OtherGroupKeepsItsPending()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TwoGroupsDelivered(c, "xackdel-keep");
+        Assert.Equal(Ints(1, 1), c.Call("XACKDEL", key, "g1", "KEEPREF", "IDS", "2", "1-0", "2-0"));
+        Assert.Equal(":0\r\n", c.Call("XLEN", key));
+        Assert.Equal(NothingPending, c.Call("XPENDING", key, "g1"));
+        Assert.Equal("*4\r\n:2\r\n$3\r\n1-0\r\n$3\r\n2-0\r\n*1\r\n*2\r\n$2\r\nc2\r\n$1\r\n2\r\n", c.Call("XPENDING", key, "g2"));
+        // Acknowledged but already gone from the stream: still 1. Not pending any more: -1.
+        Assert.Equal(Ints(1, 1), c.Call("XACKDEL", key, "g2", "IDS", "2", "1-0", "2-0"));
+        Assert.Equal(Ints(-1), c.Call("XACKDEL", key, "g2", "IDS", "1", "1-0"));
+        Assert.Equal(NothingPending, c.Call("XPENDING", key, "g2"));
+        Assert.Equal(Bulk("2-0"), InfoField(c, key, "max-deleted-entry-id"));
+    }
+
+    [Fact]
+    public void XAckDel_DelRef_RemovesTheEntryFromEveryGroup()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TwoGroupsDelivered(c, "xackdel-delref");
+        Assert.Equal(Ints(1, 1), c.Call("XACKDEL", key, "g1", "DELREF", "IDS", "2", "1-0", "2-0"));
+        Assert.Equal(":0\r\n", c.Call("XLEN", key));
+        Assert.Equal(NothingPending, c.Call("XPENDING", key, "g1"));
+        Assert.Equal(NothingPending, c.Call("XPENDING", key, "g2"));
+        Assert.Contains($"{Bulk("pending")}:0\r\n", c.Call("XINFO", "CONSUMERS", key, "g2"));
+        Assert.Equal(Ints(-1, -1), c.Call("XACKDEL", key, "g2", "DELREF", "IDS", "2", "1-0", "2-0"));
+    }
+
+    [Fact]
+    public void XAckDel_Acked_DeletesOnceEveryGroupAcknowledged()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TwoGroupsDelivered(c, "xackdel-acked");
+        Assert.Equal(Ints(2, 2), c.Call("XACKDEL", key, "g1", "ACKED", "IDS", "2", "1-0", "2-0"));
+        Assert.Equal(":2\r\n", c.Call("XLEN", key));
+        Assert.Equal(NothingPending, c.Call("XPENDING", key, "g1"));
+        Assert.Equal("*4\r\n:2\r\n$3\r\n1-0\r\n$3\r\n2-0\r\n*1\r\n*2\r\n$2\r\nc2\r\n$1\r\n2\r\n", c.Call("XPENDING", key, "g2"));
+        Assert.Equal(Ints(1, 1), c.Call("XACKDEL", key, "g2", "ACKED", "IDS", "2", "1-0", "2-0"));
+        Assert.Equal(":0\r\n", c.Call("XLEN", key));
+
+        // A group that was never delivered the entry needs it too.
+        string other = TestServer.KeyPrefix("xackdel-acked") + "t";
+        c.Call("XADD", other, "1-0", "f", "v");
+        c.Call("XGROUP", "CREATE", other, "reader", "0");
+        c.Call("XGROUP", "CREATE", other, "late", "0");
+        c.Call("XREADGROUP", "GROUP", "reader", "r", "STREAMS", other, ">");
+        Assert.Equal(Ints(2), c.Call("XACKDEL", other, "reader", "ACKED", "IDS", "1", "1-0"));
+        Assert.Equal(":1\r\n", c.Call("XLEN", other));
+    }
+
+    [Fact]
+    public void XAckDel_MissingKeyOrGroup_AllMinusOneWithoutNoGroup()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TestServer.KeyPrefix("xackdel-missing") + "s";
+        Assert.Equal(Ints(-1, -1), c.Call("XACKDEL", key, "g", "IDS", "2", "1-1", "2-2"));
+        c.Call("XADD", key, "1-0", "f", "v");
+        Assert.Equal(Ints(-1, -1), c.Call("XACKDEL", key, "g", "IDS", "2", "1-1", "bad"));
+        // More IDs than Redis keeps on its stack (8): all answered.
+        c.Call("XGROUP", "CREATE", key, "g", "$");
+        var ids = Enumerable.Range(0, 50).Select(i => $"{i}-1").ToArray();
+        Assert.Equal(Ints(Enumerable.Repeat(-1L, 50).ToArray()), c.Call(["XACKDEL", key, "g", "IDS", "50", .. ids]));
+        Assert.Equal(":1\r\n", c.Call("XLEN", key));
+    }
+
+    [Fact]
+    public void XAckDel_BadArguments_RedisErrorsInRedisOrder()
+    {
+        using var c = TestServer.Shared.Connect();
+        string key = TestServer.KeyPrefix("xackdel-errors") + "s";
+        string str = TestServer.KeyPrefix("xackdel-errors") + "str";
+        c.Call("XADD", key, "1-0", "f", "v");
+        c.Call("XGROUP", "CREATE", key, "g", "0");
+        c.Call("XREADGROUP", "GROUP", "g", "c", "STREAMS", key, ">");
+        c.Call("SET", str, "x");
+        const string syntax = "-ERR syntax error\r\n";
+        Assert.Equal("-ERR wrong number of arguments for 'xackdel' command\r\n", c.Call("XACKDEL", key, "g"));
+        Assert.Equal("-ERR wrong number of arguments for 'xackdel' command\r\n", c.Call("XACKDEL", key, "g", "IDS", "1"));
+        Assert.Equal("-ERR Number of IDs must be a positive integer\r\n", c.Call("XACKDEL", key, "g", "IDS", "abc", "1-1"));
+        Assert.Equal("-ERR Number of IDs must be a positive integer\r\n", c.Call("XACKDEL", key, "g", "IDS", "0", "1-1"));
+        Assert.Equal("-ERR The `numids` parameter must match the number of arguments\r\n", c.Call("XACKDEL", key, "g", "IDS", "3", "1-1", "2-2"));
+        Assert.Equal(syntax, c.Call("XACKDEL", key, "g", "IDS", "1", "1-1", "2-2"));
+        Assert.Equal(syntax, c.Call("XACKDEL", key, "g", "KEEPREF", "DELREF", "IDS", "1", "1-1"));
+        Assert.Equal(syntax, c.Call("XACKDEL", key, "g", "KEEPREF", "ACKED", "IDS", "1", "1-1"));
+        Assert.Equal(syntax, c.Call("XACKDEL", key, "g", "DELREF", "ACKED", "IDS", "1", "1-1"));
+        Assert.Equal("-ERR Invalid stream ID specified as stream command argument\r\n", c.Call("XACKDEL", key, "g", "IDS", "2", "1-0", "x"));
+        // Nothing acknowledged by the failed call.
+        Assert.Equal(":1\r\n", c.Call("XACK", key, "g", "1-0"));
+        Assert.Equal("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", c.Call("XACKDEL", str, "g", "IDS", "0", "x"));
+        Assert.Equal("+PONG\r\n", c.Call("PING"));
+    }
 }
