@@ -223,7 +223,13 @@ internal static partial class StreamCommands
             ctx.Error(RespErrors.StreamTrimWithoutStrategy);
             return -1;
         }
-        if (limitGiven)
+        if (ctx.Client.MustObey)
+        {
+            // A master's stream or the AOF: the trim was rewritten exact ("=" and the threshold it
+            // reached) but may still carry its LIMIT, which is not enforced (Redis's mustObeyClient).
+            args.Limit = 0;
+        }
+        else if (limitGiven)
         {
             if (!args.Approximate)
             {
