@@ -21,8 +21,9 @@ internal sealed partial class CommandTable
         {
             Summary = "Adds an entry to a stream, creating the key unless NOMKSTREAM; can trim the stream in the same call.",
             Since = "5.0.0", Complexity = "O(1) to add, O(N) for N entries trimmed",
-            Args = "key:key [NOMKSTREAM@6.2.0] [" + StreamTrimArgs + "] id_or_auto(auto_id:'*' | id) field_value{field value}...",
-            History = "6.2.0: NOMKSTREAM, trimming by MINID and LIMIT; 7.0.0: IDs with an automatic sequence (ms-*)",
+            Args = "key:key [NOMKSTREAM@6.2.0] [" + DeletePolicyArgs + "@8.2.0] [" + StreamTrimArgs + "] id_or_auto(auto_id:'*' | id) field_value{field value}...",
+            History = "6.2.0: NOMKSTREAM, trimming by MINID and LIMIT; 7.0.0: IDs with an automatic sequence (ms-*); "
+                + "8.2.0: KEEPREF, DELREF and ACKED, for what trimming does to consumer groups' references",
             Tips = "nondeterministic_output",
         },
         new("xlen", 2, ReadOnly | Fast, StreamCommands.XLen, keys: "RO", group: "stream")
@@ -78,8 +79,9 @@ internal sealed partial class CommandTable
         new("xtrim", -4, Write, StreamCommands.XTrim, keys: "RW delete", group: "stream")
         {
             Summary = "Removes the oldest entries of a stream, down to a length or up to an ID (whole nodes only with ~).",
-            Since = "5.0.0", Complexity = "O(N), N = entries removed", Args = "key:key " + StreamTrimArgs,
-            History = "6.2.0: Trimming by MINID and LIMIT",
+            Since = "5.0.0", Complexity = "O(N), N = entries removed",
+            Args = "key:key " + StreamTrimArgs + " [" + DeletePolicyArgs + "@8.2.0]",
+            History = "6.2.0: Trimming by MINID and LIMIT; 8.2.0: KEEPREF, DELREF and ACKED, for what trimming does to consumer groups' references",
             Tips = "nondeterministic_output",
         },
         new("xinfo", -2, None, ServerCommands.Help, group: "stream")

@@ -109,6 +109,9 @@ internal static partial class StreamCommands
         public bool NoMkStream;
         public bool IdGiven, SeqGiven;
         public StreamId Id;
+        /// <summary>KEEPREF, DELREF or ACKED (Redis 8.2); KEEPREF unless given.</summary>
+        public RedisStream.DeletePolicy Policy;
+        public bool PolicyGiven;
     }
 
     /// <summary>
@@ -192,6 +195,10 @@ internal static partial class StreamCommands
                 }
                 limitGiven = true;
                 i++;
+            }
+            else if (TryParsePolicy(ref ctx, i, ref args.PolicyGiven, ref args.Policy))
+            {
+                // KEEPREF, DELREF or ACKED (Redis 8.2): the word is the whole option.
             }
             else if (xadd && ctx.ArgIs(i, "NOMKSTREAM"))
             {
@@ -330,11 +337,12 @@ internal static partial class StreamCommands
         Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
         ctx.Reply.Bulk(text.Slice(0, id.Format(text)));
         ctx.Notify(Ev.Stream, "xadd", key);
+        var lastDeleted = StreamId.Min;
         if (args.Strategy != RedisStream.TrimStrategy.None
-            && stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit) > 0)
+            && stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit, args.Policy, out lastDeleted) > 0)
             ctx.Notify(Ev.Stream, "xtrim", key);
         bool rewriteId = !args.IdGiven || !args.SeqGiven;
-        if (rewriteId || args.Approximate) Propagate(ref ctx, stream, in args, rewriteId ? idPos : -1, id);
+        if (rewriteId || args.Approximate) Propagate(ref ctx, stream, in args, rewriteId ? idPos : -1, id, lastDeleted);
     }
 
     /// <summary>
@@ -343,21 +351,41 @@ internal static partial class StreamCommands
     /// threshold the length, or the first ID, the stream was left with), so a replica or an AOF
     /// replay trims exactly the same entries whatever its node sizes.
     /// </summary>
-    private static void Propagate(ref CommandContext ctx, RedisStream stream, in TrimArgs args, int idPos, StreamId id)
+    /// <remarks>
+    /// Approximate trims under DELREF and ACKED are where we part from Redis 8.2, whose rewrite (the
+    /// length, or the first ID left, tombstones included) lets a replica trim other entries than the
+    /// master did: under ACKED an entry a group still needs may stay in front of entries that went,
+    /// and a MAXLEN walk on the replica may stop at a node the master's went past; under DELREF with
+    /// MINID the first node may keep the tombstones of what went, so its first ID says nothing. What
+    /// these trims removed is always the first live entries they could remove, up to the last one
+    /// (<paramref name="lastDeleted"/>), so we send "MINID = (that ID + 1)" with the policy: on the
+    /// same state the replica removes exactly those. DELREF with MAXLEN keeps Redis's rewrite (every
+    /// entry can go, so the length says it all).
+    /// </remarks>
+    private static void Propagate(ref CommandContext ctx, RedisStream stream, in TrimArgs args, int idPos, StreamId id,
+        StreamId lastDeleted)
     {
         if (ctx.Propagation is not { } log) return;
         Span<byte> idText = stackalloc byte[StreamId.MaxTextLength];
         int idLength = id.Format(idText);
         Span<byte> trimText = stackalloc byte[StreamId.MaxTextLength];
         int trimLength = 0;
-        if (args.Approximate)
+        // Everything up to the last entry removed (0-0, nothing, when none was); see remarks.
+        var bound = StreamId.Min;
+        bool asMinId = args.Approximate
+                       && (args.Policy == RedisStream.DeletePolicy.Acked
+                           || args.Policy == RedisStream.DeletePolicy.DelRef && args.Strategy == RedisStream.TrimStrategy.MinId)
+                       && (lastDeleted == StreamId.Min || lastDeleted.TryIncrement(out bound));
+        if (asMinId) trimLength = bound.Format(trimText);
+        else if (args.Approximate)
             trimLength = args.Strategy == RedisStream.TrimStrategy.MaxLen
                 ? RedisNumbers.FormatInt64(stream.Length, trimText)
                 : stream.FirstStoredId.Format(trimText);
         log.Rewrite(ctx.DbIndex);
         for (int i = 0; i < ctx.ArgCount; i++)
         {
-            if (args.Approximate && i == args.ThresholdIndex - 1) log.Add("="u8);
+            if (asMinId && i == args.ThresholdIndex - 2) log.Add("MINID"u8);
+            else if (args.Approximate && i == args.ThresholdIndex - 1) log.Add("="u8);
             else if (args.Approximate && i == args.ThresholdIndex) log.Add(trimText.Slice(0, trimLength));
             else if (i == idPos) log.Add(idText.Slice(0, idLength));
             else log.Add(ctx.Arg(i));
@@ -716,11 +744,11 @@ internal static partial class StreamCommands
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
-        long deleted = stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit);
+        long deleted = stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit, args.Policy, out var lastDeleted);
         if (deleted > 0)
         {
             ctx.Notify(Ev.Stream, "xtrim", key);
-            if (args.Approximate) Propagate(ref ctx, stream, in args, -1, default);
+            if (args.Approximate) Propagate(ref ctx, stream, in args, -1, default, lastDeleted);
         }
         else ctx.Unchanged = true;
         ctx.Reply.Integer(deleted);

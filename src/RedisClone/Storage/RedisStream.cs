@@ -545,9 +545,22 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
     /// <paramref name="approximate"/>, entries of the next node are marked deleted. A
     /// <paramref name="limit"/> above 0 caps the entries removed, node by node. Returns how many went.
     /// </summary>
-    public long Trim(TrimStrategy strategy, long maxLen, StreamId minId, bool approximate, long limit)
+    /// <remarks>
+    /// Under DELREF and ACKED (Redis 8.2) no node goes whole without looking at its entries: every
+    /// entry of a node that could go is visited (DELREF drops the groups' references to it, ACKED
+    /// keeps it when a group still needs it), the node goes only when all its live entries went, and
+    /// the walk goes on to the next node while the nodes could go; '~' then only lets the limit
+    /// apply. <paramref name="lastDeleted"/> is the greatest ID deleted entry by entry
+    /// (<see cref="StreamId.Min"/> when none): what the propagation of these trims needs.
+    /// </remarks>
+    public long Trim(TrimStrategy strategy, long maxLen, StreamId minId, bool approximate, long limit,
+        DeletePolicy policy, out StreamId lastDeleted)
     {
+        lastDeleted = StreamId.Min;
         if (strategy == TrimStrategy.None) return 0;
+        bool keepRef = policy == DeletePolicy.KeepRef;
+        // The smallest last-delivered ID of the groups, for ACKED (no group's changes during a trim).
+        var minLastId = policy == DeletePolicy.Acked ? MinGroupLastId() : StreamId.Max;
         long deleted = 0;
         int removeNodes = 0;
         for (int index = 0; index < _nodes.Count; index++)
@@ -559,17 +572,17 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
             long entries = Listpack.Get(lp, first).Int;
             if (limit != 0 && deleted + entries > limit) break;
 
-            bool removeNode;
-            if (strategy == TrimStrategy.MaxLen) removeNode = Length - entries >= maxLen;
-            else removeNode = LastEntryId(node) < minId;
-            if (removeNode)
+            bool eligible;
+            if (strategy == TrimStrategy.MaxLen) eligible = Length - entries >= maxLen;
+            else eligible = LastEntryId(node) < minId;
+            if (eligible && keepRef)
             {
                 removeNodes++;
                 Length -= entries;
                 deleted += entries;
                 continue;
             }
-            if (approximate) break;
+            if (approximate && keepRef) break;
 
             var c = new Cursor { Lp = [] };
             EnterNode(ref c, index);
@@ -582,20 +595,36 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
                 if (stop) break;
                 if (!e.Deleted)
                 {
-                    // The flags keep their one-byte encoding (0 to 3), so positions do not move.
-                    ReplaceInt(ref lp, p, e.Flags | FlagDeleted);
-                    removedHere++;
-                    Length--;
+                    bool delete = true;
+                    if (policy == DeletePolicy.Acked) delete = !IsReferenced(e.Id, minLastId);
+                    else if (policy == DeletePolicy.DelRef) RemoveReferences(e.Id);
+                    if (delete)
+                    {
+                        // The flags keep their one-byte encoding (0 to 3), so positions do not move.
+                        ReplaceInt(ref lp, p, e.Flags | FlagDeleted);
+                        removedHere++;
+                        Length--;
+                        lastDeleted = e.Id;
+                    }
                 }
                 p = e.Next;
             }
             deleted += removedHere;
+            if (eligible && removedHere == entries)
+            {
+                // Only under DELREF or ACKED: a node that could go, emptied entry by entry.
+                _bufferBytes -= before;
+                _nodes.RemoveAt(index);
+                index--;
+                continue;
+            }
             int q = Listpack.First(lp);
             ReplaceInt(ref lp, q, entries - removedHere);
             q = Listpack.Skip(lp, q);
             ReplaceInt(ref lp, q, Listpack.Get(lp, q).Int + removedHere);
             node.Lp = lp;
             _bufferBytes += lp.Length - before;
+            if (eligible) continue; // DELREF or ACKED: the next node may have more to trim
             break; // this node had enough to trim: no need to look further
         }
         if (removeNodes > 0)
