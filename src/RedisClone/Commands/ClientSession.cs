@@ -175,6 +175,12 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// </summary>
     public bool IsMaster { get; init; }
 
+    /// <summary>The client AOF loading runs the file's commands as (Redis's CLIENT_ID_AOF).</summary>
+    public bool IsAofClient { get; init; }
+
+    /// <summary>Redis's mustObeyClient: the master's stream or the AOF, whose commands were already checked once.</summary>
+    public bool MustObey => IsMaster || IsAofClient;
+
     /// <summary>Redis's CLIENT_DENY_BLOCKING: inside EXEC or a script, a blocking command answers at once.</summary>
     public bool DenyBlocking => InExec || IsScriptClient || IsMaster;
 

@@ -7,6 +7,9 @@ internal sealed partial class CommandTable
     private const string StreamTrimArgs =
         "trim{strategy(MAXLEN | minid:MINID@6.2.0) [operator(equal:'=' | approximately:'~')] threshold [LIMIT=count:integer@6.2.0]}";
 
+    /// <summary>Redis 8.2's choice of what deleting an entry does to the groups' references to it.</summary>
+    private const string DeletePolicyArgs = "condition(KEEPREF | DELREF | ACKED)";
+
     /// <summary>XGROUP CREATE and SETID: the group's starting ID, or '$' for the stream's last.</summary>
     private const string GroupIdArgs = "id-selector(id | new-id:'$')";
 
@@ -18,8 +21,9 @@ internal sealed partial class CommandTable
         {
             Summary = "Adds an entry to a stream, creating the key unless NOMKSTREAM; can trim the stream in the same call.",
             Since = "5.0.0", Complexity = "O(1) to add, O(N) for N entries trimmed",
-            Args = "key:key [NOMKSTREAM@6.2.0] [" + StreamTrimArgs + "] id_or_auto(auto_id:'*' | id) field_value{field value}...",
-            History = "6.2.0: NOMKSTREAM, trimming by MINID and LIMIT; 7.0.0: IDs with an automatic sequence (ms-*)",
+            Args = "key:key [NOMKSTREAM@6.2.0] [" + DeletePolicyArgs + "@8.2.0] [" + StreamTrimArgs + "] id_or_auto(auto_id:'*' | id) field_value{field value}...",
+            History = "6.2.0: NOMKSTREAM, trimming by MINID and LIMIT; 7.0.0: IDs with an automatic sequence (ms-*); "
+                + "8.2.0: KEEPREF, DELREF and ACKED, for what trimming does to consumer groups' references",
             Tips = "nondeterministic_output",
         },
         new("xlen", 2, ReadOnly | Fast, StreamCommands.XLen, keys: "RO", group: "stream")
@@ -51,6 +55,12 @@ internal sealed partial class CommandTable
             Summary = "Deletes entries of a stream by ID; returns how many existed.",
             Since = "5.0.0", Complexity = "O(1) per entry", Args = "key:key id...",
         },
+        new("xdelex", -5, Write | Fast, StreamCommands.XDelEx, keys: "RW delete", group: "stream")
+        {
+            Summary = "Deletes entries of a stream by ID, choosing what happens to consumer groups' references; a status per ID.",
+            Since = "8.2.0", Complexity = "O(1) per entry (times the groups, with DELREF or ACKED)",
+            Args = "key:key [" + DeletePolicyArgs + "] IDS=ids{numids:integer id...}",
+        },
         new("xread", -4, ReadOnly | Blocking, StreamCommands.XRead, keys: "RO access kw=STREAMS,1 r=-1,1,2", group: "stream",
             keyFinder: StreamCommands.ReadKeys)
         {
@@ -69,8 +79,9 @@ internal sealed partial class CommandTable
         new("xtrim", -4, Write, StreamCommands.XTrim, keys: "RW delete", group: "stream")
         {
             Summary = "Removes the oldest entries of a stream, down to a length or up to an ID (whole nodes only with ~).",
-            Since = "5.0.0", Complexity = "O(N), N = entries removed", Args = "key:key " + StreamTrimArgs,
-            History = "6.2.0: Trimming by MINID and LIMIT",
+            Since = "5.0.0", Complexity = "O(N), N = entries removed",
+            Args = "key:key " + StreamTrimArgs + " [" + DeletePolicyArgs + "@8.2.0]",
+            History = "6.2.0: Trimming by MINID and LIMIT; 8.2.0: KEEPREF, DELREF and ACKED, for what trimming does to consumer groups' references",
             Tips = "nondeterministic_output",
         },
         new("xinfo", -2, None, ServerCommands.Help, group: "stream")
@@ -155,6 +166,12 @@ internal sealed partial class CommandTable
         {
             Summary = "Acknowledges entries of a consumer group: removes them from its pending entries list.",
             Since = "5.0.0", Complexity = "O(log N) per ID, N = entries pending in the group", Args = "key:key group id...",
+        },
+        new("xackdel", -6, Write | Fast, StreamCommands.XAckDel, keys: "RW update delete", group: "stream")
+        {
+            Summary = "Acknowledges entries of a consumer group and deletes them from the stream, unless (ACKED) another group still needs them; a status per ID.",
+            Since = "8.2.0", Complexity = "O(1) per entry (times the groups, with DELREF or ACKED)",
+            Args = "key:key group [" + DeletePolicyArgs + "] IDS=ids{numids:integer id...}",
         },
         new("xpending", -3, ReadOnly, StreamCommands.XPending, keys: "RO access", group: "stream")
         {

@@ -279,6 +279,58 @@ internal static partial class StreamCommands
         ctx.Reply.Integer(acknowledged);
     }
 
+    /// <summary>
+    /// XACKDEL key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...] (Redis 8.2) — acknowledges
+    /// each ID in the group and deletes the entry; per ID: -1 not pending in the group, 1
+    /// acknowledged and deleted (or already gone from the stream), 2 acknowledged but kept because
+    /// another group still needs it (ACKED only).
+    /// </summary>
+    /// <remarks>
+    /// WRONGTYPE comes before the options are checked; a missing key or group answers -1 for every
+    /// ID (no NOGROUP) before the IDs are checked. With deletions: "xdel" and the key signalled;
+    /// acknowledgements alone propagate without either, as XACK.
+    /// </remarks>
+    public static void XAckDel(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        if (!Lookup.TryRead(ref ctx, key, out RedisStream? stream)) return;
+        if (!ParseDeleteArgs(ref ctx, 3, out var policy, out int idsAt, out int idCount)) return;
+        var group = stream?.FindGroup(ctx.Arg(2));
+        if (group == null)
+        {
+            AllNotFound(ref ctx, idCount);
+            return;
+        }
+        if (!ValidateIds(ref ctx, idsAt, idCount)) return;
+        // Acknowledging never moves a group's last-delivered ID: one minimum serves every ID.
+        var minLastId = policy == RedisStream.DeletePolicy.Acked ? stream!.MinGroupLastId() : StreamId.Max;
+        long deleted = 0, acknowledged = 0;
+        ctx.Reply.ArrayHeader(idCount);
+        for (int j = idsAt; j < idsAt + idCount; j++)
+        {
+            TryParseId(ctx.Arg(j), 0, strict: true, allowAutoSeq: false, out var id, out _);
+            if (!group.Acknowledge(id))
+            {
+                ctx.Reply.Integer(-1);
+                continue;
+            }
+            acknowledged++;
+            bool canDelete = true;
+            if (policy == RedisStream.DeletePolicy.Acked) canDelete = !stream!.IsReferenced(id, minLastId);
+            else if (policy == RedisStream.DeletePolicy.DelRef) stream!.RemoveReferences(id);
+            if (canDelete && stream!.Delete(id)) deleted++;
+            ctx.Reply.Integer(canDelete ? 1 : 2);
+        }
+        if (acknowledged > 0) ctx.Db(key).Owner.MarkChanged(stream!);
+        if (deleted > 0)
+        {
+            stream!.FinishDeletes();
+            ctx.Notify(Ev.Stream, "xdel", key);
+        }
+        else if (acknowledged > 0) NotSignalled(ref ctx);
+        else ctx.Unchanged = true;
+    }
+
     // ---------------------------------------------------------------- XPENDING
 
     /// <summary>

@@ -109,6 +109,24 @@ internal static partial class StreamCommands
         public bool NoMkStream;
         public bool IdGiven, SeqGiven;
         public StreamId Id;
+        /// <summary>KEEPREF, DELREF or ACKED (Redis 8.2); KEEPREF unless given.</summary>
+        public RedisStream.DeletePolicy Policy;
+        public bool PolicyGiven;
+    }
+
+    /// <summary>
+    /// KEEPREF, DELREF or ACKED at argument <paramref name="index"/>, when no policy was given yet:
+    /// a second one is not an option (XADD then reads it as the ID, the others answer a syntax error).
+    /// </summary>
+    private static bool TryParsePolicy(ref CommandContext ctx, int index, ref bool given, ref RedisStream.DeletePolicy policy)
+    {
+        if (given) return false;
+        if (ctx.ArgIs(index, "KEEPREF")) policy = RedisStream.DeletePolicy.KeepRef;
+        else if (ctx.ArgIs(index, "DELREF")) policy = RedisStream.DeletePolicy.DelRef;
+        else if (ctx.ArgIs(index, "ACKED")) policy = RedisStream.DeletePolicy.Acked;
+        else return false;
+        given = true;
+        return true;
     }
 
     /// <summary>Parses from argument 2; returns the ID's index for XADD (or the end for XTRIM), -1 after replying an error.</summary>
@@ -178,6 +196,10 @@ internal static partial class StreamCommands
                 limitGiven = true;
                 i++;
             }
+            else if (TryParsePolicy(ref ctx, i, ref args.PolicyGiven, ref args.Policy))
+            {
+                // KEEPREF, DELREF or ACKED (Redis 8.2): the word is the whole option.
+            }
             else if (xadd && ctx.ArgIs(i, "NOMKSTREAM"))
             {
                 args.NoMkStream = true;
@@ -208,7 +230,13 @@ internal static partial class StreamCommands
             ctx.Error(RespErrors.StreamTrimWithoutStrategy);
             return -1;
         }
-        if (limitGiven)
+        if (ctx.Client.MustObey)
+        {
+            // A master's stream or the AOF: the trim was rewritten exact ("=" and the threshold it
+            // reached) but may still carry its LIMIT, which is not enforced (Redis's mustObeyClient).
+            args.Limit = 0;
+        }
+        else if (limitGiven)
         {
             if (!args.Approximate)
             {
@@ -309,11 +337,12 @@ internal static partial class StreamCommands
         Span<byte> text = stackalloc byte[StreamId.MaxTextLength];
         ctx.Reply.Bulk(text.Slice(0, id.Format(text)));
         ctx.Notify(Ev.Stream, "xadd", key);
+        var lastDeleted = StreamId.Min;
         if (args.Strategy != RedisStream.TrimStrategy.None
-            && stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit) > 0)
+            && stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit, args.Policy, out lastDeleted) > 0)
             ctx.Notify(Ev.Stream, "xtrim", key);
         bool rewriteId = !args.IdGiven || !args.SeqGiven;
-        if (rewriteId || args.Approximate) Propagate(ref ctx, stream, in args, rewriteId ? idPos : -1, id);
+        if (rewriteId || args.Approximate) Propagate(ref ctx, stream, in args, rewriteId ? idPos : -1, id, lastDeleted);
     }
 
     /// <summary>
@@ -322,21 +351,41 @@ internal static partial class StreamCommands
     /// threshold the length, or the first ID, the stream was left with), so a replica or an AOF
     /// replay trims exactly the same entries whatever its node sizes.
     /// </summary>
-    private static void Propagate(ref CommandContext ctx, RedisStream stream, in TrimArgs args, int idPos, StreamId id)
+    /// <remarks>
+    /// Approximate trims under DELREF and ACKED are where we part from Redis 8.2, whose rewrite (the
+    /// length, or the first ID left, tombstones included) lets a replica trim other entries than the
+    /// master did: under ACKED an entry a group still needs may stay in front of entries that went,
+    /// and a MAXLEN walk on the replica may stop at a node the master's went past; under DELREF with
+    /// MINID the first node may keep the tombstones of what went, so its first ID says nothing. What
+    /// these trims removed is always the first live entries they could remove, up to the last one
+    /// (<paramref name="lastDeleted"/>), so we send "MINID = (that ID + 1)" with the policy: on the
+    /// same state the replica removes exactly those. DELREF with MAXLEN keeps Redis's rewrite (every
+    /// entry can go, so the length says it all).
+    /// </remarks>
+    private static void Propagate(ref CommandContext ctx, RedisStream stream, in TrimArgs args, int idPos, StreamId id,
+        StreamId lastDeleted)
     {
         if (ctx.Propagation is not { } log) return;
         Span<byte> idText = stackalloc byte[StreamId.MaxTextLength];
         int idLength = id.Format(idText);
         Span<byte> trimText = stackalloc byte[StreamId.MaxTextLength];
         int trimLength = 0;
-        if (args.Approximate)
+        // Everything up to the last entry removed (0-0, nothing, when none was); see remarks.
+        var bound = StreamId.Min;
+        bool asMinId = args.Approximate
+                       && (args.Policy == RedisStream.DeletePolicy.Acked
+                           || args.Policy == RedisStream.DeletePolicy.DelRef && args.Strategy == RedisStream.TrimStrategy.MinId)
+                       && (lastDeleted == StreamId.Min || lastDeleted.TryIncrement(out bound));
+        if (asMinId) trimLength = bound.Format(trimText);
+        else if (args.Approximate)
             trimLength = args.Strategy == RedisStream.TrimStrategy.MaxLen
                 ? RedisNumbers.FormatInt64(stream.Length, trimText)
                 : stream.FirstStoredId.Format(trimText);
         log.Rewrite(ctx.DbIndex);
         for (int i = 0; i < ctx.ArgCount; i++)
         {
-            if (args.Approximate && i == args.ThresholdIndex - 1) log.Add("="u8);
+            if (asMinId && i == args.ThresholdIndex - 2) log.Add("MINID"u8);
+            else if (args.Approximate && i == args.ThresholdIndex - 1) log.Add("="u8);
             else if (args.Approximate && i == args.ThresholdIndex) log.Add(trimText.Slice(0, trimLength));
             else if (i == idPos) log.Add(idText.Slice(0, idLength));
             else log.Add(ctx.Arg(i));
@@ -564,6 +613,125 @@ internal static partial class StreamCommands
         ctx.Reply.Integer(deleted);
     }
 
+    /// <summary>
+    /// XDELEX's and XACKDEL's options from argument <paramref name="first"/> (Redis 8.2's
+    /// streamParseAckDelArgsOrReply): at most one of KEEPREF, DELREF, ACKED, and "IDS numids id..."
+    /// (a later IDS replaces an earlier one), in any order. False after replying the error.
+    /// </summary>
+    private static bool ParseDeleteArgs(ref CommandContext ctx, int first, out RedisStream.DeletePolicy policy,
+        out int idsAt, out int idCount)
+    {
+        policy = RedisStream.DeletePolicy.KeepRef;
+        bool policyGiven = false;
+        idsAt = -1;
+        idCount = 0;
+        for (int j = first; j < ctx.ArgCount;)
+        {
+            if (TryParsePolicy(ref ctx, j, ref policyGiven, ref policy))
+            {
+                j++;
+            }
+            else if (ctx.ArgIs(j, "IDS") && j + 1 < ctx.ArgCount)
+            {
+                if (!RedisNumbers.TryParseInt64(ctx.Arg(j + 1), out long n) || n < 1)
+                {
+                    ctx.Error(RespErrors.StreamNumIdsNotPositive);
+                    return false;
+                }
+                if (n > ctx.ArgCount - j - 2)
+                {
+                    ctx.Error(RespErrors.StreamNumIdsMismatch);
+                    return false;
+                }
+                idsAt = j + 2;
+                idCount = (int)n;
+                j = idsAt + idCount;
+            }
+            else
+            {
+                ctx.Error(RespErrors.Syntax);
+                return false;
+            }
+        }
+        if (idsAt < 0)
+        {
+            ctx.Error(RespErrors.StreamIdsRequired);
+            return false;
+        }
+        return true;
+    }
+
+    /// <summary>XDELEX's and XACKDEL's reply for a missing key (or group): -1 for every ID.</summary>
+    private static void AllNotFound(ref CommandContext ctx, int idCount)
+    {
+        ctx.Unchanged = true;
+        ctx.Reply.ArrayHeader(idCount);
+        for (int i = 0; i < idCount; i++) ctx.Reply.Integer(-1);
+    }
+
+    /// <summary>Checks every ID of the IDS list before anything changes (all or nothing, as Redis).</summary>
+    private static bool ValidateIds(ref CommandContext ctx, int idsAt, int idCount)
+    {
+        for (int j = idsAt; j < idsAt + idCount; j++)
+        {
+            if (!TryParseId(ctx.Arg(j), 0, strict: true, allowAutoSeq: false, out _, out _))
+            {
+                ctx.Error(RespErrors.StreamInvalidId);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /// <summary>
+    /// XDELEX key [KEEPREF | DELREF | ACKED] IDS numids id [id ...] (Redis 8.2) — per ID: 1 deleted,
+    /// -1 no such entry, 2 kept because a consumer group still needs it (ACKED only; also for an ID
+    /// not in the stream that a group has not been delivered yet or holds pending).
+    /// </summary>
+    /// <remarks>
+    /// WRONGTYPE comes before the options are checked, a missing key (all -1) before the IDs are.
+    /// "xdel" fires and the key is signalled when something was deleted. DELREF that only dropped
+    /// pending entries of IDs no longer in the stream still propagates (without an event or a
+    /// signal), as Redis does since 8.2's fix for it (#15569); 8.2.0 let the replica keep them.
+    /// </remarks>
+    public static void XDelEx(ref CommandContext ctx)
+    {
+        var key = ctx.Arg(1);
+        var db = ctx.Db(key);
+        if (!Lookup.TryWrite(ref ctx, db, key, out _, out RedisStream? stream)) return;
+        if (!ParseDeleteArgs(ref ctx, 2, out var policy, out int idsAt, out int idCount)) return;
+        if (stream == null)
+        {
+            AllNotFound(ref ctx, idCount);
+            return;
+        }
+        if (!ValidateIds(ref ctx, idsAt, idCount)) return;
+        var minLastId = policy == RedisStream.DeletePolicy.Acked ? stream.MinGroupLastId() : StreamId.Max;
+        long deleted = 0;
+        bool referencesDropped = false;
+        ctx.Reply.ArrayHeader(idCount);
+        for (int j = idsAt; j < idsAt + idCount; j++)
+        {
+            TryParseId(ctx.Arg(j), 0, strict: true, allowAutoSeq: false, out var id, out _);
+            if (policy == RedisStream.DeletePolicy.Acked && stream.IsReferenced(id, minLastId))
+            {
+                ctx.Reply.Integer(2);
+                continue;
+            }
+            if (policy == RedisStream.DeletePolicy.DelRef) referencesDropped |= stream.RemoveReferences(id);
+            bool gone = stream.Delete(id);
+            if (gone) deleted++;
+            ctx.Reply.Integer(gone ? 1 : -1);
+        }
+        if (deleted > 0)
+        {
+            stream.FinishDeletes();
+            ctx.Notify(Ev.Stream, "xdel", key);
+        }
+        else if (referencesDropped) ctx.SignalledItself = true;
+        else ctx.Unchanged = true;
+    }
+
     /// <summary>XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] — how many entries were removed.</summary>
     public static void XTrim(ref CommandContext ctx)
     {
@@ -576,11 +744,11 @@ internal static partial class StreamCommands
             ctx.Reply.Raw(Resp.Zero);
             return;
         }
-        long deleted = stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit);
+        long deleted = stream.Trim(args.Strategy, args.MaxLen, args.MinId, args.Approximate, args.Limit, args.Policy, out var lastDeleted);
         if (deleted > 0)
         {
             ctx.Notify(Ev.Stream, "xtrim", key);
-            if (args.Approximate) Propagate(ref ctx, stream, in args, -1, default);
+            if (args.Approximate) Propagate(ref ctx, stream, in args, -1, default, lastDeleted);
         }
         else ctx.Unchanged = true;
         ctx.Reply.Integer(deleted);

@@ -38,7 +38,7 @@ internal static class AofReplay
         if (manifest.Base != null) files.Add(manifest.Base);
         files.AddRange(manifest.Incremental);
         long commands = 0;
-        var session = new ClientSession(-1, null, null, static () => { }, address: "aof");
+        var session = new ClientSession(-1, null, null, static () => { }, address: "aof") { IsAofClient = true };
         // Each file's first bytes, to tell an RDB preamble from commands (one buffer for every file:
         // a stackalloc inside the loop would grow the stack with each file).
         Span<byte> head = stackalloc byte[5];

@@ -345,6 +345,10 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> StreamLimitWithoutApprox => "-ERR syntax error, LIMIT cannot be used without the special ~ option\r\n"u8;
     public static ReadOnlySpan<byte> StreamInvalidStart => "-ERR invalid start ID for the interval\r\n"u8;
     public static ReadOnlySpan<byte> StreamInvalidEnd => "-ERR invalid end ID for the interval\r\n"u8;
+    // XDELEX and XACKDEL (Redis 8.2).
+    public static ReadOnlySpan<byte> StreamNumIdsNotPositive => "-ERR Number of IDs must be a positive integer\r\n"u8;
+    public static ReadOnlySpan<byte> StreamNumIdsMismatch => "-ERR The `numids` parameter must match the number of arguments\r\n"u8;
+    public static ReadOnlySpan<byte> StreamIdsRequired => "-ERR IDS option is required\r\n"u8;
 
     // XREAD and XREADGROUP.
     public static ReadOnlySpan<byte> TimeoutOutOfRange => "-ERR timeout is out of range\r\n"u8;

@@ -533,13 +533,34 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
     public enum TrimStrategy { None, MaxLen, MinId }
 
     /// <summary>
+    /// What deleting an entry (XDELEX, XACKDEL, trimming) does about the consumer groups that still
+    /// refer to it (Redis 8.2): KEEPREF leaves their pending entries as they are (what XDEL and
+    /// trimming always did), DELREF removes the entry from every group's pending entries list, ACKED
+    /// deletes only an entry no group still needs (see <see cref="IsReferenced"/>).
+    /// </summary>
+    public enum DeletePolicy { KeepRef, DelRef, Acked }
+
+    /// <summary>
     /// Trims from the head (Redis's streamTrim): whole nodes while they can go entirely; then, unless
     /// <paramref name="approximate"/>, entries of the next node are marked deleted. A
     /// <paramref name="limit"/> above 0 caps the entries removed, node by node. Returns how many went.
     /// </summary>
-    public long Trim(TrimStrategy strategy, long maxLen, StreamId minId, bool approximate, long limit)
+    /// <remarks>
+    /// Under DELREF and ACKED (Redis 8.2) no node goes whole without looking at its entries: every
+    /// entry of a node that could go is visited (DELREF drops the groups' references to it, ACKED
+    /// keeps it when a group still needs it), the node goes only when all its live entries went, and
+    /// the walk goes on to the next node while the nodes could go; '~' then only lets the limit
+    /// apply. <paramref name="lastDeleted"/> is the greatest ID deleted entry by entry
+    /// (<see cref="StreamId.Min"/> when none): what the propagation of these trims needs.
+    /// </remarks>
+    public long Trim(TrimStrategy strategy, long maxLen, StreamId minId, bool approximate, long limit,
+        DeletePolicy policy, out StreamId lastDeleted)
     {
+        lastDeleted = StreamId.Min;
         if (strategy == TrimStrategy.None) return 0;
+        bool keepRef = policy == DeletePolicy.KeepRef;
+        // The smallest last-delivered ID of the groups, for ACKED (no group's changes during a trim).
+        var minLastId = policy == DeletePolicy.Acked ? MinGroupLastId() : StreamId.Max;
         long deleted = 0;
         int removeNodes = 0;
         for (int index = 0; index < _nodes.Count; index++)
@@ -551,17 +572,17 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
             long entries = Listpack.Get(lp, first).Int;
             if (limit != 0 && deleted + entries > limit) break;
 
-            bool removeNode;
-            if (strategy == TrimStrategy.MaxLen) removeNode = Length - entries >= maxLen;
-            else removeNode = LastEntryId(node) < minId;
-            if (removeNode)
+            bool eligible;
+            if (strategy == TrimStrategy.MaxLen) eligible = Length - entries >= maxLen;
+            else eligible = LastEntryId(node) < minId;
+            if (eligible && keepRef)
             {
                 removeNodes++;
                 Length -= entries;
                 deleted += entries;
                 continue;
             }
-            if (approximate) break;
+            if (approximate && keepRef) break;
 
             var c = new Cursor { Lp = [] };
             EnterNode(ref c, index);
@@ -574,20 +595,36 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
                 if (stop) break;
                 if (!e.Deleted)
                 {
-                    // The flags keep their one-byte encoding (0 to 3), so positions do not move.
-                    ReplaceInt(ref lp, p, e.Flags | FlagDeleted);
-                    removedHere++;
-                    Length--;
+                    bool delete = true;
+                    if (policy == DeletePolicy.Acked) delete = !IsReferenced(e.Id, minLastId);
+                    else if (policy == DeletePolicy.DelRef) RemoveReferences(e.Id);
+                    if (delete)
+                    {
+                        // The flags keep their one-byte encoding (0 to 3), so positions do not move.
+                        ReplaceInt(ref lp, p, e.Flags | FlagDeleted);
+                        removedHere++;
+                        Length--;
+                        lastDeleted = e.Id;
+                    }
                 }
                 p = e.Next;
             }
             deleted += removedHere;
+            if (eligible && removedHere == entries)
+            {
+                // Only under DELREF or ACKED: a node that could go, emptied entry by entry.
+                _bufferBytes -= before;
+                _nodes.RemoveAt(index);
+                index--;
+                continue;
+            }
             int q = Listpack.First(lp);
             ReplaceInt(ref lp, q, entries - removedHere);
             q = Listpack.Skip(lp, q);
             ReplaceInt(ref lp, q, Listpack.Get(lp, q).Int + removedHere);
             node.Lp = lp;
             _bufferBytes += lp.Length - before;
+            if (eligible) continue; // DELREF or ACKED: the next node may have more to trim
             break; // this node had enough to trim: no need to look further
         }
         if (removeNodes > 0)
@@ -598,6 +635,42 @@ internal sealed class RedisStream : MeteredValue, IRedisValue
         if (Length == 0) FirstId = StreamId.Min;
         else if (deleted > 0) FinishDeletes();
         return deleted;
+    }
+
+    /// <summary>The smallest last-delivered ID among the groups (<see cref="StreamId.Max"/> without groups).</summary>
+    public StreamId MinGroupLastId()
+    {
+        var min = StreamId.Max;
+        for (int i = 0; i < GroupCount; i++)
+        {
+            var last = GroupAt(i).LastId;
+            if (last < min) min = last;
+        }
+        return min;
+    }
+
+    /// <summary>
+    /// Whether a consumer group still needs entry <paramref name="id"/> (Redis 8.2's
+    /// streamEntryIsReferenced): some group has not been delivered it yet (it lies after
+    /// <paramref name="minGroupLastId"/>, from <see cref="MinGroupLastId"/>), or it is pending in some
+    /// group. Never without groups.
+    /// </summary>
+    public bool IsReferenced(StreamId id, StreamId minGroupLastId)
+    {
+        int groups = GroupCount;
+        if (groups == 0) return false;
+        if (id > minGroupLastId) return true;
+        for (int i = 0; i < groups; i++)
+            if (GroupAt(i).Pel.ContainsKey(id)) return true;
+        return false;
+    }
+
+    /// <summary>Removes entry <paramref name="id"/> from every group's pending entries list (and its owner's); true when some held it.</summary>
+    public bool RemoveReferences(StreamId id)
+    {
+        bool removed = false;
+        for (int i = 0; i < GroupCount; i++) removed |= GroupAt(i).Acknowledge(id);
+        return removed;
     }
 
     /// <summary>The ID of a node's last entry, deleted or not (lpGetEdgeStreamID).</summary>

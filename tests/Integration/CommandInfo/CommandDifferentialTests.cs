@@ -13,8 +13,9 @@ public class CommandDifferentialTests
 {
     /// <summary>Ours, not in 7.0: Redis 7.2 added them.</summary>
     private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid",
-        // Issue 29: Valkey 9.0's DELIFEQ (checked in Strings/SetIfEqTests).
-        "delifeq"];
+        // Issue 29: Valkey 9.0's DELIFEQ (checked in Strings/SetIfEqTests); Redis 8.2's XDELEX and
+        // XACKDEL (checked in Streams/StreamRedis82Tests).
+        "delifeq", "xdelex", "xackdel"];
 
     /// <summary>
     /// Commands whose 7.2 shape (ours) differs from 7.0's: ZRANK/ZREVRANK gained WITHSCORE (arity -3).
@@ -50,9 +51,10 @@ public class CommandDifferentialTests
         // MODULE LOADEX's ARGS became a string argument of its own (7.0: a block holding "arg";
         // checked in Server/ModuleCommandTests).
         "module|loadex",
-        // Issue 29 (after 7.2): CLIENT KILL's MAXAGE filter (Redis 7.4; checked in Server/ClientKillMaxAgeTests)
-        // and SET's IFEQ (Valkey 8.1; checked in Strings/SetIfEqTests).
-        "client|kill", "set"];
+        // Issue 29 (after 7.2): CLIENT KILL's MAXAGE filter (Redis 7.4; checked in Server/ClientKillMaxAgeTests),
+        // SET's IFEQ (Valkey 8.1; checked in Strings/SetIfEqTests), and XADD's and XTRIM's KEEPREF, DELREF
+        // and ACKED (Redis 8.2; checked in Streams/StreamRedis82Tests).
+        "client|kill", "set", "xadd", "xtrim"];
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
     // script|debug and script|kill: not yet (scripting issue 13).

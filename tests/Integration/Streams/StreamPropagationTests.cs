@@ -34,6 +34,63 @@ public class StreamPropagationTests
         PropagationDifferential.AssertSame(script.ToArray());
     }
 
+    /// <summary>The approximate trims with LIMIT of the script below, and what they must leave.</summary>
+    private static void TrimWithLimit(RespClient c)
+    {
+        for (int i = 1; i <= 300; i++) c.Call("XADD", "s", $"{i}-0", "f", "v");
+        c.Call("XADD", "s", "MINID", "~", "250", "LIMIT", "100", "301-0", "f", "v");
+        Assert.Equal(":100\r\n", c.Call("XTRIM", "s", "MAXLEN", "~", "10", "LIMIT", "100"));
+        Assert.Equal(":101\r\n", c.Call("XLEN", "s"));
+    }
+
+    private static string? ReplicationInfo(RespClient c, string field)
+    {
+        var m = System.Text.RegularExpressions.Regex.Match(c.Call("INFO", "replication"), $"(?m)^{field}:([^\r]*)\r$");
+        return m.Success ? m.Groups[1].Value : null;
+    }
+
+    /// <summary>
+    /// "~" with LIMIT propagates as "=" with the threshold reached and the LIMIT still there; a
+    /// replica of this server applies it without LIMIT's "~" check (Redis's mustObeyClient), where
+    /// it used to refuse it and keep entries its master had trimmed.
+    /// </summary>
+    [Fact]
+    public async Task TrimWithLimit_ReplicaOfThisServer_TrimsTheSameEntries()
+    {
+        string[] args = ["--repl-diskless-sync-delay", "0"];
+        await using var master = TestServer.Start(2, args);
+        await using var replica = TestServer.Start(2, args);
+        using var m = master.Connect();
+        using var r = replica.Connect();
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", master.Port.ToString()));
+        Eventually.Wait(() => ReplicationInfo(r, "master_link_status") == "up", () => r.Call("INFO", "replication"), 25);
+        TrimWithLimit(m);
+        Eventually.Wait(() => ReplicationInfo(m, "master_repl_offset") is { } o && o == ReplicationInfo(r, "slave_repl_offset"),
+            () => "the replica in sync", 25);
+        Assert.Equal(":101\r\n", r.Call("XLEN", "s"));
+        Assert.Equal(m.Call("XRANGE", "s", "-", "+"), r.Call("XRANGE", "s", "-", "+"));
+    }
+
+    /// <summary>The same trims replayed from the AOF at start.</summary>
+    [Fact]
+    public async Task TrimWithLimit_AofRestart_TrimsTheSameEntries()
+    {
+        string dir = Persistence.RdbFileTests.NewDir();
+        string before;
+        await using (var server = TestServer.Start(2, "--dir", dir, "--appendonly", "yes"))
+        {
+            using var c = server.Connect();
+            TrimWithLimit(c);
+            before = c.Call("XRANGE", "s", "-", "+");
+        }
+        await using (var server = TestServer.Start(2, "--dir", dir, "--appendonly", "yes"))
+        {
+            using var c = server.Connect();
+            Assert.Equal(":101\r\n", c.Call("XLEN", "s"));
+            Assert.Equal(before, c.Call("XRANGE", "s", "-", "+"));
+        }
+    }
+
     [Fact]
     public void XAdd_AutoId_PropagatesTheGeneratedId()
     {
