@@ -104,6 +104,19 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         return true;
     }
 
+    /// <summary><see cref="TryGet"/> that treats a field whose TTL passed as absent (without removing it).</summary>
+    public bool TryGetLive(ReadOnlySpan<byte> field, long nowMs, out ReadOnlySpan<byte> value)
+    {
+        int pos = Find(field);
+        if (pos < 0 || IsExpiredAt(pos, nowMs))
+        {
+            value = default;
+            return false;
+        }
+        value = ValueAt(pos);
+        return true;
+    }
+
     public bool Contains(ReadOnlySpan<byte> field) => Find(field) >= 0;
 
     /// <summary>The position of <paramref name="field"/>, or -1.</summary>
