@@ -11,8 +11,12 @@ namespace RedisClone.Tests.CommandInfo;
 /// </summary>
 public class CommandDifferentialTests
 {
-    /// <summary>Ours, not in 7.0: Redis 7.2 added them.</summary>
-    private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid"];
+    /// <summary>Ours, not in 7.0 nor 7.2: Redis 7.4 and 8.0's hash-field expiry (issue 29; checked in Hashes/HashFieldExpiryTests).</summary>
+    private static readonly string[] HashFieldExpiry = ["hexpire", "hpexpire", "hexpireat", "hpexpireat", "httl", "hpttl", "hexpiretime",
+        "hpexpiretime", "hpersist", "hgetdel", "hgetex", "hsetex"];
+
+    /// <summary>Ours, not in 7.0: Redis 7.2 added them (and later versions, listed above).</summary>
+    private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid", .. HashFieldExpiry];
 
     /// <summary>
     /// Commands whose 7.2 shape (ours) differs from 7.0's: ZRANK/ZREVRANK gained WITHSCORE (arity -3).
@@ -47,7 +51,9 @@ public class CommandDifferentialTests
         "migrate",
         // MODULE LOADEX's ARGS became a string argument of its own (7.0: a block holding "arg";
         // checked in Server/ModuleCommandTests).
-        "module|loadex"];
+        "module|loadex",
+        // HSCAN gained NOVALUES in 7.4 (checked in Hashes/HashFieldExpiryTests).
+        "hscan"];
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
     // script|debug and script|kill: not yet (scripting issue 13).

@@ -198,6 +198,8 @@ public sealed class HashFieldExpiryTests
         // A server of its own: the encoding thresholds are server-wide and other tests change them.
         await using var server = TestServer.Start(1);
         using var c = server.Connect();
+        c.Call("CONFIG", "SET", "hash-max-listpack-entries", "128");
+        c.Call("CONFIG", "SET", "hash-max-listpack-value", "64");
         string h = _p + "conv";
         c.Call("HSET", h, "a", "1", "b", "2");
         long t = NowMs + 1_000_000;
