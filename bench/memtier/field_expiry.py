@@ -12,7 +12,29 @@ p50/p99/max before and during the expiry. Every wait is bounded (--deadline).
 import argparse, os, socket, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import ROOT, Server, free_port  # noqa: E402
-from rss import call, command, connect, read_reply  # noqa: E402
+from rss import command, connect  # noqa: E402
+
+
+def read_reply(f):
+    """One RESP2 reply, arrays included: (type byte, payload); errors raise."""
+    line = f.readline()
+    if not line:
+        raise RuntimeError("connection closed")
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"-":
+        raise RuntimeError(line.decode().strip())
+    if kind == b"$":
+        n = int(rest)
+        return kind, (None if n < 0 else f.read(n + 2)[:-2])
+    if kind == b"*":
+        return kind, [read_reply(f) for _ in range(max(0, int(rest)))]
+    return kind, rest
+
+
+def call(port, *args, timeout=60):
+    with connect(port, timeout) as s, s.makefile("rb") as f:
+        s.sendall(command(*args))
+        return read_reply(f)[1]
 
 
 def build(skip_build):
@@ -34,10 +56,10 @@ def pipeline(port, commands, window=200):
             pending += 1
             if pending == window:
                 for _ in range(pending):
-                    firsts.append(read_reply(s, f)[:1])
+                    firsts.append(read_reply(f)[0])
                 pending = 0
         for _ in range(pending):
-            firsts.append(read_reply(s, f)[:1])
+            firsts.append(read_reply(f)[0])
     return firsts
 
 
@@ -61,7 +83,7 @@ def probe_until(port, stop, deadline):
         while time.time() < deadline:
             t0 = time.perf_counter()
             s.sendall(command("GET", "probe:str") if i % 2 == 0 else command("HGET", "probe:hash", "f"))
-            read_reply(s, f)
+            read_reply(f)
             times.append((time.perf_counter() - t0) * 1000)
             i += 1
             if i % 100 == 0 and stop():
@@ -104,14 +126,14 @@ def main():
         gone = []
 
         def done():
-            if call(port, "EXISTS", "big", timeout=10) == b":0\r\n":
+            if call(port, "EXISTS", "big", timeout=10) == b"0":
                 gone.append(time.time())
                 return True
             return False
 
         during = probe_until(port, done, deadline=time.time() + args.deadline)
         if not gone:
-            raise RuntimeError(f"the hash still had {call(port, 'HLEN', 'big').decode().strip()} fields after {args.deadline}s")
+            raise RuntimeError(f"the hash still had {call(port, 'HLEN', 'big').decode()} fields after {args.deadline}s")
         expired = info_int(port, "stats", "expired_subkeys") - start_expired
         took = gone[0] - due
     finally:
