@@ -90,7 +90,80 @@ internal sealed partial class CommandTable
         {
             Summary = "Walks the fields and values of a hash a batch at a time with a cursor.",
             Since = "2.8.0", Complexity = "O(1) per call, O(N) for a whole walk",
-            Args = "key:key cursor:integer [MATCH=pattern:pattern] [COUNT=count:integer]", Tips = "nondeterministic_output",
+            Args = "key:key cursor:integer [MATCH=pattern:pattern] [COUNT=count:integer] [NOVALUES@7.4.0]", Tips = "nondeterministic_output",
+            History = "7.4.0: NOVALUES option",
+        },
+
+        // Hash-field expiry (Redis 7.4 and 8.0; see HashCommands.FieldExpiry.cs).
+        new("hexpire", -6, Write | DenyOom | Fast, HashCommands.HExpire, keys: "RW update", group: "hash")
+        {
+            Summary = "Gives fields of a hash a time to live in seconds; per field -2 missing, 0 condition not met, 1 set, 2 deleted (time past).",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = ExpireArgs("seconds:integer"),
+        },
+        new("hpexpire", -6, Write | DenyOom | Fast, HashCommands.HPExpire, keys: "RW update", group: "hash")
+        {
+            Summary = "Gives fields of a hash a time to live in milliseconds; per field -2, 0, 1 or 2 as HEXPIRE.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = ExpireArgs("milliseconds:integer"),
+        },
+        new("hexpireat", -6, Write | DenyOom | Fast, HashCommands.HExpireAt, keys: "RW update", group: "hash")
+        {
+            Summary = "Makes fields of a hash expire at a Unix time in seconds; per field -2, 0, 1 or 2 as HEXPIRE.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = ExpireArgs("unix-time-seconds:unix-time"),
+        },
+        new("hpexpireat", -6, Write | DenyOom | Fast, HashCommands.HPExpireAt, keys: "RW update", group: "hash")
+        {
+            Summary = "Makes fields of a hash expire at a Unix time in milliseconds; per field -2, 0, 1 or 2 as HEXPIRE.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = ExpireArgs("unix-time-milliseconds:unix-time"),
+        },
+        new("httl", -5, ReadOnly | Fast, HashCommands.HTtl, keys: "RO access", group: "hash")
+        {
+            Summary = "Returns the seconds left to live of fields of a hash; -1 for a field without expiry, -2 for a missing one.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = FieldsArgs,
+        },
+        new("hpttl", -5, ReadOnly | Fast, HashCommands.HPTtl, keys: "RO access", group: "hash")
+        {
+            Summary = "Returns the milliseconds left to live of fields of a hash; -1 without expiry, -2 missing.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = FieldsArgs,
+        },
+        new("hexpiretime", -5, ReadOnly | Fast, HashCommands.HExpireTime, keys: "RO access", group: "hash")
+        {
+            Summary = "Returns the Unix time in seconds at which fields of a hash expire; -1 without expiry, -2 missing.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = FieldsArgs,
+        },
+        new("hpexpiretime", -5, ReadOnly | Fast, HashCommands.HPExpireTime, keys: "RO access", group: "hash")
+        {
+            Summary = "Returns the Unix time in milliseconds at which fields of a hash expire; -1 without expiry, -2 missing.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = FieldsArgs,
+        },
+        new("hpersist", -5, Write | Fast, HashCommands.HPersist, keys: "RW update", group: "hash")
+        {
+            Summary = "Removes the expiry of fields of a hash; per field 1 removed, -1 had none, -2 missing.",
+            Since = "7.4.0", Complexity = "O(N), N = fields given", Args = FieldsArgs,
+        },
+        new("hgetdel", -5, Write | Fast, HashCommands.HGetDel, keys: "RW access delete", group: "hash")
+        {
+            Summary = "Returns the values of fields of a hash and removes the fields, deleting the key when it empties.",
+            Since = "8.0.0", Complexity = "O(N), N = fields given", Args = FieldsArgs,
+        },
+        new("hgetex", -5, Write | Fast, HashCommands.HGetEx, keys: "RW access update -- RW and UPDATE because it changes the TTL", group: "hash")
+        {
+            Summary = "Returns the values of fields of a hash and optionally sets or removes their expiry.",
+            Since = "8.0.0", Complexity = "O(N), N = fields given",
+            Args = "key:key [expiration(EX=seconds:integer | PX=milliseconds:integer | EXAT=unix-time-seconds:unix-time | "
+                + "PXAT=unix-time-milliseconds:unix-time | PERSIST)] FIELDS=fields{numfields:integer field...}",
+        },
+        new("hsetex", -6, Write | DenyOom | Fast, HashCommands.HSetEx, keys: "RW update", group: "hash")
+        {
+            Summary = "Stores fields of a hash, only if none or all exist when asked, and optionally sets or keeps their expiry.",
+            Since = "8.0.0", Complexity = "O(N), N = fields set",
+            Args = "key:key [condition(FNX | FXX)] [expiration(EX=seconds:integer | PX=milliseconds:integer | "
+                + "EXAT=unix-time-seconds:unix-time | PXAT=unix-time-milliseconds:unix-time | KEEPTTL)] "
+                + "FIELDS=fields{numfields:integer data{field value}...}",
         },
     ];
+
+    private const string FieldsArgs = "key:key FIELDS=fields{numfields:integer field...}";
+
+    private static string ExpireArgs(string time)
+        => "key:key " + time + " [condition(NX | XX | GT | LT)] FIELDS=fields{numfields:integer field...}";
 }

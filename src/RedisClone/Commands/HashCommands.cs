@@ -7,7 +7,8 @@ namespace RedisClone.Commands;
 
 /// <summary>
 /// The hash family: HSET, HSETNX, HMSET, HGET, HMGET, HGETALL, HKEYS, HVALS, HLEN, HEXISTS, HDEL,
-/// HSTRLEN, HINCRBY, HINCRBYFLOAT, HRANDFIELD and HSCAN, over <see cref="RedisHash"/> values.
+/// HSTRLEN, HINCRBY, HINCRBYFLOAT, HRANDFIELD and HSCAN, over <see cref="RedisHash"/> values (field
+/// expiry and its commands in HashCommands.FieldExpiry.cs).
 /// </summary>
 /// <remarks>
 /// Each handler runs on its key's shard with the gate held. Argument checks come in Redis's order
@@ -19,7 +20,7 @@ namespace RedisClone.Commands;
 /// increments their own names. A write that changed nothing (HSETNX on an existing field, HDEL of
 /// missing fields) sends nothing and sets <see cref="CommandContext.Unchanged"/>, so WATCHes hold.</para>
 /// </remarks>
-internal static class HashCommands
+internal static partial class HashCommands
 {
     /// <summary>
     /// The most a negative-count HRANDFIELD may produce (estimated from the hash's average entry).
@@ -102,11 +103,16 @@ internal static class HashCommands
         var db = ctx.Db(key);
         var hash = ForWrite(ref ctx, db, key, create: false, out _, out bool wrongType);
         if (wrongType) return;
-        if (hash != null && hash.Contains(field))
+        if (hash != null)
         {
-            ctx.Unchanged = true;
-            ctx.Reply.Raw(Resp.Zero);
-            return;
+            var state = GetField(ref ctx, hash, key, field, Lazy.Expire, out _);
+            if (state == FieldState.Found)
+            {
+                ctx.Unchanged = true;
+                ctx.Reply.Raw(Resp.Zero);
+                return;
+            }
+            if (state == FieldState.ExpiredHash) hash = null; // the expired field was the last: a new hash
         }
         hash ??= ForWrite(ref ctx, db, key, create: true, out _, out _)!;
         long maxValue = MaxValue(ref ctx);
@@ -125,6 +131,7 @@ internal static class HashCommands
         if (wrongType) return;
         long deleted = 0;
         bool keyRemoved = false;
+        bool hadTtls = hash is { HasFieldTtls: true };
         if (hash != null)
         {
             for (int i = 2; i < ctx.ArgCount; i++)
@@ -147,6 +154,7 @@ internal static class HashCommands
         {
             ctx.Notify(Ev.Hash, "hdel", key);
             if (keyRemoved) ctx.Notify(Ev.Generic, "del", key);
+            else if (hadTtls && !hash!.HasFieldTtls) db.UpdateHashExpiry(slot); // the last field with a TTL went
         }
         ctx.Reply.Integer(deleted);
     }
@@ -167,7 +175,7 @@ internal static class HashCommands
         var db = ctx.Db(key);
         var hash = ForWrite(ref ctx, db, key, create: false, out _, out bool wrongType);
         if (wrongType) return;
-        int pos = hash?.Find(field) ?? -1;
+        int pos = FindForIncrement(ref ctx, ref hash, key, field);
         long current = 0;
         if (pos >= 0 && !RedisNumbers.TryParseInt64(hash!.ValueAt(pos), out current))
         {
@@ -209,7 +217,7 @@ internal static class HashCommands
         var db = ctx.Db(key);
         var hash = ForWrite(ref ctx, db, key, create: false, out _, out bool wrongType);
         if (wrongType) return;
-        int pos = hash?.Find(field) ?? -1;
+        int pos = FindForIncrement(ref ctx, ref hash, key, field);
         ExtendedDouble current = ExtendedDouble.Zero;
         if (pos >= 0 && !RedisNumbers.TryParseLongDouble(hash!.ValueAt(pos), out current))
         {
@@ -223,11 +231,28 @@ internal static class HashCommands
         }
         Span<byte> text = stackalloc byte[RedisNumbers.MaxLongDoubleHumanLength];
         text = text.Slice(0, RedisNumbers.FormatLongDoubleHuman(sum, text));
+        bool hasTtl = pos >= 0 && hash!.ExpiryAt(pos) != 0;
         Store(ref ctx, db, key, hash, field, pos, text);
         ctx.Notify(Ev.Hash, "hincrbyfloat", key);
         ctx.Reply.Bulk(text);
-        // The result, not the increment, as INCRBYFLOAT does.
-        ctx.Propagation?.Rewrite(ctx.DbIndex).Add("HSET"u8).Add(key).Add(field).Add(text);
+        // The result, not the increment, as INCRBYFLOAT does. Redis 8.2 sends HSETEX key KEEPTTL
+        // FIELDS 1 field value so a replica keeps the field's TTL; we send that only when the field
+        // has one, and HSET otherwise, so replicas and AOF readers of Redis 7.x keep working.
+        if (ctx.Propagation is not { } log) return;
+        if (hasTtl) log.Rewrite(ctx.DbIndex).Add("HSETEX"u8).Add(key).Add("KEEPTTL"u8).Add("FIELDS"u8).Add("1"u8).Add(field).Add(text);
+        else log.Rewrite(ctx.DbIndex).Add("HSET"u8).Add(key).Add(field).Add(text);
+    }
+
+    /// <summary>
+    /// The field's position for HINCRBY and HINCRBYFLOAT, -1 when absent: an expired field is removed
+    /// first (and counts from 0), and when it was the hash's last the key went, so <paramref name="hash"/> becomes null.
+    /// </summary>
+    private static int FindForIncrement(ref CommandContext ctx, ref RedisHash? hash, scoped ReadOnlySpan<byte> key, scoped ReadOnlySpan<byte> field)
+    {
+        if (hash == null) return -1;
+        var state = GetField(ref ctx, hash, key, field, Lazy.Expire, out int pos);
+        if (state == FieldState.ExpiredHash) hash = null;
+        return state == FieldState.Found ? pos : -1;
     }
 
     /// <summary>Writes a computed value to a field found at <paramref name="pos"/> (or absent: -1), creating the key if needed.</summary>
@@ -241,7 +266,7 @@ internal static class HashCommands
             return;
         }
         hash ??= ForWrite(ref ctx, db, key, create: true, out _, out _)!;
-        hash.Set(field, value, MaxEntries(ref ctx), maxValue);
+        hash.Set(field, value, MaxEntries(ref ctx), maxValue, keepTtl: true);
     }
 
     // ---------------------------------------------------------------- reads
@@ -249,22 +274,36 @@ internal static class HashCommands
     /// <summary>HGET key field — the field's value, or nil.</summary>
     public static void HGet(ref CommandContext ctx)
     {
-        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
+        var key = ctx.Arg(1);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, key, out bool wrongType);
         if (wrongType) return;
-        if (hash != null && hash.TryGet(ctx.Arg(2), out var value)) ctx.Reply.Bulk(value);
+        if (hash != null && GetField(ref ctx, hash, key, ctx.Arg(2), Lazy.Expire, out int pos) == FieldState.Found)
+            ctx.Reply.Bulk(hash.ValueAt(pos));
         else ctx.Reply.NullBulk();
     }
 
     /// <summary>HMGET key field [field ...] — an array of values, nil for each missing field.</summary>
     public static void HMGet(ref CommandContext ctx)
     {
-        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
+        var key = ctx.Arg(1);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, key, out bool wrongType);
         if (wrongType) return;
         ctx.Reply.ArrayHeader(ctx.ArgCount - 2);
+        int expired = 0;
+        bool deleted = false;
         for (int i = 2; i < ctx.ArgCount; i++)
         {
-            if (hash != null && hash.TryGet(ctx.Arg(i), out var value)) ctx.Reply.Bulk(value);
+            int pos = -1;
+            var state = hash == null || deleted ? FieldState.NotFound : GetField(ref ctx, hash, key, ctx.Arg(i), Lazy.NoNotification, out pos);
+            if (state == FieldState.Found) ctx.Reply.Bulk(hash!.ValueAt(pos));
             else ctx.Reply.NullBulk();
+            if (state == FieldState.Expired) expired++;
+            else if (state == FieldState.ExpiredHash) deleted = true; // the key went: the rest are nil
+        }
+        if (expired > 0 || deleted)
+        {
+            ctx.Notify(Ev.Hash, "hexpired", key);
+            if (deleted) ctx.Notify(Ev.Generic, "del", key);
         }
     }
 
@@ -278,9 +317,13 @@ internal static class HashCommands
             ctx.Reply.MapHeader(0);
             return;
         }
-        ctx.Reply.MapHeader(hash.Count);
+        // Expired fields not yet removed are skipped, as Redis's hashTypeLength(o, 1) and hashTypeNext(hi, 1).
+        long now = ctx.NowMs;
+        bool skip = hash.HasFieldTtls;
+        ctx.Reply.MapHeader(skip ? hash.Count - hash.CountExpired(now) : hash.Count);
         for (int pos = hash.FirstPosition(); pos >= 0; pos = hash.NextPosition(pos))
         {
+            if (skip && hash.IsExpiredAt(pos, now)) continue;
             ctx.Reply.Bulk(hash.FieldAt(pos));
             ctx.Reply.Bulk(hash.ValueAt(pos));
         }
@@ -301,12 +344,17 @@ internal static class HashCommands
             ctx.Reply.ArrayHeader(0);
             return;
         }
-        ctx.Reply.ArrayHeader(hash.Count);
+        long now = ctx.NowMs;
+        bool skip = hash.HasFieldTtls;
+        ctx.Reply.ArrayHeader(skip ? hash.Count - hash.CountExpired(now) : hash.Count);
         for (int pos = hash.FirstPosition(); pos >= 0; pos = hash.NextPosition(pos))
+        {
+            if (skip && hash.IsExpiredAt(pos, now)) continue;
             ctx.Reply.Bulk(fields ? hash.FieldAt(pos) : hash.ValueAt(pos));
+        }
     }
 
-    /// <summary>HLEN key — the number of fields, 0 when the key is missing.</summary>
+    /// <summary>HLEN key — the number of fields, 0 when the key is missing; expired fields not yet removed count, as in Redis.</summary>
     public static void HLen(ref CommandContext ctx)
     {
         var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
@@ -317,17 +365,22 @@ internal static class HashCommands
     /// <summary>HEXISTS key field — 1 when the field exists, else 0.</summary>
     public static void HExists(ref CommandContext ctx)
     {
-        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
+        var key = ctx.Arg(1);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, key, out bool wrongType);
         if (wrongType) return;
-        ctx.Reply.Raw(hash != null && hash.Contains(ctx.Arg(2)) ? Resp.One : Resp.Zero);
+        bool found = hash != null && GetField(ref ctx, hash, key, ctx.Arg(2), Lazy.Expire, out _) == FieldState.Found;
+        ctx.Reply.Raw(found ? Resp.One : Resp.Zero);
     }
 
     /// <summary>HSTRLEN key field — the length of the field's value, 0 when missing.</summary>
     public static void HStrLen(ref CommandContext ctx)
     {
-        var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
+        var key = ctx.Arg(1);
+        var hash = Lookup.ForRead<RedisHash>(ref ctx, key, out bool wrongType);
         if (wrongType) return;
-        ctx.Reply.Integer(hash != null && hash.TryGet(ctx.Arg(2), out var value) ? value.Length : 0);
+        int pos = -1;
+        bool found = hash != null && GetField(ref ctx, hash, key, ctx.Arg(2), Lazy.Expire, out pos) == FieldState.Found;
+        ctx.Reply.Integer(found ? hash!.ValueAt(pos).Length : 0);
     }
 
     // ---------------------------------------------------------------- HRANDFIELD
@@ -344,6 +397,7 @@ internal static class HashCommands
         {
             var single = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrong);
             if (wrong) return;
+            if (single != null && ExpireAllIfNeeded(ref ctx, single, ctx.Arg(1))) single = null;
             if (single == null) ctx.Reply.NullBulk();
             else ctx.Reply.Bulk(single.FieldAt(single.RandomPosition(Random.Shared)));
             return;
@@ -374,6 +428,7 @@ internal static class HashCommands
 
         var hash = Lookup.ForRead<RedisHash>(ref ctx, ctx.Arg(1), out bool wrongType);
         if (wrongType) return;
+        if (hash != null && ExpireAllIfNeeded(ref ctx, hash, ctx.Arg(1))) hash = null;
         if (hash == null || count == 0)
         {
             ctx.Reply.ArrayHeader(0);
@@ -433,6 +488,20 @@ internal static class HashCommands
         }
     }
 
+    /// <summary>
+    /// HRANDFIELD's first step with field TTLs (Redis's hashTypeExpireIfNeeded): removes every expired
+    /// field on a master; true when that took the whole hash (and the key).
+    /// </summary>
+    private static bool ExpireAllIfNeeded(ref CommandContext ctx, RedisHash hash, scoped ReadOnlySpan<byte> key)
+    {
+        if (!RedisHash.IsExpired(hash.MinExpiry, ctx.NowMs)) return false;
+        var db = ctx.Db(key);
+        if (!db.MayRemoveExpiredFields) return false;
+        int slot = db.Table.Find(key);
+        db.ExpireHashFields(slot, ctx.NowMs);
+        return hash.Count == 0;
+    }
+
     private static void ReplyPick(ref CommandContext ctx, RedisHash hash, int pos, bool withValues)
     {
         if (withValues && ctx.Reply.IsResp3) ctx.Reply.ArrayHeader(2);
@@ -443,8 +512,9 @@ internal static class HashCommands
     // ---------------------------------------------------------------- HSCAN
 
     /// <summary>
-    /// HSCAN key cursor [MATCH pattern] [COUNT count] — the next cursor and a flat batch of fields and
-    /// values. A packed hash is returned whole with cursor 0, as Redis does for listpacks.
+    /// HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES] — the next cursor and a flat batch of
+    /// fields and values (fields only with NOVALUES, Redis 7.4). A packed hash is returned whole with
+    /// cursor 0, as Redis does for listpacks.
     /// </summary>
     /// <remarks>
     /// For the table form the cursor is a slot index (slots never move, so a field present for the
@@ -464,27 +534,31 @@ internal static class HashCommands
             return;
         }
 
-        if (!ScanArguments.TryParse(ref ctx, out long count, out byte[]? patternBytes)) return;
+        if (!ScanArguments.TryParse(ref ctx, allowNoValues: true, out long count, out byte[]? patternBytes, out bool noValues)) return;
         bool usePattern = patternBytes != null;
         ReadOnlySpan<byte> pattern = patternBytes;
+        // Expired fields not yet removed are skipped (Redis's scan callbacks test each field's TTL).
+        long now = ctx.NowMs;
+        bool skipExpired = hash.HasFieldTtls;
+        int perField = noValues ? 1 : 2;
 
         if (hash.IsPacked)
         {
-            int matches = hash.Count;
-            if (usePattern)
+            int matches = 0;
+            for (int pos = hash.FirstPosition(); pos >= 0; pos = hash.NextPosition(pos))
             {
-                matches = 0;
-                for (int pos = hash.FirstPosition(); pos >= 0; pos = hash.NextPosition(pos))
-                    if (GlobMatcher.IsMatch(pattern, hash.FieldAt(pos))) matches++;
+                if (skipExpired && hash.IsExpiredAt(pos, now)) continue;
+                if (!usePattern || GlobMatcher.IsMatch(pattern, hash.FieldAt(pos))) matches++;
             }
             ctx.Reply.ArrayHeader(2);
             ctx.Reply.Bulk("0"u8);
-            ctx.Reply.ArrayHeader(matches * 2L);
+            ctx.Reply.ArrayHeader((long)matches * perField);
             for (int pos = hash.FirstPosition(); pos >= 0; pos = hash.NextPosition(pos))
             {
+                if (skipExpired && hash.IsExpiredAt(pos, now)) continue;
                 if (usePattern && !GlobMatcher.IsMatch(pattern, hash.FieldAt(pos))) continue;
                 ctx.Reply.Bulk(hash.FieldAt(pos));
-                ctx.Reply.Bulk(hash.ValueAt(pos));
+                if (!noValues) ctx.Reply.Bulk(hash.ValueAt(pos));
             }
             return;
         }
@@ -500,6 +574,7 @@ internal static class HashCommands
             int s = slot++;
             if (!hash.IsUsedSlot(s)) continue;
             gathered++;
+            if (skipExpired && hash.IsExpiredAt(s, now)) continue;
             if (usePattern && !GlobMatcher.IsMatch(pattern, hash.FieldAt(s))) continue;
             found.Add(s);
         }
@@ -508,11 +583,11 @@ internal static class HashCommands
 
         ctx.Reply.ArrayHeader(2);
         ctx.Reply.BulkInteger(slot >= slots ? 0 : slot);
-        ctx.Reply.ArrayHeader(found.Count * 2L);
+        ctx.Reply.ArrayHeader((long)found.Count * perField);
         foreach (int s in found)
         {
             ctx.Reply.Bulk(hash.FieldAt(s));
-            ctx.Reply.Bulk(hash.ValueAt(s));
+            if (!noValues) ctx.Reply.Bulk(hash.ValueAt(s));
         }
     }
 }

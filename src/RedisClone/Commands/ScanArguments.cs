@@ -10,7 +10,7 @@ namespace RedisClone.Commands;
 /// <remarks>
 /// Options may come in any order and repeat (the last one wins); COUNT below 1 is a syntax error, a
 /// COUNT that is no integer is "value is not an integer"; TYPE is SCAN's alone (HSCAN ... TYPE is a
-/// syntax error, as is NOVALUES, which only Redis 7.4 has).
+/// syntax error; NOVALUES is HSCAN's alone since Redis 7.4, and elsewhere has its own error).
 /// </remarks>
 internal static class ScanArguments
 {
@@ -65,13 +65,32 @@ internal static class ScanArguments
     /// is "*" (matches everything); <paramref name="typeArg"/> likewise for TYPE.
     /// </summary>
     public static bool TryParse(ref CommandContext ctx, int first, bool allowType, out long count, out int patternArg,
-        out int typeArg)
+        out int typeArg) => TryParse(ref ctx, first, allowType, allowNoValues: false, out count, out patternArg, out typeArg, out _);
+
+    /// <summary>
+    /// The options, with Redis 7.4's NOVALUES: a flag HSCAN takes (<paramref name="allowNoValues"/>);
+    /// anywhere else it is "NOVALUES option can only be used in HSCAN".
+    /// </summary>
+    public static bool TryParse(ref CommandContext ctx, int first, bool allowType, bool allowNoValues, out long count,
+        out int patternArg, out int typeArg, out bool noValues)
     {
         count = DefaultCount;
         patternArg = -1;
         typeArg = -1;
+        noValues = false;
         for (int i = first; i < ctx.ArgCount; i += 2)
         {
+            if (ctx.ArgIs(i, "NOVALUES"))
+            {
+                if (!allowNoValues)
+                {
+                    ctx.Error(RespErrors.NoValuesOnlyHScan);
+                    return false;
+                }
+                noValues = true;
+                i--; // a flag: one argument, not two
+                continue;
+            }
             bool hasValue = i + 1 < ctx.ArgCount;
             if (ctx.ArgIs(i, "COUNT") && hasValue)
             {
@@ -113,9 +132,13 @@ internal static class ScanArguments
     /// of the MATCH pattern, or null when none was given or it matches everything.
     /// </summary>
     public static bool TryParse(ref CommandContext ctx, out long count, out byte[]? pattern)
+        => TryParse(ref ctx, allowNoValues: false, out count, out pattern, out _);
+
+    /// <summary><see cref="TryParse(ref CommandContext, out long, out byte[])"/> with HSCAN's NOVALUES when <paramref name="allowNoValues"/>.</summary>
+    public static bool TryParse(ref CommandContext ctx, bool allowNoValues, out long count, out byte[]? pattern, out bool noValues)
     {
         pattern = null;
-        if (!TryParse(ref ctx, 3, allowType: false, out count, out int patternArg, out _)) return false;
+        if (!TryParse(ref ctx, 3, allowType: false, allowNoValues, out count, out int patternArg, out _, out noValues)) return false;
         if (patternArg > 0) pattern = ctx.Arg(patternArg).ToArray();
         return true;
     }

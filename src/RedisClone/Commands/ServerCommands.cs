@@ -119,6 +119,7 @@ internal static class ServerCommands
             Interlocked.Exchange(ref store.KeyspaceHits, 0);
             Interlocked.Exchange(ref store.KeyspaceMisses, 0);
             Interlocked.Exchange(ref store.ExpiredKeys, 0);
+            Interlocked.Exchange(ref store.ExpiredSubkeys, 0);
             Interlocked.Exchange(ref store.EvictedKeys, 0);
             server.Shards[i].ResetExpiryStats();
         }

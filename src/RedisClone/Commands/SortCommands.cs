@@ -444,7 +444,7 @@ internal static class SortCommands
             ref var entry = ref db.Table.At(slot);
             object found = entry.Value;
             if (fieldStart >= 0)
-                return found is RedisHash hash && hash.TryGet(pattern.Slice(fieldStart), out value);
+                return found is RedisHash hash && hash.TryGetLive(pattern.Slice(fieldStart), ctx.NowMs, out value);
             if (StringValue.TryGet(in entry, out value)) return true;
             switch (found)
             {

@@ -13,6 +13,30 @@ internal static partial class RespErrors
     public static ReadOnlySpan<byte> InvalidExpireExpireAt => "-ERR invalid expire time in 'expireat' command\r\n"u8;
     public static ReadOnlySpan<byte> InvalidExpirePExpireAt => "-ERR invalid expire time in 'pexpireat' command\r\n"u8;
 
+    public static ReadOnlySpan<byte> InvalidExpireHExpire => "-ERR invalid expire time in 'hexpire' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireHPExpire => "-ERR invalid expire time in 'hpexpire' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireHExpireAt => "-ERR invalid expire time in 'hexpireat' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireHPExpireAt => "-ERR invalid expire time in 'hpexpireat' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireHGetEx => "-ERR invalid expire time in 'hgetex' command\r\n"u8;
+    public static ReadOnlySpan<byte> InvalidExpireHSetEx => "-ERR invalid expire time in 'hsetex' command\r\n"u8;
+
+    // Hash-field expiry (Redis 8.2's t_hash.c texts; some differ from 7.4's).
+    public static ReadOnlySpan<byte> HashFieldsMissing => "-ERR Mandatory argument FIELDS is missing or not at the right position\r\n"u8;
+    public static ReadOnlySpan<byte> HashExpireNumFields => "-ERR Parameter `numFields` should be greater than 0\r\n"u8;
+    public static ReadOnlySpan<byte> HashNumFields => "-ERR Number of fields must be a positive integer\r\n"u8;
+    public static ReadOnlySpan<byte> HashNumFieldsMismatch => "-ERR The `numfields` parameter must match the number of arguments\r\n"u8;
+    public static ReadOnlySpan<byte> HashExpireNegative => "-ERR invalid expire time, must be >= 0\r\n"u8;
+    public static ReadOnlySpan<byte> HSetExNumFields => "-ERR invalid number of fields\r\n"u8;
+    public static ReadOnlySpan<byte> HSetExMissingExpire => "-ERR missing expire time\r\n"u8;
+    public static ReadOnlySpan<byte> HSetExConditions => "-ERR Only one of FXX or FNX arguments can be specified\r\n"u8;
+    public static ReadOnlySpan<byte> HSetExExpirations => "-ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified\r\n"u8;
+    public static ReadOnlySpan<byte> WrongArityHSetEx => "-ERR wrong number of arguments for 'hsetex' command\r\n"u8;
+    public static ReadOnlySpan<byte> WrongArityHGetEx => "-ERR wrong number of arguments for 'hgetex' command\r\n"u8;
+    public static ReadOnlySpan<byte> NoValuesOnlyHScan => "-ERR NOVALUES option can only be used in HSCAN\r\n"u8;
+
+    /// <summary>HSETEX's text for an argument it does not know.</summary>
+    public static string HSetExUnknownArgument(string arg) => "ERR unknown argument: " + arg;
+
     // WrongArity's text, fixed, for commands that check their pairs after the table's arity check.
     public static ReadOnlySpan<byte> WrongArityMSet => "-ERR wrong number of arguments for 'mset' command\r\n"u8;
     public static ReadOnlySpan<byte> WrongArityMSetNx => "-ERR wrong number of arguments for 'msetnx' command\r\n"u8;

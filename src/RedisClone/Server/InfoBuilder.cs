@@ -371,7 +371,7 @@ internal static class InfoBuilder
     private static void AppendStats(StringBuilder sb, RedisServer server, RuntimeStats runtime)
     {
         var stats = server.Stats;
-        long hits = 0, misses = 0, expired = 0, evicted = 0, capReached = 0, expiryTicks = 0;
+        long hits = 0, misses = 0, expired = 0, expiredSubkeys = 0, evicted = 0, capReached = 0, expiryTicks = 0;
         double stale = 0;
         for (int i = 0; i < server.Shards.Count; i++)
         {
@@ -380,6 +380,7 @@ internal static class InfoBuilder
             hits += Volatile.Read(ref store.KeyspaceHits);
             misses += Volatile.Read(ref store.KeyspaceMisses);
             expired += Volatile.Read(ref store.ExpiredKeys);
+            expiredSubkeys += Volatile.Read(ref store.ExpiredSubkeys);
             evicted += Volatile.Read(ref store.EvictedKeys);
             capReached += Volatile.Read(ref shard.ExpiryTimeCapReached);
             expiryTicks += Volatile.Read(ref shard.ExpiryTicks);
@@ -405,6 +406,7 @@ internal static class InfoBuilder
         Line(sb, "sync_partial_ok", Interlocked.Read(ref master.SyncPartialOk));
         Line(sb, "sync_partial_err", Interlocked.Read(ref master.SyncPartialErr));
         Line(sb, "expired_keys", expired);
+        Line(sb, "expired_subkeys", expiredSubkeys);
         Line(sb, "expired_stale_perc", F2(stale));
         Line(sb, "expired_time_cap_reached_count", capReached);
         Line(sb, "expire_cycle_cpu_milliseconds", expiryTicks * 1000 / Stopwatch.Frequency);
@@ -567,7 +569,8 @@ internal static class InfoBuilder
     }
 
     /// <summary>
-    /// dbN:keys=..,expires=..,avg_ttl=.. for every database holding keys, summed over the shards.
+    /// dbN:keys=..,expires=..,avg_ttl=..,subexpiry=.. for every database holding keys, summed over the
+    /// shards (subexpiry, Redis 7.4's: hashes with field TTLs).
     /// avg_ttl needs each shard's TTL sample, so each gate is taken briefly, one at a time; a shard
     /// that stays busy for 5 ms is left out of the average rather than waited for.
     /// </summary>
@@ -576,12 +579,13 @@ internal static class InfoBuilder
         int databases = server.Options.Databases;
         for (int db = 0; db < databases; db++)
         {
-            long keys = 0, expires = 0, ttlSum = 0, ttlWeight = 0;
+            long keys = 0, expires = 0, ttlSum = 0, ttlWeight = 0, subexpiry = 0;
             for (int s = 0; s < server.Shards.Count; s++)
             {
                 var shard = server.Shards[s];
                 var d = shard.Store[db];
                 keys += d.Count;
+                subexpiry += d.HashesWithFieldTtls;
                 int withTtl = d.ExpiresCount;
                 expires += withTtl;
                 if (withTtl == 0 || !shard.Gate.TryEnter(5)) continue;
@@ -598,7 +602,7 @@ internal static class InfoBuilder
             if (keys == 0 && expires == 0) continue;
             long avgTtl = ttlWeight == 0 ? 0 : ttlSum / ttlWeight;
             sb.Append("db").Append(db).Append(":keys=").Append(keys).Append(",expires=").Append(expires)
-              .Append(",avg_ttl=").Append(avgTtl).Append("\r\n");
+              .Append(",avg_ttl=").Append(avgTtl).Append(",subexpiry=").Append(subexpiry).Append("\r\n");
         }
     }
 

@@ -60,6 +60,16 @@ internal sealed class RedisServer : IAsyncDisposable
             };
         for (int i = 0; i < Shards.Count; i++)
         {
+            Shards[i].Store.FieldExpired = PropagateFieldExpired;
+            Shards[i].Store.HashFieldsExpired = (db, key, keyDeleted) =>
+            {
+                RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.Hash, "hexpired", key, db);
+                if (keyDeleted)
+                    RedisClone.PubSub.KeyspaceNotifier.Notify(this, RedisClone.Server.Config.ConfigRegistry.KeyspaceEvents.Generic, "del", key, db);
+            };
+        }
+        for (int i = 0; i < Shards.Count; i++)
+        {
             Shards[i].Store.Access = KeyAccess;
             Shards[i].Store.KeyEvicted = (db, key) =>
             {
@@ -369,6 +379,32 @@ internal sealed class RedisServer : IAsyncDisposable
         try
         {
             log.Deleted(db, key, unlink);
+        }
+        finally
+        {
+            log.Exit();
+        }
+    }
+
+    /// <summary>
+    /// A hash field removed because its TTL passed goes to the AOF and replicas as HDEL key field
+    /// (Redis's propagateHashFieldDeletion): inside the unit of the command that found it, or as a
+    /// unit of its own (the active cycle).
+    /// </summary>
+    internal void PropagateFieldExpired(int db, ReadOnlySpan<byte> key, ReadOnlySpan<byte> field)
+    {
+        var log = PropagationLog.Current;
+        if (log != null)
+        {
+            log.Also(db).Add("HDEL"u8).Add(key).Add(field).Close();
+            return;
+        }
+        var listener = PropagationListener;
+        if (listener == null) return;
+        log = PropagationLog.Enter(listener);
+        try
+        {
+            log.Also(db).Add("HDEL"u8).Add(key).Add(field).Close();
         }
         finally
         {

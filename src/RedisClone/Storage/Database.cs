@@ -20,6 +20,17 @@ internal sealed class Database
     private int[] _expiring = [];
     private int[] _expiringAt = [];
     private int _expiresCount;
+    // Hashes with field TTLs (Redis's db->hexpires): the slot of each such hash under a time no later
+    // than its soonest field TTL, ordered by that time, and each indexed slot's time. The active
+    // cycle takes hashes from the front. Add, ReplaceValue and RemoveAt keep it (every way a value
+    // enters or leaves a slot), Clear and SwapWith take it with the table, and a command that gives
+    // a field a sooner TTL calls UpdateHashExpiry. A TTL removed or a field deleted leaves the time
+    // early, which costs the cycle one look (it then files the hash under its real time), never
+    // lateness. Null while no hash here has field TTLs, so other keys pay one null test.
+    private SortedSet<(long At, int Slot)>? _hashExpiries;
+    private Dictionary<int, long>? _hashExpiryOf;
+    /// <summary>An estimate of one hash's entry in the field-expiry index (a tree node and a dictionary entry).</summary>
+    internal const int HashExpiryEntryBytes = 72;
     // The bytes of this database's keys and values (see MemoryMeter). Swapped with the table by
     // SWAPDB and replaced by FLUSHDB, so the values' references to it stay right.
     private MemoryMeter _meter;
@@ -43,7 +54,11 @@ internal sealed class Database
 
     /// <summary>MEMORY STATS overhead.hashtable.expires: the expiry index's two arrays.</summary>
     public long ExpiryIndexBytes => MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))
-                                    + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiringAt).Length, sizeof(int));
+                                    + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiringAt).Length, sizeof(int))
+                                    + (long)HashesWithFieldTtls * HashExpiryEntryBytes;
+
+    /// <summary>Hashes with field TTLs in the field-expiry index (INFO keyspace's subexpiry).</summary>
+    public int HashesWithFieldTtls => Volatile.Read(ref _hashExpiryOf)?.Count ?? 0;
 
     /// <summary>This database's number (it keeps it across SWAPDB, which swaps contents).</summary>
     public int Index { get; }
@@ -157,9 +172,11 @@ internal sealed class Database
         ref var e = ref _table.At(slot);
         if (e.IsEmbedded) GiveKeyItsOwnArray(ref e);
         bool streamGoes = e.Value is RedisStream && HasBlocked;
+        if (_hashExpiryOf != null) UnindexHash(slot);
         Release(e.Value);
         e.Value = value;
         Charge(value);
+        if (value is RedisHash hash && hash.HasFieldTtls) UpdateHashExpiry(slot);
         if (streamGoes) WakeBlocked(e.Key);
     }
 
@@ -261,6 +278,7 @@ internal sealed class Database
         Owner.Snapshot?.Added(this, slot);
         _meter.Bytes += MemoryMeter.ArrayBytes(key.Length);
         Charge(value);
+        if (value is RedisHash hash && hash.HasFieldTtls) UpdateHashExpiry(slot);
         Owner.KeyAdded?.Invoke(Index, key);
         if (expireAt != 0) SetExpire(slot, expireAt);
         return slot;
@@ -285,6 +303,7 @@ internal sealed class Database
         Owner.Snapshot?.BeforeChange(this, slot);
         ref var e = ref _table.At(slot);
         if (e.ExpireAt != 0) UnindexExpiring(slot);
+        if (_hashExpiryOf != null) UnindexHash(slot);
         _meter.Bytes -= MemoryMeter.ArrayBytes(e.Bytes.Length); // with an embedded value's bytes
         // An XREADGROUP waiting on a stream hears that it went, however it went (DEL, RENAME,
         // expiry...), as Redis signals deleted and overwritten keys as ready.
@@ -539,6 +558,8 @@ internal sealed class Database
         _expiring = [];
         _expiringAt = [];
         _expiresCount = 0;
+        _hashExpiries = null;
+        _hashExpiryOf = null;
         _meter = new MemoryMeter();
         WakeAllBlocked();
     }
@@ -552,6 +573,8 @@ internal sealed class Database
         (_expiring, other._expiring) = (other._expiring, _expiring);
         (_expiringAt, other._expiringAt) = (other._expiringAt, _expiringAt);
         (_expiresCount, other._expiresCount) = (other._expiresCount, _expiresCount);
+        (_hashExpiries, other._hashExpiries) = (other._hashExpiries, _hashExpiries);
+        (_hashExpiryOf, other._hashExpiryOf) = (other._hashExpiryOf, _hashExpiryOf);
         (_meter, other._meter) = (other._meter, _meter);
     }
 
@@ -561,6 +584,124 @@ internal sealed class Database
         Owner.KeyExpired?.Invoke(Index, _table.At(slot).KeyArray());
         RemoveAt(slot);
         Owner.ExpiredKeys++;
+    }
+
+    // ---------------------------------------------------------------- hash-field expiry
+
+    /// <summary>
+    /// Files the hash at <paramref name="slot"/> in the field-expiry index under its soonest field
+    /// TTL, or takes it out when it has none. Commands call it after giving fields TTLs (a sooner
+    /// TTL must be filed at once); removing TTLs or fields may skip it (see the index's note).
+    /// </summary>
+    public void UpdateHashExpiry(int slot)
+    {
+        long at = _table.At(slot).Value is RedisHash hash ? hash.MinExpiry : 0;
+        if (_hashExpiryOf != null && _hashExpiryOf.TryGetValue(slot, out long old))
+        {
+            if (old == at) return;
+            _hashExpiries!.Remove((old, slot));
+            _hashExpiryOf.Remove(slot);
+        }
+        if (at == 0)
+        {
+            if (_hashExpiryOf is { Count: 0 })
+            {
+                _hashExpiries = null;
+                _hashExpiryOf = null;
+            }
+            return;
+        }
+        _hashExpiries ??= new SortedSet<(long, int)>();
+        _hashExpiryOf ??= new Dictionary<int, long>();
+        _hashExpiries.Add((at, slot));
+        _hashExpiryOf[slot] = at;
+    }
+
+    private void UnindexHash(int slot)
+    {
+        if (!_hashExpiryOf!.Remove(slot, out long at)) return;
+        _hashExpiries!.Remove((at, slot));
+        if (_hashExpiryOf.Count == 0)
+        {
+            _hashExpiries = null;
+            _hashExpiryOf = null;
+        }
+    }
+
+    /// <summary>True when a command may delete an expired field it meets (a master, expiry not paused).</summary>
+    public bool MayRemoveExpiredFields => !Owner.ExpiryByMaster && !Owner.ExpiryPaused;
+
+    /// <summary>
+    /// True when expired fields count as present: a replica running its master's commands (Redis's
+    /// hashTypeGetValue for CLIENT_MASTER), which wait for the master's HDEL.
+    /// </summary>
+    public bool ExpiredFieldsVisible => Owner.ExpiryByMaster && ShardStore.RunningMasterCommand;
+
+    /// <summary>
+    /// Removes the expired field at <paramref name="pos"/> of the hash at <paramref name="slot"/>, as
+    /// Redis's lazy field expiry: its HDEL is propagated and expired_subkeys counted. Events, WATCH
+    /// signals and deleting the key when the hash empties are the caller's (commands differ).
+    /// </summary>
+    public void RemoveExpiredField(int slot, RedisHash hash, int pos)
+    {
+        Owner.Snapshot?.BeforeChange(this, slot);
+        if (Owner.FieldExpired is { } expired) expired(Index, _table.At(slot).Key, hash.FieldAt(pos));
+        hash.RemoveAt(pos);
+        Owner.ExpiredSubkeys++;
+        Owner.MarkChanged(hash);
+    }
+
+    /// <summary>
+    /// Removes every expired field of the hash at <paramref name="slot"/> (up to <paramref name="max"/>),
+    /// as Redis's hashTypeExpire: an HDEL propagated for each, one "hexpired" event, and the key
+    /// deleted (with its "del" event) when no field is left; else the hash is filed under its next
+    /// TTL. Returns how many fields went.
+    /// </summary>
+    public int ExpireHashFields(int slot, long nowMs, int max = int.MaxValue)
+    {
+        if (_table.At(slot).Value is not RedisHash hash) return 0;
+        int n = 0;
+        while (n < max)
+        {
+            int pos = hash.FirstExpiredPosition(nowMs);
+            if (pos < 0) break;
+            if (n == 0) Owner.Snapshot?.BeforeChange(this, slot);
+            if (Owner.FieldExpired is { } expired) expired(Index, _table.At(slot).Key, hash.FieldAt(pos));
+            hash.RemoveAt(pos);
+            n++;
+        }
+        if (n == 0)
+        {
+            UpdateHashExpiry(slot);
+            return 0;
+        }
+        Owner.ExpiredSubkeys += n;
+        Owner.MarkChanged(hash);
+        var key = _table.At(slot).KeyArray();
+        if (HasWatchers) SignalModified(key);
+        bool empty = hash.Count == 0;
+        if (empty) RemoveAt(slot);
+        else UpdateHashExpiry(slot);
+        Owner.HashFieldsExpired?.Invoke(Index, key, empty);
+        return n;
+    }
+
+    /// <summary>
+    /// The active cycle's share for hash fields (Redis's hashTypeDbActiveExpire): takes the hashes
+    /// filed before <paramref name="nowMs"/>, soonest first, and removes their expired fields, at most
+    /// <paramref name="quota"/> in all. Returns how many went; fewer than the quota means none is left.
+    /// </summary>
+    public int ExpireFieldsSample(long nowMs, int quota)
+    {
+        int done = 0;
+        int looks = 0;
+        while (done < quota && _hashExpiries is { Count: > 0 } index && looks++ < quota)
+        {
+            var (at, slot) = index.Min;
+            if (at >= nowMs) break;
+            done += ExpireHashFields(slot, nowMs, quota - done);
+        }
+        return done;
     }
 
     /// <summary>
@@ -603,6 +744,7 @@ internal sealed class Database
         else if (value is MeteredValue metered) n += metered.AllocatedBytes();
         else n += MemoryMeter.OtherValueBytes;
         if (e.ExpireAt != 0) n += 2 * sizeof(int);
+        if (_hashExpiryOf != null && _hashExpiryOf.ContainsKey(slot)) n += HashExpiryEntryBytes;
         return n;
     }
 
@@ -696,6 +838,30 @@ internal sealed class Database
         for (int s = 0; s < _table.SlotCount; s++)
             if (_table.IsUsed(s) && _table.At(s).ExpireAt != 0 && !seen.Contains(s))
                 return $"slot {s} has a TTL but is not indexed";
+        return CheckHashExpiryIndex();
+    }
+
+    /// <summary>
+    /// For tests: null when the field-expiry index files every hash with field TTLs no later than its
+    /// soonest one and holds nothing else; otherwise what is wrong.
+    /// </summary>
+    internal string? CheckHashExpiryIndex()
+    {
+        int indexed = _hashExpiryOf?.Count ?? 0;
+        if ((_hashExpiries?.Count ?? 0) != indexed) return "hash expiry index: tree and map disagree";
+        if (_hashExpiryOf != null)
+            foreach (var (slot, at) in _hashExpiryOf)
+            {
+                if (!_table.IsUsed(slot)) return $"hash expiry index: slot {slot} is free";
+                if (_table.At(slot).Value is not RedisHash) return $"hash expiry index: slot {slot} is not a hash";
+                if (!_hashExpiries!.Contains((at, slot))) return $"hash expiry index: slot {slot} missing from the tree";
+            }
+        for (int s = 0; s < _table.SlotCount; s++)
+        {
+            if (!_table.IsUsed(s) || _table.At(s).Value is not RedisHash hash || !hash.HasFieldTtls) continue;
+            if (_hashExpiryOf == null || !_hashExpiryOf.TryGetValue(s, out long at)) return $"hash at slot {s} has field TTLs but is not indexed";
+            if (at > hash.MinExpiry) return $"hash at slot {s} is filed at {at}, after its soonest field TTL {hash.MinExpiry}";
+        }
         return null;
     }
 }

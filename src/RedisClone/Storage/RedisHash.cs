@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
 namespace RedisClone.Storage;
@@ -18,6 +19,18 @@ namespace RedisClone.Storage;
 /// the price is that a table keeps its peak slot count after mass deletion.</para>
 /// <para>Positions (<see cref="FirstPosition"/>, <see cref="FieldAt"/>...) are byte offsets in the
 /// packed form and slot indexes in the table; they are valid until the hash is next modified.</para>
+/// <para><b>Field expiry</b> (Redis 7.4's hash-field TTLs, Unix ms, 0 = none). A hash that never had
+/// one is laid out exactly as above and pays nothing. The packed form switches, at the first TTL, to
+/// Redis's listpackEx layout: each entry gains 8 bytes after its value, and entries are kept ordered
+/// as Redis keeps them (fields with a TTL first, by TTL, a new one going before any with the same
+/// time; fields without one after, in insertion order; a TTL set, changed or removed moves its field
+/// to its new place), so HGETALL and HSCAN list a small hash in Redis's order and the soonest TTL is
+/// the first entry's. The table form keeps the TTLs in an array beside its slots (8 bytes a slot,
+/// allocated at the first TTL and dropped with the last) and a min-heap of the slots that have one
+/// (8 bytes more each), so the soonest TTL is O(1) and setting or removing one O(log n).</para>
+/// <para>A field whose TTL has passed (<see cref="IsExpired"/>: strictly before now, as Redis's
+/// hashTypeIsExpired) is still stored until a command or the active cycle removes it
+/// (<see cref="FirstExpiredPosition"/>, <see cref="RemoveAt"/>): callers decide what is visible.</para>
 /// </remarks>
 internal sealed class RedisHash : MeteredValue, IRedisValue
 {
@@ -26,8 +39,12 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     private byte[]? _pack;
     private int _packUsed;
+    // The packed form's field count; its sign bit set means entries carry a TTL (listpackEx), so a
+    // hash without TTLs is no bigger than before they existed. ++ and -- keep the bit.
     private int _packCount;
     private FieldTable? _table;
+
+    private const int TtlBytes = sizeof(long);
 
     public RedisHash()
     {
@@ -47,6 +64,11 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         }
     }
 
+    /// <summary>True while packed entries carry a TTL (Redis's OBJ_ENCODING_LISTPACK_EX).</summary>
+    private bool PackHasTtl => _packCount < 0;
+
+    private int PackCount => _packCount & int.MaxValue;
+
     public string TypeName => "hash";
 
     public string Encoding => _table == null ? "listpack" : "hashtable";
@@ -58,7 +80,8 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>True while the hash is in the packed (listpack) form.</summary>
     public bool IsPacked => _table == null;
 
-    public int Count => _table?.Count ?? _packCount;
+    /// <summary>Fields stored, logically expired ones included (Redis's hashTypeLength(o, 0): what HLEN says).</summary>
+    public int Count => _table?.Count ?? PackCount;
 
     /// <summary>Bytes of field and value data held (for bounding replies built from random picks).</summary>
     public long DataBytes => _table?.DataBytes ?? _packUsed;
@@ -81,6 +104,19 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         return true;
     }
 
+    /// <summary><see cref="TryGet"/> that treats a field whose TTL passed as absent (without removing it).</summary>
+    public bool TryGetLive(ReadOnlySpan<byte> field, long nowMs, out ReadOnlySpan<byte> value)
+    {
+        int pos = Find(field);
+        if (pos < 0 || IsExpiredAt(pos, nowMs))
+        {
+            value = default;
+            return false;
+        }
+        value = ValueAt(pos);
+        return true;
+    }
+
     public bool Contains(ReadOnlySpan<byte> field) => Find(field) >= 0;
 
     /// <summary>The position of <paramref name="field"/>, or -1.</summary>
@@ -88,12 +124,13 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     {
         if (_table != null) return _table.Find(field);
         var pack = _pack;
+        int ttl = PackHasTtl ? TtlBytes : 0;
         int pos = 0;
         while (pos < _packUsed)
         {
             int next = ReadString(pack!, pos, out int start, out int len);
             if (len == field.Length && pack.AsSpan(start, len).SequenceEqual(field)) return pos;
-            pos = SkipString(pack!, next);
+            pos = SkipString(pack!, next) + ttl;
         }
         return -1;
     }
@@ -111,7 +148,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             return -1;
         }
         if (pos < 0) return _packUsed > 0 ? 0 : -1;
-        int next = SkipString(_pack!, SkipString(_pack!, pos));
+        int next = EntryEnd(pos);
         return next < _packUsed ? next : -1;
     }
 
@@ -149,9 +186,9 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     public int RandomPosition(Random random)
     {
         if (_table != null) return _table.RandomSlot(random);
-        int skip = random.Next(_packCount);
+        int skip = random.Next(PackCount);
         int pos = 0;
-        for (int i = 0; i < skip; i++) pos = SkipString(_pack!, SkipString(_pack!, pos));
+        for (int i = 0; i < skip; i++) pos = EntryEnd(pos);
         return pos;
     }
 
@@ -197,9 +234,11 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>
     /// Sets <paramref name="field"/> to <paramref name="value"/>; true when the field is new. Converts
     /// to the table form when a string is longer than <paramref name="maxValue"/> bytes or the count
-    /// passes <paramref name="maxEntries"/> (hash-max-listpack-value / -entries).
+    /// passes <paramref name="maxEntries"/> (hash-max-listpack-value / -entries). An existing field
+    /// loses its TTL unless <paramref name="keepTtl"/> (Redis's hashTypeSet and HASH_SET_KEEP_TTL);
+    /// a new one has none.
     /// </summary>
-    public bool Set(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value, long maxEntries, long maxValue)
+    public bool Set(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value, long maxEntries, long maxValue, bool keepTtl = false)
     {
         if (_table == null && (field.Length > maxValue || value.Length > maxValue)) ConvertToTable();
         if (_table != null)
@@ -209,6 +248,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             if (slot >= 0)
             {
                 _table.SetValue(slot, value);
+                if (!keepTtl) _table.SetTtl(slot, 0);
                 return false;
             }
             _table.Add(field, value, hash);
@@ -219,17 +259,19 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         if (pos >= 0)
         {
             ReplaceString(SkipString(_pack!, pos), value);
+            if (!keepTtl && PackHasTtl && PackedTtlAt(pos) != 0) MovePacked(pos, 0);
             return false;
         }
         AppendPair(field, value);
-        if (_packCount > maxEntries) ConvertToTable();
+        if (PackCount > maxEntries) ConvertToTable();
         return true;
     }
 
     /// <summary>
     /// Overwrites the value at <paramref name="pos"/> (from <see cref="Find"/>), converting when the
     /// value or the field is over <paramref name="maxValue"/> (the limit may have been lowered since
-    /// the field was stored; Redis checks both on every set).
+    /// the field was stored; Redis checks both on every set). The field keeps its TTL (HINCRBY and
+    /// HINCRBYFLOAT set with Redis's HASH_SET_KEEP_TTL).
     /// </summary>
     public void SetValueAt(int pos, ReadOnlySpan<byte> value, long maxValue)
     {
@@ -247,35 +289,193 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>Removes <paramref name="field"/>; false when it was absent.</summary>
     public bool Delete(ReadOnlySpan<byte> field)
     {
-        if (_table != null)
-        {
-            int slot = _table.Find(field);
-            if (slot < 0) return false;
-            _table.RemoveAt(slot);
-            return true;
-        }
         int pos = Find(field);
         if (pos < 0) return false;
-        int end = SkipString(_pack!, SkipString(_pack!, pos));
+        RemoveAt(pos);
+        return true;
+    }
+
+    /// <summary>Removes the field at <paramref name="pos"/> (other positions of the packed form move).</summary>
+    public void RemoveAt(int pos)
+    {
+        if (_table != null)
+        {
+            _table.RemoveAt(pos);
+            return;
+        }
+        int end = EntryEnd(pos);
         _pack.AsSpan(end, _packUsed - end).CopyTo(_pack.AsSpan(pos));
         _packUsed -= end - pos;
         _packCount--;
+        if (PackCount == 0) _packCount = 0; // an emptied packed hash forgets its TTL layout
         ShrinkPackIfSparse();
-        return true;
     }
+
+    // ---------------------------------------------------------------- field expiry
+
+    /// <summary>True when some field has a TTL (Redis's hashTypeIsFieldsWithExpire).</summary>
+    public bool HasFieldTtls => MinExpiry != 0;
+
+    /// <summary>The soonest field TTL (Unix ms), 0 when no field has one. O(1).</summary>
+    public long MinExpiry
+    {
+        get
+        {
+            if (_table != null) return _table.MinTtl;
+            return PackHasTtl && _packUsed > 0 ? PackedTtlAt(0) : 0;
+        }
+    }
+
+    /// <summary>The TTL (Unix ms) of the field at <paramref name="pos"/>, 0 when it has none.</summary>
+    public long ExpiryAt(int pos) => _table != null ? _table.TtlAt(pos) : PackHasTtl ? PackedTtlAt(pos) : 0;
+
+    /// <summary>Redis's expiry test for a field TTL: set, and strictly before <paramref name="nowMs"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IsExpired(long expireAt, long nowMs) => expireAt != 0 && expireAt < nowMs;
+
+    /// <summary>True when the field at <paramref name="pos"/> has a TTL before <paramref name="nowMs"/>.</summary>
+    public bool IsExpiredAt(int pos, long nowMs) => IsExpired(ExpiryAt(pos), nowMs);
+
+    /// <summary>
+    /// Sets the TTL of the field at <paramref name="pos"/> to <paramref name="expireAt"/> (Unix ms, &gt; 0),
+    /// or removes it with 0. In the packed form the entry moves to its place in TTL order, so every
+    /// position is invalid afterwards.
+    /// </summary>
+    public void SetExpiryAt(int pos, long expireAt)
+    {
+        if (_table != null)
+        {
+            _table.SetTtl(pos, expireAt);
+            return;
+        }
+        if (expireAt == 0 && (!PackHasTtl || PackedTtlAt(pos) == 0)) return; // no TTL to remove: nothing moves
+        if (!PackHasTtl)
+        {
+            // Entries widen: find the field again in the new layout.
+            var field = FieldAt(pos).ToArray();
+            EnablePackedTtls();
+            pos = Find(field);
+        }
+        MovePacked(pos, expireAt);
+    }
+
+    /// <summary>
+    /// Expired fields beyond the soonest TTL's count (Redis's hashTypeLength(o, 1) subtracts these):
+    /// the fields with a TTL before <paramref name="nowMs"/>. O(expired).
+    /// </summary>
+    public int CountExpired(long nowMs)
+    {
+        if (_table != null) return _table.CountTtlsBefore(nowMs);
+        if (!PackHasTtl) return 0;
+        int n = 0;
+        for (int pos = FirstPosition(); pos >= 0; pos = NextPosition(pos))
+        {
+            if (!IsExpired(PackedTtlAt(pos), nowMs)) break; // ordered by TTL: the rest are later or none
+            n++;
+        }
+        return n;
+    }
+
+    /// <summary>
+    /// The position of the field with the soonest TTL when that TTL is before <paramref name="nowMs"/>,
+    /// else -1: remove it with <see cref="RemoveAt"/> and ask again to drain every expired field.
+    /// </summary>
+    public int FirstExpiredPosition(long nowMs)
+    {
+        long min = MinExpiry;
+        if (!IsExpired(min, nowMs)) return -1;
+        return _table != null ? _table.MinTtlSlot : 0;
+    }
+
+    /// <summary>
+    /// Every field with a TTL and its TTL, in the packed form's order or the table's slot order (for
+    /// AOF rewrite, RDB and DUMP writers).
+    /// </summary>
+    public List<(int Position, long ExpireAt)> FieldsWithExpiry()
+    {
+        var result = new List<(int, long)>();
+        if (!HasFieldTtls) return result;
+        for (int pos = FirstPosition(); pos >= 0; pos = NextPosition(pos))
+        {
+            long at = ExpiryAt(pos);
+            if (at != 0) result.Add((pos, at));
+        }
+        return result;
+    }
+
+    /// <summary>Switches the packed form to entries with a TTL (all none), keeping their order.</summary>
+    private void EnablePackedTtls()
+    {
+        var old = _pack;
+        int used = _packUsed, count = PackCount;
+        var fresh = new byte[(used + count * TtlBytes + 7) & ~7];
+        int pos = 0, at = 0;
+        while (pos < used)
+        {
+            int end = SkipString(old!, SkipString(old!, pos));
+            old.AsSpan(pos, end - pos).CopyTo(fresh.AsSpan(at));
+            at += end - pos;
+            BinaryPrimitives.WriteInt64LittleEndian(fresh.AsSpan(at), 0);
+            at += TtlBytes;
+            pos = end;
+        }
+        _pack = fresh;
+        _packUsed = at;
+        _packCount = count | int.MinValue;
+    }
+
+    /// <summary>
+    /// Takes the packed entry at <paramref name="pos"/> out and puts it back with TTL
+    /// <paramref name="expireAt"/> where Redis's listpackExAddInternal would: before the first entry
+    /// without a TTL or with one at or after <paramref name="expireAt"/>; at the end when 0.
+    /// </summary>
+    private void MovePacked(int pos, long expireAt)
+    {
+        int end = EntryEnd(pos);
+        var entry = _pack.AsSpan(pos, end - pos).ToArray();
+        BinaryPrimitives.WriteInt64LittleEndian(entry.AsSpan(entry.Length - TtlBytes), expireAt);
+        _pack.AsSpan(end, _packUsed - end).CopyTo(_pack.AsSpan(pos));
+        _packUsed -= entry.Length;
+        int at = _packUsed;
+        if (expireAt != 0)
+        {
+            for (int p = 0; p < _packUsed; p = EntryEnd(p))
+            {
+                long t = PackedTtlAt(p);
+                if (t == 0 || t >= expireAt)
+                {
+                    at = p;
+                    break;
+                }
+            }
+        }
+        _pack.AsSpan(at, _packUsed - at).CopyTo(_pack.AsSpan(at + entry.Length));
+        entry.CopyTo(_pack.AsSpan(at));
+        _packUsed += entry.Length;
+    }
+
+    /// <summary>The byte after the packed entry at <paramref name="pos"/> (field, value, and TTL when the layout has them).</summary>
+    private int EntryEnd(int pos) => SkipString(_pack!, SkipString(_pack!, pos)) + (PackHasTtl ? TtlBytes : 0);
+
+    private long PackedTtlAt(int pos) => BinaryPrimitives.ReadInt64LittleEndian(_pack.AsSpan(EntryEnd(pos) - TtlBytes));
 
     /// <summary>Switches to the table form, keeping the packed order as the slot order.</summary>
     public void ConvertToTable()
     {
         if (_table != null) return;
-        var table = new FieldTable(_packCount);
+        var table = new FieldTable(PackCount);
         var pack = _pack;
+        bool ttls = PackHasTtl;
         int pos = 0;
         while (pos < _packUsed)
         {
             int valuePos = ReadString(pack!, pos, out int fStart, out int fLen);
             pos = ReadString(pack!, valuePos, out int vStart, out int vLen);
-            table.Add(pack.AsSpan(fStart, fLen), pack.AsSpan(vStart, vLen));
+            int slot = table.Add(pack.AsSpan(fStart, fLen), pack.AsSpan(vStart, vLen));
+            if (!ttls) continue;
+            long at = BinaryPrimitives.ReadInt64LittleEndian(pack.AsSpan(pos));
+            pos += TtlBytes;
+            if (at != 0) table.SetTtl(slot, at);
         }
         _table = table;
         _pack = null;
@@ -287,10 +487,16 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     private void AppendPair(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
     {
-        int need = VarLen(field.Length) + field.Length + VarLen(value.Length) + value.Length;
+        int ttl = PackHasTtl ? TtlBytes : 0;
+        int need = VarLen(field.Length) + field.Length + VarLen(value.Length) + value.Length + ttl;
         EnsurePack(_packUsed + need);
         int pos = WriteString(_pack!, _packUsed, field);
         _packUsed = WriteString(_pack!, pos, value);
+        if (ttl != 0)
+        {
+            BinaryPrimitives.WriteInt64LittleEndian(_pack.AsSpan(_packUsed), 0);
+            _packUsed += ttl;
+        }
         _packCount++;
     }
 
@@ -396,6 +602,8 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         private SlotChains _chains;
         private Slot[] _slots;
         private long _dataBytes;
+        // Field TTLs: null until a field gets one, dropped when the last goes.
+        private TtlHeap? _ttls;
 
         public FieldTable(int capacity)
         {
@@ -411,9 +619,30 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             for (int i = 0; i < _chains.HighWater; i++)
                 if (_slots[i].Data is { } d) _slots[i].Data = (byte[])d.Clone();
             _dataBytes = other._dataBytes;
+            _ttls = other._ttls?.Clone();
         }
 
         public FieldTable Clone() => new(this);
+
+        public long TtlAt(int slot) => _ttls?.At[slot] ?? 0;
+
+        public long MinTtl => _ttls is { Count: > 0 } t ? t.At[t.Heap[0]] : 0;
+
+        public int MinTtlSlot => _ttls is { Count: > 0 } t ? t.Heap[0] : -1;
+
+        public int CountTtlsBefore(long nowMs) => _ttls?.CountBefore(nowMs) ?? 0;
+
+        /// <summary>Sets (or with 0 removes) the TTL of the field in <paramref name="slot"/>.</summary>
+        public void SetTtl(int slot, long expireAt)
+        {
+            if (_ttls == null)
+            {
+                if (expireAt == 0) return;
+                _ttls = new TtlHeap(_slots.Length);
+            }
+            _ttls.Set(slot, expireAt);
+            if (_ttls.Count == 0) _ttls = null;
+        }
 
         public int Count => _chains.Count;
 
@@ -424,7 +653,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         /// <summary>This object, its slot and bucket arrays, and each slot's field-and-value array (headers and padding estimated).</summary>
         public long AllocatedBytes()
             => MemoryMeter.ObjectHeader + 40 + MemoryMeter.ArrayBytes(_slots.Length, 16) + MemoryMeter.ArrayBytes(_slots.Length, 4)
-               + _dataBytes + Count * (MemoryMeter.ArrayHeader + 4L);
+               + _dataBytes + Count * (MemoryMeter.ArrayHeader + 4L) + (_ttls?.AllocatedBytes() ?? 0);
 
         public bool IsUsed(int slot) => _chains.IsUsed(_slots, slot);
 
@@ -494,6 +723,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
         public void RemoveAt(int slot)
         {
+            if (_ttls != null) SetTtl(slot, 0);
             _chains.Remove(_slots, slot);
             ref var s = ref _slots[slot];
             _dataBytes -= s.Data!.Length;
@@ -516,6 +746,132 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         {
             Array.Resize(ref _slots, _slots.Length * 2);
             _chains.Rehash(_slots);
+            _ttls?.Resize(_slots.Length);
+        }
+    }
+
+    /// <summary>
+    /// The table form's field TTLs: a TTL per slot (0 = none) and a binary min-heap of the slots that
+    /// have one, each slot knowing its heap index, so the soonest is O(1) and a change O(log n).
+    /// </summary>
+    private sealed class TtlHeap
+    {
+        public long[] At;
+        public int[] Heap;
+        public int Count;
+        private int[] _index; // heap index of each slot with a TTL
+
+        public TtlHeap(int slots)
+        {
+            At = new long[slots];
+            _index = new int[slots];
+            Heap = new int[8];
+        }
+
+        private TtlHeap(TtlHeap other)
+        {
+            At = (long[])other.At.Clone();
+            _index = (int[])other._index.Clone();
+            Heap = (int[])other.Heap.Clone();
+            Count = other.Count;
+        }
+
+        public TtlHeap Clone() => new(this);
+
+        public long AllocatedBytes()
+            => MemoryMeter.ObjectHeader + 24 + MemoryMeter.ArrayBytes(At.Length, 8) + MemoryMeter.ArrayBytes(_index.Length, 4)
+               + MemoryMeter.ArrayBytes(Heap.Length, 4);
+
+        public void Resize(int slots)
+        {
+            Array.Resize(ref At, slots);
+            Array.Resize(ref _index, slots);
+        }
+
+        public void Set(int slot, long expireAt)
+        {
+            long old = At[slot];
+            if (old == expireAt) return;
+            At[slot] = expireAt;
+            if (old == 0)
+            {
+                if (Count == Heap.Length) Array.Resize(ref Heap, Heap.Length * 2);
+                Heap[Count] = slot;
+                _index[slot] = Count;
+                Count++;
+                Up(Count - 1);
+                return;
+            }
+            int i = _index[slot];
+            if (expireAt == 0)
+            {
+                int last = Heap[--Count];
+                if (i != Count)
+                {
+                    Heap[i] = last;
+                    _index[last] = i;
+                    Down(i);
+                    Up(_index[last]);
+                }
+                if (Heap.Length > 64 && Count < Heap.Length / 4) Array.Resize(ref Heap, Heap.Length / 2);
+                return;
+            }
+            if (expireAt < old) Up(i);
+            else Down(i);
+        }
+
+        /// <summary>How many TTLs are set and before <paramref name="nowMs"/>: walks only the heap's expired top.</summary>
+        public int CountBefore(long nowMs)
+        {
+            if (Count == 0 || At[Heap[0]] >= nowMs) return 0;
+            int n = 0;
+            var pending = new Stack<int>();
+            pending.Push(0);
+            while (pending.Count > 0)
+            {
+                int i = pending.Pop();
+                if (i >= Count || At[Heap[i]] >= nowMs) continue;
+                n++;
+                pending.Push(2 * i + 1);
+                pending.Push(2 * i + 2);
+            }
+            return n;
+        }
+
+        private void Up(int i)
+        {
+            int slot = Heap[i];
+            long at = At[slot];
+            while (i > 0)
+            {
+                int parent = (i - 1) / 2;
+                int p = Heap[parent];
+                if (At[p] <= at) break;
+                Heap[i] = p;
+                _index[p] = i;
+                i = parent;
+            }
+            Heap[i] = slot;
+            _index[slot] = i;
+        }
+
+        private void Down(int i)
+        {
+            int slot = Heap[i];
+            long at = At[slot];
+            while (true)
+            {
+                int child = 2 * i + 1;
+                if (child >= Count) break;
+                if (child + 1 < Count && At[Heap[child + 1]] < At[Heap[child]]) child++;
+                int c = Heap[child];
+                if (At[c] >= at) break;
+                Heap[i] = c;
+                _index[c] = i;
+                i = child;
+            }
+            Heap[i] = slot;
+            _index[slot] = i;
         }
     }
 }

@@ -8,6 +8,9 @@ namespace RedisClone.Storage;
 /// <summary>Receives a key a keyspace event is about (a span: no copy unless an event is published).</summary>
 internal delegate void KeyEventHandler(int db, ReadOnlySpan<byte> key);
 
+/// <summary>Receives a hash field the server removed because its TTL passed (to propagate its HDEL).</summary>
+internal delegate void FieldExpiredHandler(int db, ReadOnlySpan<byte> key, ReadOnlySpan<byte> field);
+
 internal sealed class ShardStore
 {
     private readonly Database[] _databases;
@@ -39,6 +42,15 @@ internal sealed class ShardStore
 
     /// <summary>Called (under the shard's gate) for every key deleted because it expired: "expired" events.</summary>
     public Action<int, byte[]>? KeyExpired { get; set; }
+
+    /// <summary>Called (under the gate) for every hash field removed because its TTL passed, before it goes: its HDEL.</summary>
+    public FieldExpiredHandler? FieldExpired { get; set; }
+
+    /// <summary>
+    /// Called (under the gate) after the active cycle (or HRANDFIELD) removed a hash's expired fields:
+    /// "hexpired", and "del" when the hash went with them (the bool).
+    /// </summary>
+    public Action<int, byte[], bool>? HashFieldsExpired { get; set; }
 
     /// <summary>
     /// The background save in progress, if any: told (under the shard's gate) before a key that may
@@ -85,6 +97,8 @@ internal sealed class ShardStore
     public long KeyspaceHits;
     public long KeyspaceMisses;
     public long ExpiredKeys;
+    /// <summary>Hash fields removed because their TTL passed (INFO's expired_subkeys).</summary>
+    public long ExpiredSubkeys;
     public long EvictedKeys;
 
     /// <summary>What keys' access stamps mean (LRU or LFU), shared by the server's shards.</summary>

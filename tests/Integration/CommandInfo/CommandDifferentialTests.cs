@@ -11,11 +11,15 @@ namespace RedisClone.Tests.CommandInfo;
 /// </summary>
 public class CommandDifferentialTests
 {
-    /// <summary>Ours, not in 7.0: Redis 7.2 added them.</summary>
+    /// <summary>Ours, not in 7.0 nor 7.2: Redis 7.4 and 8.0's hash-field expiry (issue 29; checked in Hashes/HashFieldExpiryTests).</summary>
+    private static readonly string[] HashFieldExpiry = ["hexpire", "hpexpire", "hexpireat", "hpexpireat", "httl", "hpttl", "hexpiretime",
+        "hpexpiretime", "hpersist", "hgetdel", "hgetex", "hsetex"];
+
+    /// <summary>Ours, not in 7.0: Redis 7.2 added them (and later versions, listed above and below).</summary>
     private static readonly HashSet<string> OnlyOurs = ["client|setinfo", "client|no-touch", "waitaof", "cluster|myshardid",
         // Issue 29: Valkey 9.0's DELIFEQ (checked in Strings/SetIfEqTests); Redis 8.2's XDELEX and
         // XACKDEL (checked in Streams/StreamRedis82Tests).
-        "delifeq", "xdelex", "xackdel"];
+        "delifeq", "xdelex", "xackdel", .. HashFieldExpiry];
 
     /// <summary>
     /// Commands whose 7.2 shape (ours) differs from 7.0's: ZRANK/ZREVRANK gained WITHSCORE (arity -3).
@@ -52,9 +56,10 @@ public class CommandDifferentialTests
         // checked in Server/ModuleCommandTests).
         "module|loadex",
         // Issue 29 (after 7.2): CLIENT KILL's MAXAGE filter (Redis 7.4; checked in Server/ClientKillMaxAgeTests),
-        // SET's IFEQ (Valkey 8.1; checked in Strings/SetIfEqTests), and XADD's and XTRIM's KEEPREF, DELREF
-        // and ACKED (Redis 8.2; checked in Streams/StreamRedis82Tests).
-        "client|kill", "set", "xadd", "xtrim"];
+        // SET's IFEQ (Valkey 8.1; checked in Strings/SetIfEqTests), XADD's and XTRIM's KEEPREF, DELREF
+        // and ACKED (Redis 8.2; checked in Streams/StreamRedis82Tests), and HSCAN's NOVALUES (7.4;
+        // checked in Hashes/HashFieldExpiryTests).
+        "client|kill", "set", "xadd", "xtrim", "hscan"];
 
     /// <summary>Redis 7.0 subcommands we do not have (yet).</summary>
     // script|debug and script|kill: not yet (scripting issue 13).

@@ -308,7 +308,6 @@ public class HashDifferentialTests
         "HSCAN h 0 COUNT",
         "HSCAN h 0 MATCH",
         "HSCAN h 0 TYPE string",
-        "HSCAN h 0 NOVALUES",
         "HSCAN h 0 FOO bar");
 
     [RedisFact]

@@ -21,6 +21,8 @@ public class InfoFieldsTests
             "eventloop_cycles", "eventloop_duration_sum", "eventloop_duration_cmd_sum", "instantaneous_eventloop_cycles_per_sec",
             "instantaneous_eventloop_duration_usec", "acl_access_denied_auth", "acl_access_denied_cmd", "acl_access_denied_key",
             "acl_access_denied_channel",
+            // Redis 7.4's hash-field expiry (issue 29).
+            "expired_subkeys",
         ],
     };
 
