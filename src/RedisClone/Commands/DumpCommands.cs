@@ -37,7 +37,7 @@ internal static class DumpCommands
             ctx.Error(RespErrors.WrongType);
             return;
         }
-        RdbString.AppendFooter(output, RdbType.WriteVersion);
+        RdbString.AppendFooter(output, RdbType.VersionFor(db.Table.At(slot).Value));
         ctx.Reply.Bulk(output.WrittenSpan);
     }
 

@@ -129,7 +129,7 @@ internal static class MigrateCommands
                 ctx.Error(RespErrors.WrongType);
                 return;
             }
-            RdbString.AppendFooter(payload, RdbType.WriteVersion);
+            RdbString.AppendFooter(payload, RdbType.VersionFor(entry.Value));
             // A cluster node sends RESTORE-ASKING, which the target serves in a slot it is importing.
             w.ArrayHeader(replace ? 5 : 4);
             w.Bulk(ctx.Server.Cluster != null ? "RESTORE-ASKING"u8 : "RESTORE"u8);

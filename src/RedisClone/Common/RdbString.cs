@@ -15,8 +15,14 @@ namespace RedisClone.Common;
 /// </remarks>
 internal static class RdbString
 {
-    /// <summary>The RDB format version Redis 7.2 writes (7.0 writes 10 and refuses 11).</summary>
-    public const int Version = 11;
+    /// <summary>
+    /// The newest RDB format version read: Redis 8.2's 12 (7.0 writes 10 and refuses 11, 7.2 writes
+    /// 11, 7.4 and later 12, whose additions are the hash types with field TTLs and the slot-info opcode).
+    /// </summary>
+    public const int Version = 12;
+
+    /// <summary>The version FUNCTION DUMP's payloads carry, as Redis 7.2 writes them.</summary>
+    public const int FunctionDumpVersion = 11;
 
     private const int EncodedInt8 = 0, EncodedInt16 = 1, EncodedInt32 = 2, EncodedLzf = 3;
 

@@ -19,7 +19,7 @@ internal sealed class RdbLoadException(string message, long offset, bool final =
 }
 
 /// <summary>
-/// Loads an RDB file (versions 1 to 11: whatever Redis up to 7.2 writes) into the server's
+/// Loads an RDB file (versions 1 to 12: whatever Redis up to 8.2 writes) into the server's
 /// databases: aux fields, function libraries, databases, expiry times (keys already expired are
 /// skipped, as a master does), idle times and frequencies, module aux fields (skipped, with a log
 /// line: no modules are loaded here), and the checksum at the end. Anything malformed or truncated
@@ -233,6 +233,12 @@ internal static class RdbLoader
                     }
                     return false;
                 }
+                case RdbOutput.OpcodeSlotInfo:
+                    // Redis 8's per-slot sizes in cluster mode (slot, keys, keys with a TTL): hints only.
+                    ReadLength(data, ref position);
+                    ReadLength(data, ref position);
+                    ReadLength(data, ref position);
+                    return false;
                 case RdbOutput.OpcodeAux:
                 {
                     byte[] key = ReadString(data, ref position);

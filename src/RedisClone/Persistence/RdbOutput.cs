@@ -12,14 +12,14 @@ namespace RedisClone.Persistence;
 /// stream (a diskless full sync's replicas), where the checksum ends it and nothing is renamed.
 /// </summary>
 /// <remarks>
-/// The layout is Redis's (version 10): "REDIS0010", aux fields, function libraries, then per
+/// The layout is Redis's (version 10, or 12 when a hash has field TTLs): "REDIS0010", aux fields, function libraries, then per
 /// database a SELECTDB opcode and its keys, EOF and the checksum. A database's keys may come in
 /// several runs, each after its own SELECTDB (a background save writes keys as it reaches them and
 /// keys about to change as they change); Redis's loader and redis-check-rdb take that.
 /// </remarks>
 internal sealed class RdbOutput : IDisposable
 {
-    public const byte OpcodeFunction = 245, OpcodeModuleAux = 247, OpcodeIdle = 248, OpcodeFreq = 249, OpcodeAux = 250,
+    public const byte OpcodeSlotInfo = 244, OpcodeFunction = 245, OpcodeModuleAux = 247, OpcodeIdle = 248, OpcodeFreq = 249, OpcodeAux = 250,
         OpcodeResizeDb = 251, OpcodeExpireTimeMs = 252, OpcodeExpireTime = 253, OpcodeSelectDb = 254, OpcodeEof = 255;
 
     private readonly Stream _file;
@@ -106,10 +106,10 @@ internal sealed class RdbOutput : IDisposable
     /// The header and the aux fields Redis 7 writes (version, word size, creation time, memory,
     /// aof-base); for replication also repl-stream-db, repl-id and repl-offset, where Redis puts them.
     /// </summary>
-    public void WriteHeader(string version, long usedMemory, RdbReplicationInfo? replication = null)
+    public void WriteHeader(string version, long usedMemory, RdbReplicationInfo? replication = null, int rdbVersion = RdbType.WriteVersion)
     {
         var buffer = new ArrayBufferWriter<byte>(128);
-        buffer.Write(Encoding.ASCII.GetBytes($"REDIS{RdbType.WriteVersion:D4}"));
+        buffer.Write(Encoding.ASCII.GetBytes($"REDIS{rdbVersion:D4}"));
         var inv = System.Globalization.CultureInfo.InvariantCulture;
         Aux(buffer, "redis-ver", version);
         Aux(buffer, "redis-bits", "64");

@@ -100,6 +100,9 @@ internal sealed class RdbSnapshot
     /// <summary>Keys and keys with a TTL per database at the instant, over all shards (the RESIZEDB counts).</summary>
     private readonly long[] _dbKeys, _dbExpires;
 
+    /// <summary>The file's version: 12 when a hash had field TTLs at the instant (types only 7.4+ reads), else 10.</summary>
+    private readonly int _rdbVersion = RdbType.WriteVersion;
+
     /// <summary>
     /// Captures the instant: call with every shard's gate held. A background snapshot installs its
     /// hooks here; <see cref="Run"/> then writes the file.
@@ -133,6 +136,7 @@ internal sealed class RdbSnapshot
                 dbs[d] = new DbState(store[d].Table.SlotCount);
                 _dbKeys[d] += store[d].Count;
                 _dbExpires[d] += store[d].ExpiresCount;
+                if (store[d].HashesWithFieldTtls > 0) _rdbVersion = RdbType.FieldTtlVersion;
             }
             _shards[s] = new ShardState(this, dbs);
             if (background) store.Snapshot = _shards[s];
@@ -185,7 +189,7 @@ internal sealed class RdbSnapshot
     public void Run(Stream? target)
     {
         using var output = target != null ? new RdbOutput(target, _checksum) : new RdbOutput(_path, _checksum);
-        output.WriteHeader(ServerInfo.Version, _usedMemory, ReplicationInfo);
+        output.WriteHeader(ServerInfo.Version, _usedMemory, ReplicationInfo, _rdbVersion);
         if (!ExcludeFunctions)
             foreach (var code in _functions) output.WriteFunction(code, _compress);
         var buffer = new ArrayBufferWriter<byte>(BytesPerTurn + 4096);

@@ -31,6 +31,21 @@ internal static class RdbType
     public const byte SetListpack = 20;
     /// <summary>Streams whose consumers carry an active time too (7.2; RDB version 11).</summary>
     public const byte StreamListpacks3 = 21;
+    /// <summary>Hash with field TTLs, each absolute, no minimum first (7.4 release candidates; read only).</summary>
+    public const byte HashMetadataPreGa = 22;
+    /// <summary>Listpack of field-value-TTL triplets, no minimum first (7.4 release candidates; read only).</summary>
+    public const byte HashListpackExPreGa = 23;
+    /// <summary>
+    /// Hash with field TTLs (7.4 GA and later, RDB version 12): the soonest TTL as 8 bytes, the
+    /// field count, then per field its TTL as a length (0: none; else TTL - soonest + 1), the field
+    /// and the value.
+    /// </summary>
+    public const byte HashMetadata = 24;
+    /// <summary>
+    /// Small hash with field TTLs (7.4 GA and later, RDB version 12): the soonest TTL as 8 bytes (0
+    /// when none), then a listpack of field-value-TTL triplets (TTL 0: none) ordered by TTL.
+    /// </summary>
+    public const byte HashListpackEx = 25;
 
     /// <summary>
     /// The RDB version this server writes in files and DUMP payloads: 10, what Redis 7.0 writes and
@@ -39,6 +54,16 @@ internal static class RdbType
     /// active times: here such sets are written as plain sets and streams as type 19.)
     /// </summary>
     public const int WriteVersion = 10;
+
+    /// <summary>
+    /// The version written instead when the data holds a hash with field TTLs, whose types (24, 25)
+    /// only Redis 7.4 and later read: as Redis 8.2 writes, so such a file or payload still moves to
+    /// Redis 8, and a 7.x server refuses it by its version rather than by a type it does not know.
+    /// </summary>
+    public const int FieldTtlVersion = 12;
+
+    /// <summary>The version for a DUMP payload of <paramref name="value"/>.</summary>
+    public static int VersionFor(object value) => value is Storage.RedisHash { HasFieldTtls: true } ? FieldTtlVersion : WriteVersion;
 
     /// <summary>The newest version this server reads (Redis 7.2's).</summary>
     public const int ReadVersion = Common.RdbString.Version;

@@ -51,6 +51,8 @@ internal static class RdbValueReader
                 RdbType.ZsetZiplist or RdbType.ZsetListpack => ReadPackedZset(input, ref position, ziplist: type == RdbType.ZsetZiplist, limits),
                 RdbType.Hash => ReadPlainHash(input, ref position, limits),
                 RdbType.HashZipmap or RdbType.HashZiplist or RdbType.HashListpack => ReadPackedHash(input, ref position, type, limits),
+                RdbType.HashMetadata or RdbType.HashMetadataPreGa => ReadHashWithTtls(input, ref position, type, limits),
+                RdbType.HashListpackEx or RdbType.HashListpackExPreGa => ReadPackedHashWithTtls(input, ref position, type, limits),
                 RdbType.StreamListpacks or RdbType.StreamListpacks2 or RdbType.StreamListpacks3 => ReadStream(input, ref position, type),
                 RdbType.ModulePreGa or RdbType.Module2 => Fail("a module value (no modules are loaded)"),
                 _ => Fail($"unknown value type {type}"),
@@ -382,6 +384,84 @@ internal static class RdbValueReader
             var field = elements[i].Text(blob, fieldScratch);
             var value = elements[i + 1].Text(blob, valueScratch);
             if (!hash.Set(field, value, limits.HashEntries, limits.HashValue)) return Fail("a duplicate hash field");
+        }
+        return hash;
+    }
+
+    /// <summary>The latest field TTL Redis stores (EB_EXPIRE_TIME_MAX, 2^48 - 1 ms).</summary>
+    private const long MaxFieldExpiry = (1L << 48) - 1;
+
+    /// <summary>
+    /// Types 24 and 22: per field a TTL (a length; in 24 relative to the soonest TTL written first,
+    /// 0 for none, in 22 absolute), the field and the value. As Redis's loader, a field's TTL is set
+    /// as it is read, so a small hash takes its fields in Redis's TTL order.
+    /// </summary>
+    private static object? ReadHashWithTtls(ReadOnlySpan<byte> input, ref int position, byte type, in Limits limits)
+    {
+        long minExpire = 0;
+        if (type == RdbType.HashMetadata)
+        {
+            if (input.Length - position < 8) return Fail("a truncated hash minimum TTL");
+            minExpire = BinaryPrimitives.ReadInt64LittleEndian(input[position..]);
+            position += 8;
+            if (minExpire < 0 || minExpire > MaxFieldExpiry + 1) return Fail("an invalid hash minimum TTL");
+        }
+        if (!TryCount(input, ref position, out int count)) return null;
+        if (count == 0) return Fail("an empty hash");
+        var hash = new RedisHash();
+        if (count > limits.HashEntries) hash.ConvertToTable();
+        for (int i = 0; i < count; i++)
+        {
+            if (!TryUInt64(input, ref position, out ulong ttl)) return null;
+            ulong expireAt = type == RdbType.HashMetadata && ttl != 0 ? ttl + (ulong)minExpire - 1 : ttl;
+            if (ttl > MaxFieldExpiry + 1 || expireAt > MaxFieldExpiry) return Fail("an invalid hash field TTL");
+            if (!TrySpan(input, ref position, ref t_scratch0, out var field)) return null;
+            if (!TrySpan(input, ref position, ref t_scratch1, out var value)) return null;
+            if (!hash.Set(field, value, limits.HashEntries, limits.HashValue)) return Fail("a duplicate hash field");
+            if (expireAt != 0) hash.SetExpiryAt(hash.Find(field), (long)expireAt);
+        }
+        return hash;
+    }
+
+    /// <summary>
+    /// Types 25 and 23: (in 25, the soonest TTL as 8 bytes, then) a listpack of field-value-TTL
+    /// triplets, TTL 0 for none, kept in the blob's order (Redis keeps the blob as it is).
+    /// </summary>
+    private static object? ReadPackedHashWithTtls(ReadOnlySpan<byte> input, ref int position, byte type, in Limits limits)
+    {
+        if (type == RdbType.HashListpackEx)
+        {
+            // The soonest TTL: written for readers that keep the blob on disk; not needed here.
+            if (input.Length - position < 8) return Fail("a truncated hash minimum TTL");
+            position += 8;
+        }
+        if (!TrySpan(input, ref position, ref t_scratch0, out var blob)) return null;
+        var elements = Elements();
+        if (!PackedFormats.TryReadListpack(blob, elements) || elements.Count % 3 != 0) return Fail("a malformed hash blob");
+        if (elements.Count == 0) return Fail("an empty hash");
+        int fields = elements.Count / 3;
+        for (int i = 2; i < elements.Count; i += 3)
+        {
+            var ttl = elements[i];
+            if (!ttl.IsInt || ttl.Int < 0 || ttl.Int > MaxFieldExpiry) return Fail("an invalid hash field TTL");
+        }
+        var hash = new RedisHash();
+        Span<byte> fieldScratch = stackalloc byte[20];
+        Span<byte> valueScratch = stackalloc byte[20];
+        if (fields > limits.HashEntries) hash.ConvertToTable();
+        for (int i = 0; i < elements.Count; i += 3)
+        {
+            var field = elements[i].Text(blob, fieldScratch);
+            var value = elements[i + 1].Text(blob, valueScratch);
+            if (!hash.Set(field, value, limits.HashEntries, limits.HashValue)) return Fail("a duplicate hash field");
+        }
+        // TTLs last to first: giving a field its TTL moves it before the first field with a TTL
+        // as late or none (Redis's rule), so going backwards rebuilds the blob's order exactly,
+        // fields with equal TTLs included.
+        for (int i = elements.Count - 3; i >= 0; i -= 3)
+        {
+            if (elements[i + 2].Int == 0) continue;
+            hash.SetExpiryAt(hash.Find(elements[i].Text(blob, fieldScratch)), elements[i + 2].Int);
         }
         return hash;
     }

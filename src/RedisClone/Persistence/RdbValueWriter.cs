@@ -161,25 +161,44 @@ internal static class RdbValueWriter
 
     private static void WriteHash(IBufferWriter<byte> output, RedisHash hash, bool compress, ReadOnlySpan<byte> key, bool withKey)
     {
+        // A hash with field TTLs takes Redis 7.4+'s types (24, 25), with the soonest TTL first; one
+        // without keeps the types every Redis reads, so its files still load on 7.0.
+        bool ttls = hash.HasFieldTtls;
+        long minExpire = hash.MinExpiry;
         if (hash.IsPacked)
         {
             var lp = Listpack.New();
+            Span<byte> digits = stackalloc byte[20];
             for (int p = hash.FirstPosition(); p >= 0; p = hash.NextPosition(p))
             {
                 Listpack.Append(ref lp, hash.FieldAt(p));
                 Listpack.Append(ref lp, hash.ValueAt(p));
+                if (ttls) Listpack.Append(ref lp, digits[..RedisNumbers.FormatInt64(hash.ExpiryAt(p), digits)]);
             }
-            WriteType(output, RdbType.HashListpack, key, withKey, compress);
+            WriteType(output, ttls ? RdbType.HashListpackEx : RdbType.HashListpack, key, withKey, compress);
+            if (ttls) WriteMilliseconds(output, minExpire);
             RdbString.Write(output, lp.AsSpan(0, Listpack.Bytes(lp)), compress);
             return;
         }
-        WriteType(output, RdbType.Hash, key, withKey, compress);
+        WriteType(output, ttls ? RdbType.HashMetadata : RdbType.Hash, key, withKey, compress);
+        if (ttls) WriteMilliseconds(output, minExpire);
         WriteLength(output, hash.Count);
         for (int p = hash.FirstPosition(); p >= 0; p = hash.NextPosition(p))
         {
+            if (ttls)
+            {
+                long at = hash.ExpiryAt(p);
+                WriteLength(output, at == 0 ? 0 : at - minExpire + 1);
+            }
             RdbString.Write(output, hash.FieldAt(p), compress);
             RdbString.Write(output, hash.ValueAt(p), compress);
         }
+    }
+
+    private static void WriteMilliseconds(IBufferWriter<byte> output, long ms)
+    {
+        BinaryPrimitives.WriteInt64LittleEndian(output.GetSpan(8), ms);
+        output.Advance(8);
     }
 
     private static void WriteStream(IBufferWriter<byte> output, RedisStream stream, bool compress, ReadOnlySpan<byte> key, bool withKey)

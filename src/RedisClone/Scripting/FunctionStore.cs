@@ -93,7 +93,7 @@ internal sealed class FunctionStore : IDisposable
             output.Advance(1);
             RdbString.Write(output, library.Code);
         }
-        RdbString.AppendFooter(output, RdbString.Version);
+        RdbString.AppendFooter(output, RdbString.FunctionDumpVersion);
         return output.WrittenSpan.ToArray();
     }
 

@@ -80,7 +80,7 @@ public class DumpRestoreTests
         byte[] payload = ReferenceDump(["SET", "src", "value"], "src");
         byte[] badCrc = (byte[])payload.Clone();
         badCrc[^1] ^= 0xFF;
-        byte[] newer = WithFooter(payload[..^10], 12);
+        byte[] newer = WithFooter(payload[..^10], 13); // newer than both servers read (12 is Redis 7.4+'s, read here)
         byte[] garbage = WithFooter([0x00, 0xFF, 0xFF], 10);
         byte[] moduleValue = WithFooter([7, 1, 2, 3], 10);
         byte[] B(string s) => Encoding.UTF8.GetBytes(s);
