@@ -31,14 +31,35 @@ internal static class DumpCommands
             ctx.Reply.NullBulk();
             return;
         }
+        var entry = db.Table.At(slot);
+        if (VisibleValue(entry.Value, ctx.NowMs) is not { } value)
+        {
+            ctx.Reply.NullBulk();
+            return;
+        }
+        entry.Value = value;
         var output = new ArrayBufferWriter<byte>(64);
-        if (!RdbValueWriter.Write(output, in db.Table.At(slot), ctx.Server.Config.RdbCompression))
+        if (!RdbValueWriter.Write(output, in entry, ctx.Server.Config.RdbCompression))
         {
             ctx.Error(RespErrors.WrongType);
             return;
         }
-        RdbString.AppendFooter(output, RdbType.VersionFor(db.Table.At(slot).Value));
+        RdbString.AppendFooter(output, RdbType.VersionFor(value));
         ctx.Reply.Bulk(output.WrittenSpan);
+    }
+
+    /// <summary>
+    /// What DUMP and MIGRATE serialize of <paramref name="value"/>: a hash without its fields already
+    /// expired but not yet removed (a copy; reads never see those fields, so neither does a payload),
+    /// null when no field is left; any other value as it is. Redis 8.2 writes such fields with their
+    /// past TTLs, which expire on the RESTORE side; the fields seen are the same.
+    /// </summary>
+    internal static object? VisibleValue(object value, long nowMs)
+    {
+        if (value is not RedisHash { HasFieldTtls: true } hash || !RedisHash.IsExpired(hash.MinExpiry, nowMs)) return value;
+        var copy = (RedisHash)hash.DeepCopy();
+        for (int p; (p = copy.FirstExpiredPosition(nowMs)) >= 0;) copy.RemoveAt(p);
+        return copy.Count == 0 ? null : copy;
     }
 
     /// <summary>The encoding limits loaded values are stored under, as configured now.</summary>

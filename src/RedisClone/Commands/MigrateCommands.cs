@@ -120,7 +120,9 @@ internal static class MigrateCommands
             var db = ctx.Db(key);
             int slot = Lookup.SlotForRead(db, key, ctx.NowMs, touch: true);
             if (slot < 0) continue;
-            ref readonly var entry = ref db.Table.At(slot);
+            var entry = db.Table.At(slot);
+            if (DumpCommands.VisibleValue(entry.Value, ctx.NowMs) is not { } value) continue; // every field expired: as a missing key
+            entry.Value = value;
             long ttl = 0;
             if (entry.ExpireAt != 0) ttl = Math.Max(1, entry.ExpireAt - ctx.NowMs);
             payload.ResetWrittenCount();

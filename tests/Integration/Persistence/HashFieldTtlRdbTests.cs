@@ -361,4 +361,102 @@ public class HashFieldTtlRdbTests
         Assert.Equal(25, dumped[0]);
         Assert.Equal(T0, BinaryPrimitives.ReadInt64LittleEndian(dumped.AsSpan(1)));
     }
+
+    // ---------------------------------------------------------------- with the commands
+
+    private static string Hpexpiretime(RespClient c, string key, params string[] fields)
+        => c.Call(["HPEXPIRETIME", key, "FIELDS", fields.Length.ToString(), .. fields]);
+
+    [Fact]
+    public async Task Dump_HashWithTtls_RestoresWithSameTtlsAndOrder()
+    {
+        await using var server = TestServer.Start(2);
+        using var c = server.Connect();
+        c.Call("HSET", "h", "a", "1", "b", "2", "c", "3");
+        c.Call("HPEXPIREAT", "h", (T0 + 50).ToString(), "FIELDS", "1", "c");
+        c.Call("HPEXPIREAT", "h", (T0 + 10).ToString(), "FIELDS", "1", "b");
+        var payload = CallBulk(c, [B("DUMP"), B("h")]);
+        Assert.Equal(25, payload[0]);
+        Assert.Equal(12, BinaryPrimitives.ReadUInt16LittleEndian(payload.AsSpan(payload.Length - 10)));
+        Assert.Equal("+OK\r\n", c.Call([B("RESTORE"), B("h2"), B("0"), payload]));
+        Assert.Equal(c.Call("HGETALL", "h"), c.Call("HGETALL", "h2"));
+        Assert.Equal($"*3\r\n:-1\r\n:{T0 + 10}\r\n:{T0 + 50}\r\n", Hpexpiretime(c, "h2", "a", "b", "c"));
+
+        // After HPERSIST of every TTL the payload is a plain hash's again, version 10.
+        c.Call("HPERSIST", "h", "FIELDS", "2", "b", "c");
+        var plain = CallBulk(c, [B("DUMP"), B("h")]);
+        Assert.Equal(RdbType.HashListpack, plain[0]);
+        Assert.Equal(10, BinaryPrimitives.ReadUInt16LittleEndian(plain.AsSpan(plain.Length - 10)));
+    }
+
+    [Fact]
+    public async Task Dump_ExpiredFieldsNotYetRemoved_LeftOut()
+    {
+        await using var server = TestServer.Start(1, "--enable-debug-command", "yes");
+        using var c = server.Connect();
+        Assert.Equal("+OK\r\n", c.Call("DEBUG", "SET-ACTIVE-EXPIRE", "0"));
+        c.Call("HSET", "h", "keep", "1", "gone", "2");
+        c.Call("HSET", "all", "x", "1");
+        long past = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() + 30;
+        c.Call("HPEXPIREAT", "h", past.ToString(), "FIELDS", "1", "gone");
+        c.Call("HPEXPIREAT", "all", past.ToString(), "FIELDS", "1", "x");
+        Eventually.Wait(() => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() > past + 5, () => "time passes");
+        Assert.Equal(":2\r\n", c.Call("HLEN", "h")); // still stored: no read removed it
+        var payload = CallBulk(c, [B("DUMP"), B("h")]);
+        Assert.Equal(10, BinaryPrimitives.ReadUInt16LittleEndian(payload.AsSpan(payload.Length - 10)));
+        Assert.Equal("+OK\r\n", c.Call([B("RESTORE"), B("copy"), B("0"), payload]));
+        Assert.Equal("*2\r\n$4\r\nkeep\r\n$1\r\n1\r\n", c.Call("HGETALL", "copy"));
+        Assert.Equal(":1\r\n", c.Call("HLEN", "copy"));
+        Assert.Equal("$-1\r\n", c.Call("DUMP", "all")); // no field left: as a missing key
+    }
+
+    [Fact]
+    public async Task Aof_FieldTtls_SurviveReplayAndRewrite()
+    {
+        string dir = RdbFileTests.NewDir();
+        string[] args = ["--dir", dir, "--appendonly", "yes"];
+        await using (var server = TestServer.Start(2, args))
+        {
+            using var c = server.Connect();
+            c.Call("HSET", "small", "a", "1", "b", "2");
+            c.Call("HPEXPIREAT", "small", (T0 + 5).ToString(), "FIELDS", "1", "b");
+            c.Call("HSET", "big", "f0", "0");
+            for (int i = 1; i < 600; i++) c.Call("HSET", "big", "f" + i, i.ToString());
+            c.Call("HEXPIREAT", "big", (T0 / 1000 + 9).ToString(), "FIELDS", "2", "f1", "f599");
+        }
+        await using (var server = TestServer.Start(2, args))
+        {
+            using var c = server.Connect();
+            Assert.Equal($"*2\r\n:-1\r\n:{T0 + 5}\r\n", Hpexpiretime(c, "small", "a", "b"));
+            Assert.Equal($"*3\r\n:{T0 / 1000 * 1000 + 9000}\r\n:-1\r\n:{T0 / 1000 * 1000 + 9000}\r\n", Hpexpiretime(c, "big", "f1", "f2", "f599"));
+            Assert.Equal("+Background append only file rewriting started\r\n", c.Call("BGREWRITEAOF"));
+            Eventually.Wait(() => c.Call("INFO", "persistence").Contains("aof_rewrite_in_progress:0"), () => "rewrite done", 30);
+            Eventually.Wait(() => c.Call("INFO", "persistence").Contains("aof_rewrite_scheduled:0"), () => "rewrite done", 30);
+        }
+        string aofDir = Path.Combine(dir, "appendonlydir");
+        var baseFile = Directory.GetFiles(aofDir, "*.base.rdb").Single();
+        Assert.StartsWith("REDIS0012", File.ReadAllText(baseFile, Encoding.Latin1));
+        await using (var server = TestServer.Start(4, args))
+        {
+            using var c = server.Connect();
+            Assert.Equal($"*2\r\n:-1\r\n:{T0 + 5}\r\n", Hpexpiretime(c, "small", "a", "b"));
+            Assert.Equal($"*3\r\n:{T0 / 1000 * 1000 + 9000}\r\n:-1\r\n:{T0 / 1000 * 1000 + 9000}\r\n", Hpexpiretime(c, "big", "f1", "f2", "f599"));
+            Assert.Equal(":600\r\n", c.Call("HLEN", "big"));
+        }
+    }
+
+    [Fact]
+    public async Task FullSync_FieldTtls_ReachTheReplica()
+    {
+        await using var master = TestServer.Start(2, "--repl-diskless-sync-delay", "0");
+        await using var replica = TestServer.Start(2);
+        using var m = master.Connect();
+        using var r = replica.Connect();
+        m.Call("HSET", "h", "a", "1", "b", "2");
+        m.Call("HPEXPIREAT", "h", (T0 + 3).ToString(), "FIELDS", "1", "a");
+        Assert.Equal("+OK\r\n", r.Call("REPLICAOF", "127.0.0.1", master.Port.ToString()));
+        Eventually.Wait(() => r.Call("EXISTS", "h") == ":1\r\n", () => r.Call("INFO", "replication"), 20);
+        Assert.Equal($"*2\r\n:{T0 + 3}\r\n:-1\r\n", Hpexpiretime(r, "h", "a", "b"));
+        Assert.Equal(m.Call("HGETALL", "h"), r.Call("HGETALL", "h"));
+    }
 }
