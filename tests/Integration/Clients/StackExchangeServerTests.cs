@@ -32,7 +32,7 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
         }
         await pair.SameOn(async s => (await s.Server.InfoAsync("replication")).SelectMany(g => g)
             .Where(kv => kv.Key is "role" or "connected_slaves").ToArray());
-        Assert.StartsWith("7.2.", (await pair.Ours.Server.InfoAsync("server")).SelectMany(g => g).First(kv => kv.Key == "redis_version").Value);
+        Assert.StartsWith("8.2.", (await pair.Ours.Server.InfoAsync("server")).SelectMany(g => g).First(kv => kv.Key == "redis_version").Value);
         await pair.SameOn(async s => (await s.Server.InfoRawAsync("nosuchsection"))?.Length);
     }
 

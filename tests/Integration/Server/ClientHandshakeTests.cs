@@ -40,7 +40,7 @@ public class ClientHandshakeTests
         string replication = c.ReadReply();
         Assert.Matches(@"^\$\d+\r\n# Replication\r\nrole:master\r\nconnected_slaves:0\r\n", replication);
         string server = c.ReadReply();
-        Assert.Matches(@"^\$\d+\r\n# Server\r\nredis_version:7\.2\.4\r\n", server);
+        Assert.Matches(@"^\$\d+\r\n# Server\r\nredis_version:8\.2\.0\r\n", server);
         Assert.Contains("\r\nredis_mode:standalone\r\n", server);
         Assert.Equal("-ERR This instance has cluster support disabled\r\n", c.ReadReply());
         Assert.Equal("$24\r\nRxmZ3eNkSiu5Gx7bDHuWuQ==\r\n", c.ReadReply());

@@ -7,7 +7,7 @@ public class ConnectionCommandTests
 {
     private static TestServer Server => TestServer.Shared;
 
-    private const string HelloHead = "$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n7.2.4\r\n$5\r\nproto\r\n";
+    private const string HelloHead = "$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n8.2.0\r\n$5\r\nproto\r\n";
 
     private static string HelloReply(int proto, string id)
         => (proto == 3 ? "%7\r\n" : "*14\r\n") + HelloHead + $":{proto}\r\n$2\r\nid\r\n{id}" +

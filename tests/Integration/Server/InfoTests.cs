@@ -48,7 +48,7 @@ public class InfoTests
         Assert.DoesNotContain("\r\n\r\n\r\n", body);
         // Sections are separated by exactly one blank line, and every other line is key:value.
         var fields = Fields(body);
-        Assert.Equal("7.2.4", fields["redis_version"]);
+        Assert.Equal("8.2.0", fields["redis_version"]);
         Assert.Equal("standalone", fields["redis_mode"]);
         Assert.Equal(TestServer.Shared.Port.ToString(), fields["tcp_port"]);
         Assert.Equal(Environment.ProcessId.ToString(), fields["process_id"]);

@@ -11,16 +11,18 @@ namespace RedisClone.Tests.Server;
 /// </summary>
 public sealed class LolwutTests
 {
+    private const string ServerVersion = "8.2.0";
+
     private static string Theirs(RespClient c, params string[] args)
     {
         var reply = c.Call(args);
         var m = Regex.Match(reply, @"Redis ver\. (7\.0\.\d+)");
         if (!m.Success) return reply;
         // The version's length is in the reply's header too.
-        int delta = "7.2.4".Length - m.Groups[1].Length;
+        int delta = ServerVersion.Length - m.Groups[1].Length;
         int eol = reply.IndexOf("\r\n", StringComparison.Ordinal);
         int length = int.Parse(reply.AsSpan(1, eol - 1)) + delta;
-        return reply[0] + length.ToString() + reply[eol..].Replace(m.Groups[1].Value, "7.2.4");
+        return reply[0] + length.ToString() + reply[eol..].Replace(m.Groups[1].Value, ServerVersion);
     }
 
     /// <summary>The reply's text: a bulk string's payload (RESP2).</summary>
@@ -73,7 +75,7 @@ public sealed class LolwutTests
         using var theirs = ReferenceRedis.Shared!.Connect();
         using var ours = TestServer.Shared.Connect();
         Assert.Equal(Theirs(theirs, "LOLWUT"), ours.Call("LOLWUT"));
-        Assert.Equal("$17\r\nRedis ver. 7.2.4\n\r\n", ours.Call("LOLWUT"));
+        Assert.Equal("$17\r\nRedis ver. 8.2.0\n\r\n", ours.Call("LOLWUT"));
         theirs.Call("HELLO", "3");
         ours.Call("HELLO", "3");
         Assert.Equal(Theirs(theirs, "LOLWUT"), ours.Call("LOLWUT"));
