@@ -213,6 +213,25 @@ public class StreamPropagationTests
         Assert.Equal(expected, GroupState(r));
     }
 
+    /// <summary>The same replayed from the AOF at start: what the AOF holds is what replicas get.</summary>
+    [Fact]
+    public async Task GroupReads_AofRestart_SameGroupState()
+    {
+        string dir = Persistence.RdbFileTests.NewDir();
+        string before;
+        await using (var server = TestServer.Start(2, "--dir", dir, "--appendonly", "yes"))
+        {
+            using var c = server.Connect();
+            RunGroupScript(c);
+            before = GroupState(c);
+        }
+        await using (var server = TestServer.Start(2, "--dir", dir, "--appendonly", "yes"))
+        {
+            using var c = server.Connect();
+            Assert.Equal(before, GroupState(c));
+        }
+    }
+
     /// <summary>The same with redis-server 7.0 as the replica of this server.</summary>
     [RedisFact]
     public async Task GroupReads_RedisReplicaOfThisServer_SameGroupState()
