@@ -589,6 +589,9 @@ internal static partial class StreamCommands
             propagateLastId = false;
             changed = true;
         }
+        // A consumer made here that no XCLAIM names would be missing on the replica (Redis 7.0 to 7.4
+        // propagate nothing for it): we send it as XGROUP CREATECONSUMER, on purpose.
+        if (created && claimed.Count == 0 && log != null) PropagateConsumerCreation(log, ctx.DbIndex, key, groupName, consumer.Name);
         if (propagateLastId && log != null) PropagateGroupId(log, ctx.DbIndex, key, groupName, group);
 
         if (changed) ctx.Db(key).Owner.MarkChanged(stream!);
@@ -710,6 +713,8 @@ internal static partial class StreamCommands
             changed = true;
         }
         var next = cursor.MoveNext() ? cursor.Key : StreamId.Min;
+        // As XCLAIM: a consumer made here that no XCLAIM names goes as XGROUP CREATECONSUMER (not in Redis).
+        if (created && claimed.Count == 0 && log != null) PropagateConsumerCreation(log, ctx.DbIndex, key, groupName, consumer.Name);
 
         if (changed) ctx.Db(key).Owner.MarkChanged(stream!);
         else ctx.Unchanged = true;
@@ -760,8 +765,9 @@ internal static partial class StreamCommands
 
     /// <summary>
     /// Logs a group's last ID and read counter as Redis's streamPropagateGroupID does:
-    /// <c>XGROUP SETID key group last-id ENTRIESREAD entries-read</c>. Used when the last ID moved
-    /// without an XCLAIM to carry it (XREADGROUP NOACK, XCLAIM LASTID that claimed nothing).
+    /// <c>XGROUP SETID key group last-id ENTRIESREAD entries-read</c>. Used when XREADGROUP moved
+    /// the last ID (the XCLAIMs' LASTID does not carry the counter), and when XCLAIM LASTID moved it
+    /// without claiming anything (XCLAIM moves no counter, on the master or the replica).
     /// </summary>
     internal static void PropagateGroupId(PropagationLog log, int db, ReadOnlySpan<byte> key, ReadOnlySpan<byte> groupName,
         StreamGroup group)
@@ -774,7 +780,9 @@ internal static partial class StreamCommands
 
     /// <summary>
     /// Logs <c>XGROUP CREATECONSUMER key group consumer</c>, as Redis's streamPropagateConsumerCreation
-    /// does when XREADGROUP NOACK creates a consumer (no XCLAIM would create it on the replica).
+    /// does when XREADGROUP NOACK creates a consumer (no XCLAIM would create it on the replica). We
+    /// also send it, where Redis sends nothing and its replica lacks the consumer, when XREADGROUP
+    /// without NOACK, XCLAIM or XAUTOCLAIM created a consumer and delivered or claimed nothing for it.
     /// </summary>
     internal static void PropagateConsumerCreation(PropagationLog log, int db, ReadOnlySpan<byte> key,
         ReadOnlySpan<byte> groupName, ReadOnlySpan<byte> consumerName)

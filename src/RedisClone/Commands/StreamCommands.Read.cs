@@ -127,9 +127,11 @@ internal static partial class StreamCommands
     /// <summary>XREAD and XREADGROUP: parse, look up, serve or block.</summary>
     /// <remarks>
     /// XREADGROUP propagates what it did, not itself (Redis's streamPropagateXCLAIM and
-    /// streamPropagateGroupID): each entry delivered as an XCLAIM that also carries the group's last
-    /// ID; under NOACK the group's last ID as XGROUP SETID ... ENTRIESREAD, and a consumer it created
-    /// as XGROUP CREATECONSUMER.
+    /// streamPropagateGroupID): each entry delivered (without NOACK) as an XCLAIM, then the group's
+    /// last ID and read counter as XGROUP SETID ... ENTRIESREAD (as Redis 7.4 does; 7.2 only under
+    /// NOACK), and a consumer it created as XGROUP CREATECONSUMER unless an XCLAIM names it (Redis:
+    /// only under NOACK). A history read propagates each entry delivered again as an XCLAIM too
+    /// (Redis propagates nothing).
     /// </remarks>
     private static void Read(ref CommandContext ctx, bool group)
     {
@@ -208,7 +210,10 @@ internal static partial class StreamCommands
                 if (created)
                 {
                     ctx.Notify(Ev.Stream, "xgroup-createconsumer", key);
-                    if (args.NoAck && ctx.Propagation is { } log)
+                    // Redis propagates the consumer only under NOACK, where no XCLAIM will make it on
+                    // the replica; we also do when no XCLAIM will (nothing new to deliver, a history
+                    // read), or the replica would lack it.
+                    if ((args.NoAck || !serve || history) && ctx.Propagation is { } log)
                         PropagateConsumerCreation(log, ctx.DbIndex, key, groupName, consumer.Name);
                 }
                 consumer.SeenTime = ctx.NowMs;
@@ -222,7 +227,7 @@ internal static partial class StreamCommands
             // Entries after the ID: from the next one (the last possible ID has none after it).
             if (!after.TryIncrement(out var start)) start = StreamId.Max;
             if (!group) WriteEntries(body, stream, start, StreamId.Max, count, reverse: false);
-            else if (history) WriteHistory(ref ctx, body, stream, consumer!, start, count);
+            else if (history) WriteHistory(ref ctx, body, stream, key, groupName, cg!, consumer!, start, count);
             else Deliver(ref ctx, body, stream, key, groupName, cg!, consumer!, start, count, args.NoAck);
         }
         if (served > 0)
@@ -285,7 +290,11 @@ internal static partial class StreamCommands
             var nack = group.Deliver(id, consumer, ctx.NowMs);
             if (log != null) PropagateClaim(log, ctx.DbIndex, key, groupName, id, nack, group);
         }
-        if (noAck && lastIdMoved && log != null) PropagateGroupId(log, ctx.DbIndex, key, groupName, group);
+        // Redis 7.4 (#12898): the group's last ID and read counter go as XGROUP SETID ... ENTRIESREAD
+        // whenever they moved, after the XCLAIMs. Redis 7.0 and 7.2 sent it only under NOACK, trusting the
+        // XCLAIMs' LASTID, which moves a replica's last ID but not its counter: its entries-read stayed
+        // stale (nil after XGROUP CREATE) and its lag wrong. We follow 7.4 here on purpose.
+        if (lastIdMoved && log != null) PropagateGroupId(log, ctx.DbIndex, key, groupName, group);
     }
 
     /// <summary>
@@ -293,9 +302,15 @@ internal static partial class StreamCommands
     /// <paramref name="count"/>), each delivered once more (its time now, its count up by one); an
     /// entry deleted from the stream since comes back as [id, nil] and keeps its counters.
     /// </summary>
-    private static void WriteHistory(ref CommandContext ctx, RespWriter reply, RedisStream stream, StreamConsumer consumer,
-        StreamId start, long count)
+    /// <remarks>
+    /// Each entry delivered again propagates as an XCLAIM with its new time and count, so a replica's
+    /// pending list keeps the master's delivery counts. Redis (7.0 to 7.4) propagates nothing here and
+    /// its replicas keep the old counts and times: a deliberate difference.
+    /// </remarks>
+    private static void WriteHistory(ref CommandContext ctx, RespWriter reply, RedisStream stream, ReadOnlySpan<byte> key,
+        ReadOnlySpan<byte> groupName, StreamGroup group, StreamConsumer consumer, StreamId start, long count)
     {
+        var log = ctx.Propagation;
         var pending = consumer.Pel.Seek(start);
         long n = 0;
         while (n < count && pending.MoveNext()) n++;
@@ -310,6 +325,7 @@ internal static partial class StreamCommands
             {
                 WriteEntry(reply, ref entry);
                 pending.Value.Redeliver(ctx.NowMs);
+                if (log != null) PropagateClaim(log, ctx.DbIndex, key, groupName, id, pending.Value, group);
             }
             else
             {

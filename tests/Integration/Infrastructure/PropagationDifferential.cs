@@ -59,12 +59,72 @@ internal static class PropagationDifferential
     }
 
     /// <summary>
+    /// <see cref="AssertSame(string[])"/> command by command, for where we propagate more than
+    /// redis-server 7.0 on purpose: command i must propagate what redis-server propagated for it
+    /// followed by <paramref name="oursAlso"/>[i] (normalised lines), as one unit (MULTI/EXEC when
+    /// that makes more than one command).
+    /// </summary>
+    public static void AssertSameEach(string[] script, IReadOnlyDictionary<int, string[]> oursAlso)
+    {
+        var commands = script.Select(Differential.SplitLine).ToArray();
+        var theirs = new List<List<string>>();
+        var ours = new List<List<string>>();
+        Gate.Wait();
+        try
+        {
+            var reference = TheirServer.Value;
+            using (var c = reference.Server.Connect())
+            {
+                c.Call("SELECT", "9");
+                c.Call("FLUSHDB");
+                Fence(c, reference.Stream);
+                foreach (var cmd in commands)
+                {
+                    Execute(c, cmd);
+                    theirs.Add(Fence(c, reference.Stream).Select(Normalise).ToList());
+                }
+            }
+            var pair = OurServer.Value;
+            using (var c = pair.Server.Connect())
+            {
+                c.Call("SELECT", "9");
+                c.Call("FLUSHDB");
+                pair.Recorder.Take();
+                foreach (var cmd in commands)
+                {
+                    Execute(c, cmd);
+                    ours.Add(pair.Recorder.Take().Select(Normalise).ToList());
+                }
+            }
+        }
+        finally
+        {
+            Gate.Release();
+        }
+        var failures = new StringBuilder();
+        for (int i = 0; i < commands.Length; i++)
+        {
+            var expected = theirs[i];
+            if (oursAlso.TryGetValue(i, out var also))
+            {
+                expected = expected.Where(l => l is not ("MULTI" or "EXEC")).Concat(also).ToList();
+                if (expected.Count > 1) expected = ["MULTI", .. expected, "EXEC"];
+            }
+            if (!ours[i].SequenceEqual(expected))
+                failures.AppendLine($"{script[i]}\n  expected:   {string.Join(" | ", expected)}\n  redisclone: {string.Join(" | ", ours[i])}");
+        }
+        Assert.True(failures.Length == 0, "propagated commands differ from redis-server's replication stream (with our additions)\n" + failures);
+    }
+
+    /// <summary>
     /// The same with a second client that blocks: <paramref name="before"/> runs, then
     /// <paramref name="blocking"/> is sent on another connection and waited on until the server shows
     /// it blocked, then <paramref name="after"/> runs (which should wake it) and its reply is read.
     /// What the woken command propagates is compared too.
     /// </summary>
-    public static void AssertSameWithWaiter(string[][] before, string[] blocking, string[][] after)
+    /// <remarks><paramref name="adjustTheirs"/>, when given, turns redis-server's lines into what we send on purpose.</remarks>
+    public static void AssertSameWithWaiter(string[][] before, string[] blocking, string[][] after,
+        Func<List<string>, List<string>>? adjustTheirs = null)
     {
         Gate.Wait();
         List<string> ours, theirs;
@@ -79,6 +139,7 @@ internal static class PropagationDifferential
                 Fence(c, reference.Stream);
                 RunWithWaiter(c, waiter, before, blocking, after);
                 theirs = Fence(c, reference.Stream).Select(Normalise).ToList();
+                if (adjustTheirs != null) theirs = adjustTheirs(theirs);
             }
             var pair = OurServer.Value;
             using (var c = pair.Server.Connect())
