@@ -313,6 +313,19 @@ internal sealed class ClientSession : Storage.IKeyWatcher
         _kill();
     }
 
+    private int _limitKilled;
+
+    /// <summary>
+    /// Closes the connection for going over a buffer limit; true the first time only, so a limit
+    /// reached by several threads at once (pub/sub pushes) is counted once in INFO.
+    /// </summary>
+    public bool KillForLimit()
+    {
+        bool first = Interlocked.Exchange(ref _limitKilled, 1) == 0;
+        Kill();
+        return first;
+    }
+
     /// <summary>An address as CLIENT LIST shows it ("127.0.0.1:51234").</summary>
     public static string FormatEndPoint(EndPoint? ep) => Format(ep);
 

@@ -969,6 +969,7 @@ internal static class ConnectionCommands
           .Append(" psub=").Append(c.Subscriptions(1).Count)
           .Append(" ssub=").Append(c.Subscriptions(2).Count)
           .Append(" multi=").Append(c.InMulti ? c.QueuedDefs?.Count ?? 0 : -1)
+          .Append(" watch=").Append(c.Watched?.Count ?? 0) // Redis 7.4: the keys this client WATCHes
           .Append(" qbuf=").Append(qbuf)
           .Append(" qbuf-free=").Append(u.QueryFree)
           .Append(" argv-mem=").Append(argvMem)

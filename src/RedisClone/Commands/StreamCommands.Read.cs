@@ -19,6 +19,8 @@ namespace RedisClone.Commands;
 /// then and kept with the wait, and the command run again on wake-up reads them back (Redis 7.2
 /// rewrites the "$" arguments of the blocked command instead), so only entries added after it
 /// blocked are returned.</para>
+/// <para>Redis 7.4's "+" ID (XREAD only) stands for "just before the last entry", so the last entry is
+/// what is read; it is resolved on every run, the re-run of a woken XREAD included.</para>
 /// </remarks>
 internal static partial class StreamCommands
 {
@@ -161,6 +163,24 @@ internal static partial class StreamCommands
                     return;
                 }
                 ids[i] = resumed != null ? resumed[i] : stream?.LastId ?? StreamId.Min;
+                continue;
+            }
+            if (idArg.Length == 1 && idArg[0] == '+')
+            {
+                // Redis 7.4: "+" reads the stream's last entry: the ID just before the last one, so the
+                // entries after it are that one. Resolved afresh on every run (a woken XREAD too, as
+                // Redis re-runs the command with "+" still in it): the last entry when it is served.
+                if (group)
+                {
+                    ctx.Error(RespErrors.XReadGroupPlusId);
+                    return;
+                }
+                if (stream == null) ids[i] = StreamId.Min;
+                else if (!stream.LastId.TryDecrement(out ids[i]))
+                {
+                    ctx.Error(RespErrors.XReadPlusOnZeroId);
+                    return;
+                }
                 continue;
             }
             if (idArg.Length == 1 && idArg[0] == '>')

@@ -570,7 +570,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         if (!over) return false;
         _server.Log.Warning($"Client id={Session.Id} addr={Session.Address} name={Session.Name} " +
                             "scheduled to be closed ASAP for overcoming of output buffer limits.");
-        Session.Kill();
+        if (Session.KillForLimit()) Interlocked.Increment(ref _server.Stats.OutputBufferLimitDisconnections);
         return true;
     }
 

@@ -25,18 +25,24 @@ internal sealed partial class ClientConnection
         _pushes.Enqueue(message);
         long queued = Interlocked.Add(ref _pushBytes, message.Length);
         var (hard, soft, seconds) = _server.Config.PubSubOutputLimits;
-        if (hard > 0 && queued >= hard) { Session.Kill(); return; }
+        if (hard > 0 && queued >= hard) { KillOverLimit(); return; }
         if (soft > 0 && queued >= soft)
         {
             long now = Environment.TickCount64;
             if (_softLimitSinceMs < 0) _softLimitSinceMs = now;
-            else if (now - _softLimitSinceMs >= seconds * 1000L) { Session.Kill(); return; }
+            else if (now - _softLimitSinceMs >= seconds * 1000L) { KillOverLimit(); return; }
         }
         else
         {
             _softLimitSinceMs = -1;
         }
         _inputReader.CancelPendingRead();
+    }
+
+    /// <summary>Closes a subscriber over client-output-buffer-limit pubsub, counted in INFO as Redis 7.4 counts it.</summary>
+    private void KillOverLimit()
+    {
+        if (Session.KillForLimit()) Interlocked.Increment(ref _server.Stats.OutputBufferLimitDisconnections);
     }
 
     // In the queue of pushes, where a shard channel the server dropped is left (see ShardChannelDropped).

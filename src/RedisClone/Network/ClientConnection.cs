@@ -359,7 +359,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         _server.Log.Warning($"Closing client that reached max query buffer length: id={Session.Id} addr={Session.Address} " +
                             $"laddr={Session.LocalAddress} name={Session.Name} multi={(Session.InMulti ? Session.QueuedDefs?.Count ?? 0 : -1)} " +
                             $"qbuf={unparsed + _commands.ArenaBytes} multi-mem={Session.MultiMemoryBytes}");
-        Session.Kill();
+        if (Session.KillForLimit()) Interlocked.Increment(ref _server.Stats.QueryBufferLimitDisconnections);
         return true;
     }
 

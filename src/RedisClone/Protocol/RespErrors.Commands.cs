@@ -383,6 +383,11 @@ internal static partial class RespErrors
         "-ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.\r\n"u8;
     public static ReadOnlySpan<byte> XReadGroupDollarId =>
         "-ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.\r\n"u8;
+    /// <summary>Redis 7.4: XREADGROUP given "+" (XREAD's last-entry ID).</summary>
+    public static ReadOnlySpan<byte> XReadGroupPlusId =>
+        "-ERR The + ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The + ID would just return an empty result set.\r\n"u8;
+    /// <summary>Redis 7.4: XREAD's "+" on an existing stream whose last ID is 0-0 (nothing comes before it).</summary>
+    public static ReadOnlySpan<byte> XReadPlusOnZeroId => "-ERR the stream last element ID is 0-0\r\n"u8;
 
     /// <summary>The STREAMS list has an odd length; XREADGROUP names '>' as the ID to give, XREAD '$'.</summary>
     public static ReadOnlySpan<byte> UnbalancedStreams(bool group) => group

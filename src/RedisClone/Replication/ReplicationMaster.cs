@@ -560,7 +560,7 @@ internal sealed class ReplicationMaster
             }
             if (!over) continue;
             Log.Warning($"Client {ConnectionCommands.ClientInfoLine(link.Session)} scheduled to be closed ASAP for overcoming of output buffer limits.");
-            link.Session.Kill();
+            if (link.Session.KillForLimit()) Interlocked.Increment(ref _server.Stats.OutputBufferLimitDisconnections);
         }
     }
 

@@ -148,8 +148,9 @@ internal static class LuaBootstrap
         end
 
         -- The sandbox: what Redis leaves out of a script's reach.
-        -- No os library at all: Redis 7.2 does not load it (7.4 adds one with os.clock only).
-        os = nil
+        -- Redis 7.4's os library holds os.clock only (the process's CPU seconds, as C's clock());
+        -- Redis 7.2 had no os library at all.
+        os = { clock = os.clock }
         io = nil
         loadfile = nil
         dofile = nil
@@ -312,7 +313,7 @@ internal static class LuaBootstrap
             readonly[proxy] = t
             return proxy
           end
-          for _, name in ipairs({ 'string', 'table', 'math', 'coroutine', 'redis', 'bit', 'cjson', 'cmsgpack', 'struct' }) do
+          for _, name in ipairs({ 'string', 'table', 'math', 'coroutine', 'redis', 'bit', 'cjson', 'cmsgpack', 'struct', 'os' }) do
             local lib = rawget_(G, name)
             if type(lib) == 'table' then rawset_(G, name, protect(lib)) end
           end

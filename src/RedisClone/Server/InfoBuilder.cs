@@ -207,7 +207,22 @@ internal static class InfoBuilder
         Line(sb, "client_recent_max_output_buffer", maxOut);
         Line(sb, "blocked_clients", server.Clients.Values.Count(c => c.Blocked != null || c.Paused));
         Line(sb, "tracking_clients", server.Tracking.Clients);
+        // Redis 7.4: clients subscribed to anything (channels, patterns or shard channels), clients
+        // WATCHing at least one key, and the distinct keys watched (each database's, summed).
+        int pubsubClients = 0, watchingClients = 0;
+        foreach (var c in server.Clients.Values)
+        {
+            if (c.InPubSubMode) pubsubClients++;
+            if (c.Watched is { Count: > 0 }) watchingClients++;
+        }
+        long watchedKeys = 0;
+        for (int s = 0; s < server.Shards.Count; s++)
+            for (int db = 0; db < server.Options.Databases; db++)
+                watchedKeys += server.Shards[s].Store[db].WatchedKeyCount;
+        Line(sb, "pubsub_clients", pubsubClients);
+        Line(sb, "watching_clients", watchingClients);
         Line(sb, "clients_in_timeout_table", 0);
+        Line(sb, "total_watched_keys", watchedKeys);
         Line(sb, "total_blocking_keys", 0);
         Line(sb, "total_blocking_keys_on_nokey", 0);
     }
@@ -257,6 +272,7 @@ internal static class InfoBuilder
         Line(sb, "allocator_allocated", heap);
         Line(sb, "allocator_active", committed);
         Line(sb, "allocator_resident", rss);
+        Line(sb, "allocator_muzzy", 0); // Redis 7.4: jemalloc's muzzy pages; the GC keeps none
         Line(sb, "total_system_memory", m.TotalSystem);
         Line(sb, "total_system_memory_human", Human(m.TotalSystem));
         // The Lua states (EVAL's, the functions') as Lua counts their memory, and the caches of
@@ -301,6 +317,7 @@ internal static class InfoBuilder
         Line(sb, "mem_cluster_links", 0);
         Line(sb, "mem_aof_buffer", 0);
         Line(sb, "mem_allocator", "dotnet-gc");
+        Line(sb, "mem_overhead_db_hashtable_rehashing", 0); // Redis 7.4: a rehash's second table; ours grow in place
         Line(sb, "active_defrag_running", 0);
         Line(sb, "lazyfree_pending_objects", 0);
         Line(sb, "lazyfreed_objects", Volatile.Read(ref server.Stats.LazyFreedObjects));
@@ -412,6 +429,7 @@ internal static class InfoBuilder
         Line(sb, "expire_cycle_cpu_milliseconds", expiryTicks * 1000 / Stopwatch.Frequency);
         Line(sb, "evicted_keys", evicted);
         Line(sb, "evicted_clients", server.ClientEviction.Evicted);
+        Line(sb, "evicted_scripts", 0); // Redis 7.4 evicts EVAL scripts beyond 500; we keep them (see docs)
         Line(sb, "total_eviction_exceeded_time", server.Evictor.TotalExceededMs);
         Line(sb, "current_eviction_exceeded_time", server.Evictor.CurrentExceededMs);
         Line(sb, "keyspace_hits", hits);
@@ -439,6 +457,8 @@ internal static class InfoBuilder
         Line(sb, "total_writes_processed", stats.WritesProcessed.Value);
         Line(sb, "io_threaded_reads_processed", stats.ThreadedReadsProcessed.Value);
         Line(sb, "io_threaded_writes_processed", stats.ThreadedWritesProcessed.Value);
+        Line(sb, "client_query_buffer_limit_disconnections", Interlocked.Read(ref stats.QueryBufferLimitDisconnections));
+        Line(sb, "client_output_buffer_limit_disconnections", Interlocked.Read(ref stats.OutputBufferLimitDisconnections));
         Line(sb, "reply_buffer_shrinks", 0);
         Line(sb, "reply_buffer_expands", 0);
         // The epoll loops' iterations and their time awake (all loops together); the commands' share

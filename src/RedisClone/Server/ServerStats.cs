@@ -31,6 +31,10 @@ internal sealed class ServerStats
     /// Here the GC frees everything; the count tells clients the same story Redis's does.
     /// </summary>
     public long LazyFreedObjects;
+    /// <summary>Redis 7.4's client_query_buffer_limit_disconnections: clients closed over client-query-buffer-limit.</summary>
+    public long QueryBufferLimitDisconnections;
+    /// <summary>Redis 7.4's client_output_buffer_limit_disconnections: clients closed over client-output-buffer-limit (any class).</summary>
+    public long OutputBufferLimitDisconnections;
     public readonly Dictionary<string, long> ErrorCounts = new();
 
     public void CountError(string code)
@@ -79,6 +83,8 @@ internal sealed class ServerStats
         TotalErrorReplies = 0;
         UnexpectedErrorReplies = 0;
         LazyFreedObjects = 0;
+        Interlocked.Exchange(ref QueryBufferLimitDisconnections, 0);
+        Interlocked.Exchange(ref OutputBufferLimitDisconnections, 0);
         lock (ErrorCounts) ErrorCounts.Clear();
     }
 }

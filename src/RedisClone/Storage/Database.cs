@@ -502,6 +502,9 @@ internal sealed class Database
     /// <summary>Someone must hear of this database's key changes: a WATCHer, or client tracking.</summary>
     public bool HasWatchers => _watchers is { Count: > 0 } || Owner.Changes is { Active: true };
 
+    /// <summary>How many of this database's keys someone WATCHes (INFO's total_watched_keys, summed; read from any thread).</summary>
+    public int WatchedKeyCount => _watchers?.Count ?? 0;
+
     public void Watch(ReadOnlySpan<byte> key, IKeyWatcher watcher)
     {
         _watchers ??= new Dictionary<byte[], List<IKeyWatcher>>(ByteArrayComparer.Instance);

@@ -63,7 +63,7 @@ public class ClientCommandTests
     }
 
     [Fact]
-    public void ClientInfo_Line_HasRedis72FieldsInOrder()
+    public void ClientInfo_Line_HasRedis74FieldsInOrder()
     {
         using var c = Server.Connect();
         c.Call("CLIENT", "SETNAME", "info-test");
@@ -75,7 +75,7 @@ public class ClientCommandTests
         string[] names = m.Groups[2].Value.Split(' ').Select(f => f.Split('=')[0]).ToArray();
         Assert.Equal(new[]
         {
-            "id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "ssub", "multi", "qbuf",
+            "id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "ssub", "multi", "watch", "qbuf",
             "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem", "events", "cmd", "user",
             "redir", "resp", "lib-name", "lib-ver",
         }, names);

@@ -15,12 +15,15 @@ public class InfoFieldsTests
     private static readonly Dictionary<string, string[]> AddedIn72 = new()
     {
         ["Server"] = ["listener0"],
-        ["Clients"] = ["total_blocking_keys", "total_blocking_keys_on_nokey"],
+        // Redis 7.4's additions too (7.4's genRedisInfoString; see InfoRedis74FieldsTests).
+        ["Clients"] = ["total_blocking_keys", "total_blocking_keys_on_nokey", "pubsub_clients", "watching_clients", "total_watched_keys"],
+        ["Memory"] = ["allocator_muzzy", "mem_overhead_db_hashtable_rehashing"],
         ["Stats"] =
         [
             "eventloop_cycles", "eventloop_duration_sum", "eventloop_duration_cmd_sum", "instantaneous_eventloop_cycles_per_sec",
             "instantaneous_eventloop_duration_usec", "acl_access_denied_auth", "acl_access_denied_cmd", "acl_access_denied_key",
-            "acl_access_denied_channel",
+            "acl_access_denied_channel", "evicted_scripts", "client_query_buffer_limit_disconnections",
+            "client_output_buffer_limit_disconnections",
             // Redis 7.4's hash-field expiry (issue 29).
             "expired_subkeys",
         ],

@@ -1406,6 +1406,9 @@ internal sealed partial class ConfigRegistry
             B("replica-announced", true),
             B("latency-tracking", true),
             B("replica-ignore-disk-write-errors", false),
+            // Redis 7.4: keeps keys and values out of the log. Kept without effect: our log lines name
+            // clients and sizes, never keys or values.
+            B("hide-user-data-from-log", false),
             // Redis's debugging parameters (HIDDEN_CONFIG), which its own test suite sets. use-exit-on-panic
             // and watchdog-period are kept without effect: there is no panic handler or SIGALRM watchdog here.
             B("use-exit-on-panic", false, ParamFlags.Hidden),
@@ -1599,6 +1602,10 @@ internal sealed partial class ConfigRegistry
             M("zset-max-listpack-value", 0, LongMax, "64", unsigned: true, alias: "zset-max-ziplist-value"),
             M("hll-sparse-max-bytes", 0, LongMax, "3000", unsigned: true),
             N("tracking-table-max-keys", 0, LongMax, "1000000", unsigned: true),
+            // Redis 7.4: how many connections one event-loop cycle accepts (plain, TLS). Kept without
+            // effect: the listener accepts on its own thread and hands connections to the loops.
+            N("max-new-connections-per-cycle", 1, 1000, "10", unsigned: true),
+            N("max-new-tls-connections-per-cycle", 1, 1000, "1", unsigned: true),
             M("client-query-buffer-limit", 1024 * 1024, LongMax, "1073741824", unsigned: true),
             N("maxmemory-clients", -100, LongMax, "0", format: NumberFormat.Memory | NumberFormat.Percent),
             N("repl-backlog-ttl", 0, LongMax, "3600"),
