@@ -482,30 +482,9 @@ internal static class BitmapCommands
     /// BITCOUNT key [start end [BYTE|BIT]] — the number of set bits, in the whole string or between
     /// two byte (or bit) indexes, negative ones counting from the end.
     /// </summary>
-    /// <remarks>
-    /// As Redis 7.4 (#11734, #12394): the arguments are read first (integers, then the unit, and any
-    /// other count of arguments is a syntax error), then the key (WRONGTYPE), so a missing key with bad
-    /// arguments is an error, not 0. Redis 7.2 looked the key up first and answered a missing key 0
-    /// whatever followed, and read an empty negative range as 0 before the unit.
-    /// </remarks>
+    /// <remarks>As Redis 7.2, the key is looked up first: a missing key answers 0 whatever the arguments.</remarks>
     public static void BitCount(ref CommandContext ctx)
     {
-        long start = 0, end = 0;
-        bool bits = false, range = ctx.ArgCount is 4 or 5;
-        if (range)
-        {
-            if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out start) || !RedisNumbers.TryParseInt64(ctx.Arg(3), out end))
-            {
-                ctx.Error(RespErrors.NotInteger);
-                return;
-            }
-            if (ctx.ArgCount == 5 && !TryUnit(ref ctx, ctx.Arg(4), out bits)) return;
-        }
-        else if (ctx.ArgCount != 2)
-        {
-            ctx.Error(RespErrors.Syntax);
-            return;
-        }
         if (!Lookup.TryReadString(ref ctx, ctx.Arg(1), out var value, out bool found)) return;
         if (!found)
         {
@@ -513,20 +492,37 @@ internal static class BitmapCommands
             return;
         }
         long first, last;
-        if (!range)
+        if (ctx.ArgCount == 2)
         {
             first = 0;
             last = value.Length * 8L - 1;
         }
-        else
+        else if (ctx.ArgCount is 4 or 5)
         {
-            // Both from the end and in the wrong order: an empty range.
-            if ((start < 0 && end < 0 && start > end) || !ClampRange(ref start, ref end, bits ? value.Length * 8L : value.Length))
+            if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long start) || !RedisNumbers.TryParseInt64(ctx.Arg(3), out long end))
+            {
+                ctx.Error(RespErrors.NotInteger);
+                return;
+            }
+            // Both from the end and in the wrong order: an empty range, before the unit is even read.
+            if (start < 0 && end < 0 && start > end)
+            {
+                ctx.Reply.Raw(Resp.Zero);
+                return;
+            }
+            bool bits = false;
+            if (ctx.ArgCount == 5 && !TryUnit(ref ctx, ctx.Arg(4), out bits)) return;
+            if (!ClampRange(ref start, ref end, bits ? value.Length * 8L : value.Length))
             {
                 ctx.Reply.Raw(Resp.Zero);
                 return;
             }
             (first, last) = bits ? (start, end) : (start * 8, end * 8 + 7);
+        }
+        else
+        {
+            ctx.Error(RespErrors.Syntax);
+            return;
         }
         ctx.Reply.Integer(first > last ? 0 : CountBits(value, first, last));
     }
@@ -536,10 +532,6 @@ internal static class BitmapCommands
     /// range, or -1. Looking for a 0 without an explicit end, a string of ones answers the index just
     /// past its end (the string reads as followed by zero bits); with an explicit end, -1.
     /// </summary>
-    /// <remarks>
-    /// As Redis 7.4: the bit, then start, the unit and end are read before the key is looked up, so
-    /// a missing key with bad arguments is an error (Redis 7.2 answered -1 or 0 first).
-    /// </remarks>
     public static void BitPos(ref CommandContext ctx)
     {
         if (!RedisNumbers.TryParseInt64(ctx.Arg(2), out long bit))
@@ -552,16 +544,30 @@ internal static class BitmapCommands
             ctx.Error(RespErrors.BitArgumentNotBit);
             return;
         }
-        long start = 0, end = 0;
-        bool bits = false, endGiven = false, range = ctx.ArgCount is >= 4 and <= 6;
-        if (range)
+        if (!Lookup.TryReadString(ref ctx, ctx.Arg(1), out var value, out bool found)) return;
+        if (!found)
         {
-            if (!RedisNumbers.TryParseInt64(ctx.Arg(3), out start))
+            ctx.Reply.Integer(bit == 1 ? -1 : 0);
+            return;
+        }
+        long first, last;
+        bool endGiven = false;
+        if (ctx.ArgCount == 3)
+        {
+            first = 0;
+            last = value.Length * 8L - 1;
+        }
+        else if (ctx.ArgCount is >= 4 and <= 6)
+        {
+            if (!RedisNumbers.TryParseInt64(ctx.Arg(3), out long start))
             {
                 ctx.Error(RespErrors.NotInteger);
                 return;
             }
+            bool bits = false;
             if (ctx.ArgCount == 6 && !TryUnit(ref ctx, ctx.Arg(5), out bits)) return;
+            long total = bits ? value.Length * 8L : value.Length;
+            long end = total - 1;
             if (ctx.ArgCount >= 5)
             {
                 if (!RedisNumbers.TryParseInt64(ctx.Arg(4), out end))
@@ -571,34 +577,17 @@ internal static class BitmapCommands
                 }
                 endGiven = true;
             }
-        }
-        else if (ctx.ArgCount != 3)
-        {
-            ctx.Error(RespErrors.Syntax);
-            return;
-        }
-        if (!Lookup.TryReadString(ref ctx, ctx.Arg(1), out var value, out bool found)) return;
-        if (!found)
-        {
-            ctx.Reply.Integer(bit == 1 ? -1 : 0);
-            return;
-        }
-        long first, last;
-        if (!range)
-        {
-            first = 0;
-            last = value.Length * 8L - 1;
-        }
-        else
-        {
-            long total = bits ? value.Length * 8L : value.Length;
-            if (!endGiven) end = total - 1;
             if (!ClampRange(ref start, ref end, total))
             {
                 ctx.Reply.Integer(-1);
                 return;
             }
             (first, last) = bits ? (start, end) : (start * 8, end * 8 + 7);
+        }
+        else
+        {
+            ctx.Error(RespErrors.Syntax);
+            return;
         }
         if (first > last)
         {

@@ -542,20 +542,24 @@ internal static class StringCommands
             return;
         }
 
-        // Redis 8.0's rules (#12272): negatives count from the end; an end still negative after
-        // that, a start past the last byte or a start after the end is empty; then start clamps at
-        // 0 and end at the last byte. Redis 7.x clamped such an end to 0 and answered the first byte
-        // ("GETRANGE k 0 -100" gave "h" for "hello"; 8.0 gives ""), which the 7.0 reference still does.
+        // Redis 7.0's rules, quirks included: both negative and start past end is empty up front;
+        // otherwise negatives count from the end, clamp at 0, and end clamps to the last byte.
         long length = s.Length;
-        if (start < 0) start += length;
-        if (end < 0) end += length;
-        if (length == 0 || start >= length || end < 0 || start > end)
+        if (start < 0 && end < 0 && start > end)
         {
             ctx.Reply.Raw(Resp.EmptyBulk);
             return;
         }
+        if (start < 0) start += length;
+        if (end < 0) end += length;
         if (start < 0) start = 0;
+        if (end < 0) end = 0;
         if (end >= length) end = length - 1;
+        if (start > end || length == 0)
+        {
+            ctx.Reply.Raw(Resp.EmptyBulk);
+            return;
+        }
         ctx.Reply.Bulk(s.Slice((int)start, (int)(end - start + 1)));
     }
 

@@ -20,10 +20,10 @@ public sealed class BitmapDifferentialTests
     public void BitCount_RangesUnitsAndErrors_AsRedis()
         => Differential.AssertSame(
             "SET s foobar", "BITCOUNT s", "BITCOUNT s 0 0", "BITCOUNT s 1 1", "BITCOUNT s 1 1 BYTE", "BITCOUNT s 5 30 BIT",
-            "BITCOUNT s 0 -1", "BITCOUNT s -2 -1", "BITCOUNT s -1 -2", "BITCOUNT s 2 1",
+            "BITCOUNT s 0 -1", "BITCOUNT s -2 -1", "BITCOUNT s -1 -2", "BITCOUNT s -1 -2 FOO", "BITCOUNT s 2 1",
             "BITCOUNT s -100 100", "BITCOUNT s 0 -100", "BITCOUNT s 0 47 bit", "BITCOUNT s 3 3 BIT", "BITCOUNT s -5 -3 BIT",
             "BITCOUNT s 0", "BITCOUNT s 0 1 2", "BITCOUNT s 0 1 BYTE x", "BITCOUNT s a 1", "BITCOUNT s 0 b", "BITCOUNT s 0 1 WORD",
-            "BITCOUNT missing", "SET n 12345", "BITCOUNT n", "BITCOUNT n 1 2 BIT",
+            "BITCOUNT missing", "BITCOUNT missing 0", "BITCOUNT missing a b", "SET n 12345", "BITCOUNT n", "BITCOUNT n 1 2 BIT",
             "SET e \"\"", "BITCOUNT e", "BITCOUNT e 0 -1 BIT",
             "LPUSH l a", "BITCOUNT l", "BITCOUNT", "PING");
 
@@ -38,7 +38,7 @@ public sealed class BitmapDifferentialTests
             ["BITPOS", "mix", "0", "2", "11", "BIT"], ["BITPOS", "mix", "0", "2", "12", "BIT"], ["BITPOS", "mix", "1", "3", "3", "bit"],
             ["BITPOS", "mix", "1", "-1"], ["BITPOS", "mix", "1", "-100", "-50"], ["BITPOS", "mix", "0", "5", "2"],
             ["BITPOS", "mix", "1", "1", "0", "BIT"], ["BITPOS", "mix", "0", "23", "23", "BIT"],
-            ["BITPOS", "missing", "0"], ["BITPOS", "missing", "1"],
+            ["BITPOS", "missing", "0"], ["BITPOS", "missing", "1"], ["BITPOS", "missing", "1", "x"],
             ["BITPOS", "mix", "2"], ["BITPOS", "mix", "x"], ["BITPOS", "mix", "-1"], ["BITPOS", "mix", "1", "x"],
             ["BITPOS", "mix", "1", "0", "y"], ["BITPOS", "mix", "1", "0", "1", "WORD"], ["BITPOS", "mix", "1", "0", "1", "BIT", "x"],
             ["BITPOS", "mix", "1", "x", "1", "WORD"],
