@@ -88,12 +88,12 @@ public sealed class StackExchangeServerTests(StackExchangePair pair)
                 me?.ClientType,
                 me?.Flags,
                 me?.Protocol,
-                Fields = me?.Raw!.Split(' ').Select(f => f.Split('=')[0]).Except(["ssub", "lib-name", "lib-ver"]).ToArray(), // 7.2 adds these
+                Fields = me?.Raw!.Split(' ').Select(f => f.Split('=')[0]).Except(["ssub", "lib-name", "lib-ver", "watch"]).ToArray(), // 7.2 adds these, 7.4 watch
             };
         });
-        // Redis 7.2's CLIENT LIST line, field for field (7.2.6 src/networking.c catClientInfoString).
+        // Redis 7.4's CLIENT LIST line, field for field (7.2.6 src/networking.c catClientInfoString, with 7.4's watch).
         var mine = (await pair.Ours.Server.ClientListAsync()).First(c => c.Raw!.Contains(" cmd=client|list"));
-        Assert.Equal("id addr laddr fd name age idle flags db sub psub ssub multi qbuf qbuf-free argv-mem multi-mem rbs rbp obl oll omem tot-mem events cmd user redir resp lib-name lib-ver",
+        Assert.Equal("id addr laddr fd name age idle flags db sub psub ssub multi watch qbuf qbuf-free argv-mem multi-mem rbs rbp obl oll omem tot-mem events cmd user redir resp lib-name lib-ver",
             string.Join(' ', mine.Raw!.Split(' ').Select(f => f.Split('=')[0])));
     }
 

@@ -72,7 +72,7 @@ public sealed class StackExchangeStreamTests(StackExchangePair pair)
         await pair.Same(db => db.StreamReadAsync([new StreamPosition(a, "6-0"), new StreamPosition(b, "0-0"), new StreamPosition(_p + "{r}missing", "0-0")]));
         await pair.Same(db => db.StreamReadAsync([new StreamPosition(a, "6-0"), new StreamPosition(b, "1-0")], 1));
         await pair.Same(db => db.StreamReadAsync([new StreamPosition(a, "8-0"), new StreamPosition(b, "3-0")]));
-        await pair.SameExecute("XREAD", "COUNT", "1", "STREAMS", a, "+");
+        // XREAD's "+" (the last entry) is Redis 7.4's, an error on 7.0: checked in Streams/StreamReadLastEntryTests.
         await pair.SameExecute("XREAD", "BLOCK", "10", "STREAMS", a, "$");
         await pair.SameExecute("XREAD", "STREAMS", a);
     }

@@ -165,7 +165,7 @@ public sealed class ConfigFileTests : IDisposable
     {
         var version = RunOurs(["-v"]);
         Assert.Equal(0, version.ExitCode);
-        Assert.Matches(@"^Redis server v=7\.2\.\d+ sha=00000000:0 malloc=dotnet-gc bits=64 build=[0-9a-f]{16}\n$", version.Stdout);
+        Assert.Matches(@"^Redis server v=8\.2\.\d+ sha=00000000:0 malloc=dotnet-gc bits=64 build=[0-9a-f]{16}\n$", version.Stdout);
         Assert.Equal(version.Stdout, RunOurs(["--version"]).Stdout);
         var help = RunOurs(["--help"]);
         Assert.Equal(1, help.ExitCode); // as redis-server
