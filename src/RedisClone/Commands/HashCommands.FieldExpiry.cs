@@ -196,9 +196,12 @@ internal static partial class HashCommands
         Deleted = 2,
     }
 
+    /// <summary>What <see cref="SetFieldExpiry"/> takes to remove a field's TTL (HGETEX PERSIST): not a time.</summary>
+    private const long RemoveTtl = -1;
+
     /// <summary>
-    /// Redis's hashTypeSetEx for the field at <paramref name="pos"/>: <paramref name="expireAt"/> 0
-    /// removes the TTL (0 when there was none); otherwise NX/XX/GT/LT are checked (a field without a
+    /// Redis's hashTypeSetEx for the field at <paramref name="pos"/>: <see cref="RemoveTtl"/> removes
+    /// the TTL (0 when there was none); any time (0, the epoch, included) has NX/XX/GT/LT checked (a field without a
     /// TTL counts as later than any time: LT holds, GT and XX do not), and a time already past deletes
     /// the field, its HDEL propagated (not on a replica, which keeps the time and waits for its master).
     /// </summary>
@@ -206,7 +209,7 @@ internal static partial class HashCommands
         long expireAt, ExpireCondition condition)
     {
         long previous = hash.ExpiryAt(pos);
-        if (expireAt == 0)
+        if (expireAt == RemoveTtl)
         {
             if (previous == 0) return SetExpiryResult.ConditionNotMet;
             hash.SetExpiryAt(pos, 0);
@@ -507,7 +510,7 @@ internal static partial class HashCommands
             }
             ctx.Reply.Bulk(hash.ValueAt(pos));
             if (!setTtl) continue;
-            var result = SetFieldExpiry(ref ctx, db, slot, hash, pos, persist ? 0 : expireAt, ExpireCondition.None);
+            var result = SetFieldExpiry(ref ctx, db, slot, hash, pos, persist ? RemoveTtl : expireAt, ExpireCondition.None);
             if (result == SetExpiryResult.Deleted) deleted++;
             else if (result == SetExpiryResult.Set) updated++;
         }

@@ -101,6 +101,17 @@ public sealed class HashFieldExpiryTests
         Assert.Equal(Ints(0), c.Call("HEXPIREAT", h, "1", "XX", "FIELDS", "1", "c"));
         Assert.Equal(Ints(2), c.Call("HEXPIREAT", h, "1", "FIELDS", "1", "c"));
         Assert.Equal(":0\r\n", c.Call("EXISTS", h));
+
+        // The epoch itself is a time in the past too (ioredis's suite checks it against Redis 8).
+        c.Call("HSET", h, "a", "1", "b", "2", "c", "3");
+        c.Call("HPEXPIRE", h, "100000", "FIELDS", "1", "c");
+        Assert.Equal(Ints(2), c.Call("HPEXPIREAT", h, "0", "FIELDS", "1", "a"));
+        Assert.Equal(Ints(2), c.Call("HEXPIREAT", h, "0", "FIELDS", "1", "b"));
+        Assert.Equal(Ints(2), c.Call("HEXPIREAT", h, "0", "FIELDS", "1", "c"));
+        Assert.Equal(":0\r\n", c.Call("EXISTS", h));
+        c.Call("HSET", h, "a", "1");
+        Assert.Equal("*1\r\n$1\r\n1\r\n", c.Call("HGETEX", h, "PXAT", "0", "FIELDS", "1", "a"));
+        Assert.Equal(":0\r\n", c.Call("EXISTS", h));
     }
 
     [Fact]
