@@ -153,13 +153,16 @@ public class AofTests(ITestOutputHelper output)
     private static long Counter(string reply)
         => reply.StartsWith("$-1") || !reply.StartsWith("$") ? 0 : long.Parse(reply.Split("\r\n")[1]);
 
-    private static bool WaitForRewrite(RespClient c, int rewrites)
+    /// <summary>Waits (30 s at most) until no rewrite runs and <paramref name="rewrites"/> have been done (at least that many with <paramref name="atLeast"/>).</summary>
+    private static bool WaitForRewrite(RespClient c, int rewrites, bool atLeast = false)
     {
         var sw = Stopwatch.StartNew();
         while (sw.Elapsed < TimeSpan.FromSeconds(30))
         {
             string info = c.Call("INFO", "persistence");
-            if (info.Contains("aof_rewrite_in_progress:0") && info.Contains($"aof_rewrites:{rewrites}\r\n")) return true;
+            var done = System.Text.RegularExpressions.Regex.Match(info, @"aof_rewrites:(\d+)\r\n");
+            if (info.Contains("aof_rewrite_in_progress:0") && done.Success
+                && (atLeast ? int.Parse(done.Groups[1].Value) >= rewrites : int.Parse(done.Groups[1].Value) == rewrites)) return true;
             Thread.Sleep(20);
         }
         return false;
@@ -261,7 +264,9 @@ public class AofTests(ITestOutputHelper output)
         await using var server = TestServer.Start(2, Aof(dir, "--auto-aof-rewrite-min-size", "10000", "--auto-aof-rewrite-percentage", "100"));
         using var c = server.Connect();
         for (int i = 0; i < 1000; i++) c.Call("SET", "k" + (i % 10), "value-" + i);
-        Assert.True(WaitForRewrite(c, 1), c.Call("INFO", "persistence"));
+        // At least one: the 1,000 writes (about 45 KB) can fill the new, tiny AOF past the 10,000-byte
+        // minimum again, and a second automatic rewrite is right then (Redis does the same).
+        Assert.True(WaitForRewrite(c, 1, atLeast: true), c.Call("INFO", "persistence"));
     }
 
     /// <summary>
