@@ -262,9 +262,20 @@ def side_by_side(description, loads, fill, default_calls, warmup, digits):
         redis.stop()
 
 
+def garnet_path(arg):
+    """The Garnet server to compare with: --garnet PATH, or the dotnet tool under .tools/garnet when installed
+    (dotnet tool install --tool-path .tools/garnet garnet-server --version 2.2.8), else None."""
+    if arg == "none":
+        return None
+    if arg:
+        return arg
+    local = os.path.join(ROOT, ".tools", "garnet", "garnet-server")
+    return local if os.path.exists(local) else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=3, help="A/B alternations per load (default 3)")
+    ap.add_argument("--rounds", type=int, default=3, help="rotations per load (default 3)")
     ap.add_argument("--seconds", type=int, default=15, help="length of each run (default 15)")
     ap.add_argument("--shards", type=int, default=os.cpu_count(), help="RedisClone --shards (default: cores)")
     ap.add_argument("--io-threads", type=int, default=max(1, (os.cpu_count() or 2) // 2),
@@ -273,6 +284,12 @@ def main():
     ap.add_argument("--skip-build", action="store_true", help="reuse the last Release build")
     ap.add_argument("--evalsha", action="store_true",
                     help="load: EVALSHA of a one-command script (redis-benchmark), instead of SET/GET")
+    ap.add_argument("--garnet", default="", help="Garnet's garnet-server to run as a third server (default: "
+                    ".tools/garnet/garnet-server when installed; 'none' to leave it out)")
+    ap.add_argument("--baseline", default="", help="a folder holding another RedisClone build (RedisClone.dll) to run "
+                    "as a fourth server, 'before' (an old-versus-new comparison in the same run)")
+    ap.add_argument("--pipelines", default="1,16", help="pipeline depths to load (default 1,16)")
+    ap.add_argument("--clone-args", default="", help="extra RedisClone arguments, e.g. '--appendonly yes'")
     args = ap.parse_args()
 
     tool = args.tool
@@ -285,23 +302,39 @@ def main():
         tool, load = "redis-benchmark EVALSHA", run_redis_benchmark_evalsha
 
     build_dir = build_clone(args.skip_build)
-    clone_port, redis_port = free_port(), free_port()
-    clone = Server("clone", ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(clone_port),
-                             "--bind", "127.0.0.1", "--shards", str(args.shards),
-                             "--io-threads", str(args.io_threads)], clone_port)
-    redis = Server("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no"], redis_port)
-    rows = []
-    if args.evalsha:
-        for server in (clone, redis):
-            load_script(server.port)
+    servers = []
+
+    def clone_server(name, folder):
+        port = free_port()
+        return Server(name, ["dotnet", os.path.join(folder, "RedisClone.dll"), "--port", str(port), "--bind", "127.0.0.1",
+                             "--shards", str(args.shards), "--io-threads", str(args.io_threads)] + args.clone_args.split(), port)
+
     try:
-        for pipeline in (1, 16):
+        servers.append(clone_server("clone", build_dir))
+        port = free_port()
+        servers.append(Server("redis", ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                        "--appendonly", "no"], port))
+        garnet = garnet_path(args.garnet)
+        if garnet:
+            port = free_port()
+            # Garnet as it starts by default, bound to loopback; no checkpoints or AOF (its defaults).
+            servers.append(Server("garnet", [garnet, "--port", str(port), "--bind", "127.0.0.1"], port))
+        if args.baseline:
+            servers.append(clone_server("before", args.baseline))
+        if args.evalsha:
+            for server in servers:
+                load_script(server.port)
+        rows = []
+        for pipeline in (int(p) for p in args.pipelines.split(",")):
             name = f"{tool} pipeline {pipeline}"
-            runs = {"clone": [], "redis": []}
-            measure(clone, load, pipeline, 3)  # warm-up: JIT tiering, key space
+            runs = {s.name: [] for s in servers}
+            for s in servers:
+                if s.name in ("clone", "before", "garnet"):
+                    measure(s, load, pipeline, 3)  # warm-up: JIT, key space
             for r in range(args.rounds):
-                order = (clone, redis) if r % 2 == 0 else (redis, clone)
+                order = servers[r % len(servers):] + servers[:r % len(servers)]  # rotate who goes first
+                if r % 2:
+                    order.reverse()
                 for server in order:
                     runs[server.name].append(measure(server, load, pipeline, args.seconds))
                     last = runs[server.name][-1]
@@ -310,25 +343,31 @@ def main():
             med = {k: {m: statistics.median(x[m] for x in v) for m in v[0]} for k, v in runs.items()}
             rows.append({"load": name, **med})
     finally:
-        clone.stop()
-        redis.stop()
+        for server in servers:
+            server.stop()
 
+    names = [s.name for s in servers]
+    titles = {"clone": "RedisClone", "redis": "redis-server", "garnet": "Garnet", "before": "RedisClone (baseline)"}
+    others = [n for n in names if n != "clone"]
     os.makedirs(RESULTS, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     metrics = [("ops", "ops/s"), ("p50", "p50 ms"), ("p99", "p99 ms"), ("p999", "p99.9 ms"), ("cpu_per_mop", "CPU s/M ops"),
                ("load_cpu_per_mop", "load generator CPU s/M ops"), ("server_cores", "server cores busy"),
                ("load_cores", "load generator cores busy"), ("steal_pct", "machine steal %")]
-    md = [f"RedisClone ({args.shards} shards, {args.io_threads} io threads) vs redis-server, {tool}, medians of {args.rounds} alternating runs of {args.seconds}s",
-          "", "| load | metric | RedisClone | redis-server | ratio |", "|---|---|---|---|---|"]
+    md = [f"RedisClone ({args.shards} shards, {args.io_threads} io threads{', ' + args.clone_args if args.clone_args else ''}) vs "
+          f"{', '.join(titles[n] for n in others)}, {tool}, medians of {args.rounds} rotated runs of {args.seconds}s", "",
+          "| load | metric | " + " | ".join(titles[n] for n in names) + " | " + " | ".join(f"ratio to {titles[n]}" for n in others) + " |",
+          "|---|---|" + "---|" * (len(names) + len(others))]
     with open(os.path.join(RESULTS, f"compare-{stamp}.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["load", "metric", "redisclone", "redis", "ratio"])
+        w.writerow(["load", "metric"] + names + [f"ratio_{n}" for n in others])
         for row in rows:
             for key, label in metrics:
-                a, b = row["clone"][key], row["redis"][key]
-                ratio = a / b if b else float("nan")
-                w.writerow([row["load"], label, f"{a:.4f}", f"{b:.4f}", f"{ratio:.3f}"])
-                md.append(f"| {row['load']} | {label} | {a:,.3f} | {b:,.3f} | {ratio:.2f}x |")
+                values = [row[n][key] for n in names]
+                ratios = [row["clone"][key] / row[n][key] if row[n][key] else float("nan") for n in others]
+                w.writerow([row["load"], label] + [f"{v:.4f}" for v in values] + [f"{x:.3f}" for x in ratios])
+                md.append(f"| {row['load']} | {label} | " + " | ".join(f"{v:,.3f}" for v in values) + " | "
+                          + " | ".join(f"{x:.2f}x" for x in ratios) + " |")
     text = "\n".join(md) + "\n"
     with open(os.path.join(RESULTS, f"compare-{stamp}.md"), "w") as f:
         f.write(text)

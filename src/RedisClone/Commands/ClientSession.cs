@@ -186,13 +186,20 @@ internal sealed class ClientSession : Storage.IKeyWatcher
 
     // --- Pub/sub
 
-    private HashSet<byte[]>?[] _subscriptions = new HashSet<byte[]>?[3];
+    private readonly HashSet<byte[]>?[] _subscriptions = new HashSet<byte[]>?[3];
+    // Set once any subscription set exists: a client that never subscribed answers InPubSubMode,
+    // asked before every command, with one field read.
+    private bool _hadSubscriptions;
 
     /// <summary>Where published messages go (the connection); null for sessions without one.</summary>
     public PubSub.ISubscriber? Subscriber { get; set; }
 
     /// <summary>0: channels, 1: patterns, 2: shard channels.</summary>
-    public HashSet<byte[]> Subscriptions(int kind) => _subscriptions[kind] ??= new HashSet<byte[]>(Storage.ByteArrayComparer.Instance);
+    public HashSet<byte[]> Subscriptions(int kind)
+    {
+        _hadSubscriptions = true;
+        return _subscriptions[kind] ??= new HashSet<byte[]>(Storage.ByteArrayComparer.Instance);
+    }
 
     /// <summary>Channels plus patterns: the count SUBSCRIBE and PSUBSCRIBE confirm.</summary>
     public int SubscriptionCount => (_subscriptions[0]?.Count ?? 0) + (_subscriptions[1]?.Count ?? 0);
@@ -200,7 +207,7 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     public int ShardSubscriptionCount => _subscriptions[2]?.Count ?? 0;
 
     /// <summary>RESP2 clients with any subscription may only run the subscribe commands, PING, QUIT, RESET.</summary>
-    public bool InPubSubMode => SubscriptionCount + ShardSubscriptionCount > 0;
+    public bool InPubSubMode => _hadSubscriptions && SubscriptionCount + ShardSubscriptionCount > 0;
 
     // --- Client-side caching (see PubSub/ClientTracking.cs; changed under its lock)
 

@@ -58,6 +58,13 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     /// </summary>
     public bool FlushedMidBatch { get; set; }
 
+    /// <summary>
+    /// The Stopwatch timestamp the batch's last command ended at, when it ran in a segment on this
+    /// thread and was timed (0 otherwise): the connection takes the time it last wrote a reply from
+    /// it without reading the clock again. Reset by the connection before each batch.
+    /// </summary>
+    public long LastClock { get; set; }
+
     private enum Kind { Segment, Direct, Locked, Script, AwaitScript, Rejected, Queue, QueueChecked, Exec, DropReplica }
 
     /// <summary>
@@ -419,11 +426,12 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     {
         if (!TryEnterSpinning(mask)) return PostSegmentAsync(start, count, mask);
         int end = start + count, i = start;
+        long clock = 0;
         try
         {
             while (i < end)
             {
-                CommandRunner.Run(_server, Session, _commands, i, _defs[i]!, _output, _nowMs, _shardOf[i]);
+                CommandRunner.Run(_server, Session, _commands, i, _defs[i]!, _output, _nowMs, _shardOf[i], true, ref clock);
                 i++;
                 if (_output.UnflushedBytes > FlushThreshold) break;
             }
@@ -432,6 +440,9 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
         {
             _server.Shards.ExitAll(mask);
         }
+        // Only a segment that ran the batch's last command: anything after it (a blocking command
+        // that waited) would make this time too early.
+        if (end == _commands.Count) LastClock = clock;
         return i == end ? new ValueTask<bool>(true) : FlushThenRunAsync(i, end - i);
     }
 

@@ -33,6 +33,19 @@ internal static class CommandRunner
     public static bool Run(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def,
         IBufferWriter<byte> sink, long nowMs, int shard = -1, bool monitor = true)
     {
+        long clock = 0;
+        return Run(server, session, buffer, i, def, sink, nowMs, shard, monitor, ref clock);
+    }
+
+    /// <summary>
+    /// <see cref="Run(RedisServer, ClientSession, CommandBuffer, int, CommandDef, IBufferWriter{byte}, long, int, bool)"/>
+    /// for a caller running commands back to back: <paramref name="clock"/> is the Stopwatch timestamp
+    /// the last command ended at (0 for none), taken as this one's start, and is set to this one's end
+    /// (0 when it was not timed). One clock read per command instead of two.
+    /// </summary>
+    public static bool Run(RedisServer server, ClientSession session, CommandBuffer buffer, int i, CommandDef def,
+        IBufferWriter<byte> sink, long nowMs, int shard, bool monitor, ref long clock)
+    {
         // A cluster node's command in a slot being migrated or imported: which keys exist decides
         // whether it runs here (ClusterRouting's second step). One field test otherwise.
         if (session.ClusterRecheck && ClusterRecheckRefused(server, session, buffer, i, def, sink, nowMs)) return false;
@@ -48,7 +61,7 @@ internal static class CommandRunner
         bool latencyTracking = server.Config.LatencyTracking;
         long threshold = server.Config.LatencyMonitorThreshold;
         bool measure = timed || (slowlog && slowlogOn) || latencyTracking || threshold > 0;
-        long start = measure ? Stopwatch.GetTimestamp() : 0;
+        long start = measure ? clock != 0 ? clock : Stopwatch.GetTimestamp() : 0;
         // Scripts (EVAL, FCALL and their variants, the commands flagged skip-monitor) show in MONITOR
         // before the commands they run, as Redis's handlers feed themselves first; the feed after the
         // handler skips them.
@@ -94,6 +107,7 @@ internal static class CommandRunner
             if (master) ShardStore.RunningMasterCommand = false;
         }
         long end = measure ? Stopwatch.GetTimestamp() : 0;
+        clock = end;
         // A command that did not complete at once is not a call yet (Redis 7.2 counts it once): a
         // MIGRATE whose transfer is in flight counts when its second step replies; a command that
         // parked its client on keys counts when it runs again or its wait ends

@@ -3,6 +3,7 @@ using System.IO.Pipelines;
 using System.Net;
 using System.Net.Sockets;
 using RedisClone.Commands;
+using RedisClone.Common;
 using RedisClone.Execution;
 using RedisClone.Protocol;
 using RedisClone.Server;
@@ -241,7 +242,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
                 var buffer = result.Buffer;
                 // Redis's lastinteraction (CLIENT LIST idle=, the timeout parameter): any read counts,
                 // a command still arriving included.
-                long nowMs = buffer.IsEmpty ? 0 : DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                long nowMs = buffer.IsEmpty ? 0 : ServerClock.UnixMsNow(out _);
                 if (nowMs != 0) Session.LastInteractionMs = nowMs;
                 if (OverQueryBufferLimit(buffer.Length)) break;
                 var status = Parse(buffer, out var consumed);
@@ -252,12 +253,15 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
 
                 if (_commands.Count > 0)
                 {
+                    _executor.LastClock = 0;
                     bool goOn = await _executor.ExecuteAsync(_commands, nowMs);
                     _executor.EndBatch();
                     _commands.Clear();
                     // A reply written counts too (Redis updates it on every write): a client that
                     // was blocked for longer than timeout is not closed as soon as it is served.
-                    Session.LastInteractionMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+                    // The last command's end when the batch ended with a timed segment (no clock read).
+                    long last = _executor.LastClock;
+                    Session.LastInteractionMs = last != 0 ? ServerClock.UnixMs(last) : ServerClock.UnixMsNow(out _);
                     if (!goOn) break;
                     _server.ClientEviction.Update(Session);
                 }

@@ -563,6 +563,7 @@ internal sealed class RedisServer : IAsyncDisposable
             var token = StoppingToken;
             for (long tick = 1; !token.WaitHandle.WaitOne(100); tick++)
             {
+                Common.ServerClock.Resync();
                 Rdb.Cron();
                 AofCron();
                 ClientEviction.Cron();
