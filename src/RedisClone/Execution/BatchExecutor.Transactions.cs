@@ -20,9 +20,11 @@ internal sealed partial class BatchExecutor
          CommandChecks.Find("watch"), CommandChecks.Find("quit"), CommandChecks.Find("reset")];
 
     /// <summary>Commands that forget the client's WATCHes, so they need the watched keys' gates.</summary>
-    private static bool DropsWatches(CommandDef def)
-        => def.Handler == TransactionCommands.Discard || def.Handler == TransactionCommands.Unwatch ||
-           def.Handler == ConnectionCommands.Reset;
+    private static bool DropsWatches(CommandDef def) => def == DiscardDef || def == UnwatchDef || def == ResetDef;
+
+    // By row, not by handler delegate (see CommandRunner: a delegate comparison may call into the runtime).
+    private static readonly CommandDef DiscardDef = CommandChecks.Find("discard"), UnwatchDef = CommandChecks.Find("unwatch"),
+        ResetDef = CommandChecks.Find("reset");
 
     /// <summary>How a command runs while a transaction is open (null: as usual).</summary>
     private Kind? ClassifyInTransaction(CommandDef def)

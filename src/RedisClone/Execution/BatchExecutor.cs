@@ -270,7 +270,7 @@ internal sealed partial class BatchExecutor : IShardBatchRunner
     {
         mask = 0;
         if (Session.ReplicaLink is { Attached: true } && CommandChecks.WouldReplyOnReplicaLink(_commands, i)) return Kind.DropReplica;
-        var def = CommandChecks.Check(_server, Session, _commands, i, out _rejectedDef, out _rejectedError);
+        var def = CommandChecks.Check(_server, Session, _commands, i, _nowMs, out _rejectedDef, out _rejectedError);
         _defs[i] = def;
         if (def == null) return Kind.Rejected;
         Session.LastCommand = def.FullName;

@@ -41,7 +41,8 @@ internal static class CommandChecks
     /// The command (or subcommand) row for command <paramref name="i"/> of <paramref name="buffer"/>,
     /// or null with the error to reply and the row it counts against (null for an unknown command).
     /// </summary>
-    public static CommandDef? Check(RedisServer server, ClientSession session, CommandBuffer buffer, int i,
+    /// <param name="nowMs">The batch's time (Unix ms), for the cluster and ACL checks that need one.</param>
+    public static CommandDef? Check(RedisServer server, ClientSession session, CommandBuffer buffer, int i, long nowMs,
         out CommandDef? rejectedDef, out string? error)
     {
         rejectedDef = null;
@@ -91,7 +92,7 @@ internal static class CommandChecks
         var user = session.User;
         if (user != null && ((!session.Authenticated && server.Acl.AuthRequired) || !user.State.Unrestricted))
         {
-            error = CheckAccess(server, session, user, def, buffer, i);
+            error = CheckAccess(server, session, user, def, buffer, i, nowMs);
             if (error != null)
             {
                 rejectedDef = def;
@@ -99,7 +100,7 @@ internal static class CommandChecks
             }
         }
         // Cluster redirections (Redis checks them right after ACLs): one null test when cluster mode is off.
-        if (server.Cluster is { } cluster && ClusterRouting.Check(server, cluster, session, buffer, i, def, DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()) is { } redirect)
+        if (server.Cluster is { } cluster && ClusterRouting.Check(server, cluster, session, buffer, i, def, nowMs) is { } redirect)
         {
             rejectedDef = def;
             error = redirect;
@@ -203,7 +204,7 @@ internal static class CommandChecks
     /// NOAUTH for a client that must authenticate first (only the no-auth commands run: AUTH, HELLO,
     /// QUIT, RESET...), then the user's ACL: NOPERM, logged in the ACL log. Null when allowed.
     /// </summary>
-    private static string? CheckAccess(RedisServer server, ClientSession session, AclUser user, CommandDef def, CommandBuffer buffer, int i)
+    private static string? CheckAccess(RedisServer server, ClientSession session, AclUser user, CommandDef def, CommandBuffer buffer, int i, long nowMs)
     {
         if (!session.Authenticated && server.Acl.AuthRequired && (def.Flags & CommandFlags.NoAuth) == 0)
             return RespErrors.NoAuth;
@@ -211,7 +212,6 @@ internal static class CommandChecks
         if (state.Unrestricted) return null;
         // Redis refuses a no-multi command inside MULTI before it checks the ACL (refused there too).
         if (session.InMulti && (def.Flags & CommandFlags.NoMulti) != 0) return null;
-        long nowMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         var result = AclChecks.Check(server, session, state, def, buffer, i, nowMs, out int position);
         if (result == AclResult.Ok) return null;
         AclChecks.Log(server, session, result, session.InMulti ? AclLogContext.Multi : AclLogContext.TopLevel, def, buffer, i, position);
