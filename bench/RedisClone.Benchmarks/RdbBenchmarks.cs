@@ -54,7 +54,7 @@ public class RdbBenchmarks
             for (int slot = 0; slot < table.SlotCount; slot++)
             {
                 if (!table.IsUsed(slot)) continue;
-                RdbOutput.WriteKey(_buffer, in table.At(slot), -1, compress: true);
+                RdbOutput.WriteKey(_buffer, in table.At(slot), table.ExpireAt(slot), -1, compress: true);
                 if (_buffer.WrittenCount > 1 << 19) _buffer.ResetWrittenCount();
             }
         }

@@ -151,7 +151,7 @@ internal static class KeyCommands
         bool embedded = e.IsEmbedded;
         ReadOnlySpan<byte> bytes = default;
         if (embedded) StringValue.TryGet(in e, out bytes);
-        long expireAt = e.ExpireAt;
+        long expireAt = srcDb.Table.ExpireAt(srcSlot);
         int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
         srcDb.RemoveAt(srcSlot);
         int slot = embedded ? dstDb.AddString(dst, bytes, expireAt) : dstDb.Add(dst.ToArray(), value, expireAt);
@@ -228,7 +228,7 @@ internal static class KeyCommands
         ReadOnlySpan<byte> bytes = default;
         if (embedded) StringValue.TryGet(in e, out bytes);
         object? copy = embedded ? null : ValueTypes.DeepCopy(e.Value);
-        long expireAt = e.ExpireAt;
+        long expireAt = srcDb.Table.ExpireAt(srcSlot);
         int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
         string? replacedType = null, copiedType = null; // for Redis 8.2's overwritten / type_changed events
         if (dstSlot >= 0 && ctx.OverwriteEventsOn)
@@ -297,7 +297,7 @@ internal static class KeyCommands
         bool embedded = e.IsEmbedded;
         ReadOnlySpan<byte> bytes = default;
         if (embedded) StringValue.TryGet(in e, out bytes);
-        long expireAt = e.ExpireAt;
+        long expireAt = srcDb.Table.ExpireAt(srcSlot);
         int rawFlag = e.HashAndFlag & KeyTable.RawFlag;
         srcDb.RemoveAt(srcSlot);
         int slot = embedded ? dstDb.AddString(keyBytes, bytes, expireAt) : dstDb.Add(keyBytes, value, expireAt);
@@ -336,7 +336,7 @@ internal static class KeyCommands
                 if (!table.IsUsed(s)) continue;
                 ref var e = ref table.At(s);
                 if (!all && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
-                if (IsExpired(ref e, ctx.NowMs)) continue;
+                if (IsExpired(table, s, ctx.NowMs)) continue;
                 found.Add((table, s));
             }
         }
@@ -408,7 +408,7 @@ internal static class KeyCommands
             ref var e = ref table.At(s);
             if (patternArg > 0 && !GlobMatcher.IsMatch(pattern, e.Key)) continue;
             if (typeArg > 0 && !System.Text.Ascii.EqualsIgnoreCase(typeName, ValueTypes.TypeName(e.Value))) continue;
-            if (IsExpired(ref e, ctx.NowMs))
+            if (IsExpired(table, s, ctx.NowMs))
             {
                 db.FindLive(e.Key, ctx.NowMs); // deletes it and counts it as expired
                 continue;
@@ -463,7 +463,7 @@ internal static class KeyCommands
                 continue;
             }
             ref var e = ref db.Table.At(slot);
-            if (IsExpired(ref e, ctx.NowMs))
+            if (IsExpired(db.Table, slot, ctx.NowMs))
             {
                 if (db.Owner.ExpiryByMaster)
                 {
@@ -631,7 +631,7 @@ internal static class KeyCommands
         }
         if (flags != 0)
         {
-            long current = db.Table.At(slot).ExpireAt;
+            long current = db.Table.ExpireAt(slot);
             bool hasTtl = current != 0;
             bool refused =
                 ((flags & ExpireNx) != 0 && hasTtl) ||
@@ -688,7 +688,7 @@ internal static class KeyCommands
             ctx.Reply.Raw(Resp.MinusTwo);
             return;
         }
-        long at = db.Table.At(slot).ExpireAt;
+        long at = db.Table.ExpireAt(slot);
         if (at == 0)
         {
             ctx.Reply.Raw(Resp.MinusOne);
@@ -709,7 +709,7 @@ internal static class KeyCommands
         var key = ctx.Arg(1);
         var db = ctx.Db(key);
         int slot = db.FindLive(key, ctx.NowMs);
-        if (slot < 0 || db.Table.At(slot).ExpireAt == 0)
+        if (slot < 0 || !db.Table.At(slot).HasTtl)
         {
             ctx.Unchanged = true;
             ctx.Reply.Raw(Resp.Zero);
@@ -802,7 +802,11 @@ internal static class KeyCommands
 
     // ---------------------------------------------------------------- helpers
 
-    private static bool IsExpired(ref KeyTable.Entry e, long nowMs) => e.ExpireAt != 0 && e.ExpireAt <= nowMs;
+    private static bool IsExpired(KeyTable table, int slot, long nowMs)
+    {
+        long at = table.ExpireAt(slot);
+        return at != 0 && at <= nowMs;
+    }
 
     /// <summary>allkeys-lfu and volatile-lfu: Redis then keeps a frequency counter instead of an access time.</summary>
     private static bool IsLfuPolicy(ref CommandContext ctx) => ctx.Server.KeyAccess.Lfu;

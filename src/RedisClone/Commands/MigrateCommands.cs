@@ -124,7 +124,7 @@ internal static class MigrateCommands
             if (DumpCommands.VisibleValue(entry.Value, ctx.NowMs) is not { } value) continue; // every field expired: as a missing key
             entry.Value = value;
             long ttl = 0;
-            if (entry.ExpireAt != 0) ttl = Math.Max(1, entry.ExpireAt - ctx.NowMs);
+            if (entry.HasTtl) ttl = Math.Max(1, db.Table.ExpireAt(slot) - ctx.NowMs);
             payload.ResetWrittenCount();
             if (!RdbValueWriter.Write(payload, in entry, compress))
             {

@@ -316,7 +316,7 @@ internal static class StringCommands
                 ctx.Propagation?.Rewrite(ctx.DbIndex).Add("PEXPIREAT"u8).Add(key).Add(expireAt);
             }
         }
-        else if ((flags & OptPersist) != 0 && db.Table.At(slot).ExpireAt != 0)
+        else if ((flags & OptPersist) != 0 && db.Table.At(slot).HasTtl)
         {
             ctx.Notify(Ev.Generic, "persist", key);
             db.SetExpire(slot, 0);

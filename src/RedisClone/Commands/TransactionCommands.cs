@@ -56,7 +56,7 @@ internal static class TransactionCommands
             if (client.IsWatching(ctx.DbIndex, key)) continue;
             var db = ctx.Db(key);
             int slot = db.Table.Find(key);
-            long at = slot >= 0 ? db.Table.At(slot).ExpireAt : 0;
+            long at = slot >= 0 ? db.Table.ExpireAt(slot) : 0;
             bool expired = at != 0 && at <= ctx.NowMs;
             db.Watch(key, client);
             client.AddWatch(new WatchedKey(ctx.DbIndex, key.ToArray(), shards.ShardOf(key), expired));
@@ -112,7 +112,7 @@ internal static class TransactionCommands
             var db = server.Shards[w.Shard].Store[w.Db];
             int slot = db.Table.Find(w.Key);
             if (slot < 0) continue;
-            long at = db.Table.At(slot).ExpireAt;
+            long at = db.Table.ExpireAt(slot);
             if (at != 0 && at <= nowMs) return true;
         }
         return false;

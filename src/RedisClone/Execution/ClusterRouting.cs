@@ -193,7 +193,7 @@ internal static class ClusterRouting
         var table = server.Shards[server.Shards.ShardOf(key)].Store[0].Table;
         int at = table.Find(key);
         if (at < 0) return false;
-        long expireAt = table.At(at).ExpireAt;
+        long expireAt = table.ExpireAt(at);
         return expireAt == 0 || expireAt > nowMs;
     }
 

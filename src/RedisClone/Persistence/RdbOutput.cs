@@ -144,17 +144,17 @@ internal sealed class RdbOutput : IDisposable
     }
 
     /// <summary>
-    /// One key as an RDB file holds it: its expiry time, its idle time when the eviction policy is
+    /// One key as an RDB file holds it: its expiry time (<paramref name="expireAt"/>, 0 for none), its idle time when the eviction policy is
     /// LRU (<paramref name="idleSeconds"/> not negative), its LFU counter when it is LFU
     /// (<paramref name="frequency"/> not negative), the value's type, the key, the value.
     /// </summary>
-    public static void WriteKey(IBufferWriter<byte> output, in KeyTable.Entry entry, long idleSeconds, bool compress, int frequency = -1)
+    public static void WriteKey(IBufferWriter<byte> output, in KeyTable.Entry entry, long expireAt, long idleSeconds, bool compress, int frequency = -1)
     {
-        if (entry.ExpireAt != 0)
+        if (expireAt != 0)
         {
             var span = output.GetSpan(9);
             span[0] = OpcodeExpireTimeMs;
-            BinaryPrimitives.WriteInt64LittleEndian(span[1..], entry.ExpireAt);
+            BinaryPrimitives.WriteInt64LittleEndian(span[1..], expireAt);
             output.Advance(9);
         }
         if (idleSeconds >= 0)

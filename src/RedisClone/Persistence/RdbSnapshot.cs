@@ -222,7 +222,7 @@ internal sealed class RdbSnapshot
                                 if (dbState.Done) { slot = dbState.Limit; break; }
                                 if (dbState.IsWritten(slot) || slot >= table.SlotCount || !table.IsUsed(slot)) continue;
                                 dbState.MarkWritten(slot);
-                                RdbOutput.WriteKey(buffer, in table.At(slot), IdleOf(table, slot), _compress, FreqOf(table, slot));
+                                RdbOutput.WriteKey(buffer, in table.At(slot), table.ExpireAt(slot), IdleOf(table, slot), _compress, FreqOf(table, slot));
                                 count++;
                             }
                         }
@@ -321,7 +321,7 @@ internal sealed class RdbSnapshot
     {
         var buffer = new ArrayBufferWriter<byte>(64);
         RdbOutput.WriteSelectDb(buffer, db.Index);
-        RdbOutput.WriteKey(buffer, in db.Table.At(slot), IdleOf(db.Table, slot), _compress, FreqOf(db.Table, slot));
+        RdbOutput.WriteKey(buffer, in db.Table.At(slot), db.Table.ExpireAt(slot), IdleOf(db.Table, slot), _compress, FreqOf(db.Table, slot));
         var records = buffer.WrittenSpan.ToArray();
         Interlocked.Add(ref _aheadBytes, records.Length);
         lock (_pendingLock) _pending.Add((db.Index, records));

@@ -11,6 +11,10 @@ namespace RedisClone.Server;
 /// needed), and the server let something big go since the last such collection (used_memory went
 /// down, or big buffers were dropped: <see cref="Common.ReleasedMemory"/>), it runs a blocking,
 /// compacting, aggressive gen2 collection, which decommits what it frees.
+/// The same collection (with the large object heap compacted) follows a load that grew the key
+/// tables by at least <see cref="MinResized"/> of replaced arrays once the resident size settles
+/// (<see cref="ShouldCompactAfterGrowth"/>): each doubling leaves the old arrays as holes in the large
+/// object heap, about 20 bytes per key of resident size for 1M small keys (issue 30, memory.py).
 /// </summary>
 /// <remarks>
 /// Loading data lets nothing go, so it never triggers a collection. The collection pauses every
@@ -30,12 +34,14 @@ internal sealed class MemoryReclaimer : IDisposable
     public const long Settled = 16L << 20;
     /// <summary>Below this much to give back, a collection is not worth a pause.</summary>
     public const long MinGain = 64L << 20;
+    /// <summary>Key table arrays replaced by larger ones (since the last collection) worth a collection once loading settles.</summary>
+    public const long MinResized = 16L << 20;
 
     private readonly Func<long> _accounted;
     private readonly Thread _thread;
     private readonly ManualResetEventSlim _stop = new(false);
     private long _lastAccounted, _accountedDrops; // the sum of used_memory's decreases between ticks
-    private long _letGoAtCollect, _lastCollectMs, _lastPauseMs, _lastRss;
+    private long _letGoAtCollect, _resizedAtCollect, _lastCollectMs, _lastPauseMs, _lastRss;
     private int _busy;
 
     /// <param name="accounted">The data's accounted size now (used_memory).</param>
@@ -44,6 +50,7 @@ internal sealed class MemoryReclaimer : IDisposable
         _accounted = accounted;
         _lastAccounted = accounted();
         _letGoAtCollect = Common.ReleasedMemory.Total;
+        _resizedAtCollect = Common.ReleasedMemory.Resized;
         _lastCollectMs = Environment.TickCount64 - MinIntervalMs;
         _thread = new Thread(Run) { IsBackground = true, Name = "memory-reclaimer" };
         _thread.Start();
@@ -66,6 +73,16 @@ internal sealed class MemoryReclaimer : IDisposable
         => rss < previousRss + Settled && letGo >= MinGain && rss - accounted >= Math.Max(MinGain, accounted)
            && sinceLastMs >= Math.Clamp(20 * lastPauseMs, MinIntervalMs, MaxIntervalMs);
 
+    /// <summary>
+    /// The rule after growth: at least <see cref="MinResized"/> of key table arrays were replaced by
+    /// larger ones since the last collection (<paramref name="resized"/>), the resident size grew less
+    /// than <see cref="Settled"/> in the last second (the load is over or paused: no collection in the
+    /// middle of one), and the pause interval of <see cref="ShouldCollect"/> has passed.
+    /// </summary>
+    public static bool ShouldCompactAfterGrowth(long rss, long previousRss, long resized, long sinceLastMs, long lastPauseMs)
+        => rss < previousRss + Settled && resized >= MinResized
+           && sinceLastMs >= Math.Clamp(20 * lastPauseMs, MinIntervalMs, MaxIntervalMs);
+
     private void Tick()
     {
         if (Interlocked.Exchange(ref _busy, 1) == 1) return;
@@ -78,8 +95,13 @@ internal sealed class MemoryReclaimer : IDisposable
             long now = Environment.TickCount64;
             long rss = Environment.WorkingSet, previousRss = _lastRss;
             _lastRss = rss;
-            if (!ShouldCollect(rss, previousRss, accounted, letGo - _letGoAtCollect, now - _lastCollectMs, _lastPauseMs)) return;
+            long resized = Common.ReleasedMemory.Resized;
+            if (!ShouldCollect(rss, previousRss, accounted, letGo - _letGoAtCollect, now - _lastCollectMs, _lastPauseMs)
+                && !ShouldCompactAfterGrowth(rss, previousRss, resized - _resizedAtCollect, now - _lastCollectMs, _lastPauseMs)) return;
             _letGoAtCollect = letGo;
+            _resizedAtCollect = resized;
+            // The large object heap too: freed big arrays are holes in it that only compaction returns.
+            System.Runtime.GCSettings.LargeObjectHeapCompactionMode = System.Runtime.GCLargeObjectHeapCompactionMode.CompactOnce;
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
             _lastCollectMs = Environment.TickCount64;
             _lastPauseMs = _lastCollectMs - now;

@@ -52,8 +52,9 @@ internal sealed class Database
     public long MainTableBytes => MemoryMeter.ObjectHeader + 64 + MemoryMeter.ArrayBytes(Volatile.Read(ref _table).Capacity, KeyTable.SlotBytes)
         + (Volatile.Read(ref _table).HashSlots?.Bytes ?? 0);
 
-    /// <summary>MEMORY STATS overhead.hashtable.expires: the expiry index's two arrays.</summary>
-    public long ExpiryIndexBytes => MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))
+    /// <summary>MEMORY STATS overhead.hashtable.expires: the expiry index's two arrays and the key table's TTL array.</summary>
+    public long ExpiryIndexBytes => Volatile.Read(ref _table).ExpireArrayBytes
+                                    + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiring).Length, sizeof(int))
                                     + MemoryMeter.ArrayBytes(Volatile.Read(ref _expiringAt).Length, sizeof(int))
                                     + (long)HashesWithFieldTtls * HashExpiryEntryBytes;
 
@@ -103,7 +104,7 @@ internal sealed class Database
     {
         int slot = _table.Find(key);
         if (slot < 0) return -1;
-        long at = _table.At(slot).ExpireAt;
+        long at = _table.ExpireAt(slot); // 0 without a TTL: the flag in the hash word Find just read
         if (at != 0 && at <= nowMs)
         {
             if (Owner.ExpiryByMaster) return ShardStore.RunningMasterCommand ? slot : -1;
@@ -291,10 +292,10 @@ internal sealed class Database
     public void SetExpire(int slot, long expireAt)
     {
         Owner.Snapshot?.BeforeChange(this, slot);
-        ref var e = ref _table.At(slot);
-        if (e.ExpireAt == 0 && expireAt != 0) IndexExpiring(slot);
-        else if (e.ExpireAt != 0 && expireAt == 0) UnindexExpiring(slot);
-        e.ExpireAt = expireAt;
+        bool had = _table.At(slot).HasTtl;
+        if (!had && expireAt != 0) IndexExpiring(slot);
+        else if (had && expireAt == 0) UnindexExpiring(slot);
+        _table.SetExpireAt(slot, expireAt);
     }
 
     /// <summary>Removes the key at <paramref name="slot"/> (and its TTL): every deletion goes through here.</summary>
@@ -302,7 +303,7 @@ internal sealed class Database
     {
         Owner.Snapshot?.BeforeChange(this, slot);
         ref var e = ref _table.At(slot);
-        if (e.ExpireAt != 0) UnindexExpiring(slot);
+        if (e.HasTtl) UnindexExpiring(slot);
         if (_hashExpiryOf != null) UnindexHash(slot);
         _meter.Bytes -= MemoryMeter.ArrayBytes(e.Bytes.Length); // with an embedded value's bytes
         // An XREADGROUP waiting on a stream hears that it went, however it went (DEL, RENAME,
@@ -722,7 +723,7 @@ internal sealed class Database
         {
             int slot = _expiring[random.Next(_expiresCount)];
             sampled++;
-            if (_table.At(slot).ExpireAt <= nowMs)
+            if (_table.ExpireAt(slot) <= nowMs)
             {
                 ExpireSlot(slot);
                 expired++;
@@ -746,7 +747,7 @@ internal sealed class Database
         else if (value is GrowableString grown) n += grown.AllocatedBytes;
         else if (value is MeteredValue metered) n += metered.AllocatedBytes();
         else n += MemoryMeter.OtherValueBytes;
-        if (e.ExpireAt != 0) n += 2 * sizeof(int);
+        if (e.HasTtl) n += sizeof(long) + 2 * sizeof(int);
         if (_hashExpiryOf != null && _hashExpiryOf.ContainsKey(slot)) n += HashExpiryEntryBytes;
         return n;
     }
@@ -772,7 +773,7 @@ internal sealed class Database
             // new key at 5): a random low byte breaks ties, so equal candidates from every shard
             // and database get their turn rather than the ones sampled first.
             ulong score = policy == EvictionPolicy.VolatileTtl
-                ? ulong.MaxValue - (ulong)e.ExpireAt
+                ? ulong.MaxValue - (ulong)_table.ExpireAt(slot)
                 : access.EvictionScore(_table.LastAccess(slot)) << 8 | (uint)random.Next(256);
             pool.Offer(score, shard, Index, e.Key);
         }
@@ -792,7 +793,7 @@ internal sealed class Database
     public int FindEvictable(ReadOnlySpan<byte> key, bool volatileOnly)
     {
         int slot = _table.Find(key);
-        if (slot < 0 || (volatileOnly && _table.At(slot).ExpireAt == 0)) return -1;
+        if (slot < 0 || (volatileOnly && !_table.At(slot).HasTtl)) return -1;
         return slot;
     }
 
@@ -819,7 +820,7 @@ internal sealed class Database
         int n = Math.Min(_expiresCount, 64);
         if (n == 0) return 0;
         long sum = 0;
-        for (int i = 0; i < n; i++) sum += Math.Max(0, _table.At(_expiring[i]).ExpireAt - nowMs);
+        for (int i = 0; i < n; i++) sum += Math.Max(0, _table.ExpireAt(_expiring[i]) - nowMs);
         return sum / n;
     }
 
@@ -835,11 +836,11 @@ internal sealed class Database
             int slot = _expiring[i];
             if (!seen.Add(slot)) return $"slot {slot} indexed twice";
             if (!_table.IsUsed(slot)) return $"slot {slot} indexed but free";
-            if (_table.At(slot).ExpireAt == 0) return $"slot {slot} indexed without a TTL";
+            if (!_table.At(slot).HasTtl) return $"slot {slot} indexed without a TTL";
             if (_expiringAt[slot] != i) return $"slot {slot} at {i} thinks it is at {_expiringAt[slot]}";
         }
         for (int s = 0; s < _table.SlotCount; s++)
-            if (_table.IsUsed(s) && _table.At(s).ExpireAt != 0 && !seen.Contains(s))
+            if (_table.IsUsed(s) && _table.At(s).HasTtl && !seen.Contains(s))
                 return $"slot {s} has a TTL but is not indexed";
         return CheckHashExpiryIndex();
     }

@@ -29,12 +29,17 @@ internal sealed class KeyTable
         public byte[] Bytes;
         /// <summary>The value; an <see cref="EmbeddedString"/> marker when its bytes follow the key's in <see cref="Bytes"/>.</summary>
         public object Value;
-        /// <summary>Unix time in ms when the key expires; 0 when it does not.</summary>
-        public long ExpireAt;
-        /// <summary>Hash in the low 31 bits; the top bit is a per-value flag (see <see cref="RawFlag"/>).</summary>
+        /// <summary>
+        /// Hash in the low 30 bits (<see cref="HashMask"/>); bit 30 says the key has a TTL
+        /// (<see cref="TtlFlag"/>: its time is in the table's side array); the top bit is a per-value
+        /// flag (see <see cref="RawFlag"/>).
+        /// </summary>
         public int HashAndFlag;
         public int Next { get; set; }
-        public readonly int ChainHash => HashAndFlag & int.MaxValue;
+        public readonly int ChainHash => HashAndFlag & HashMask;
+
+        /// <summary>True when the key has a TTL (<see cref="KeyTable.ExpireAt(int)"/> is not 0).</summary>
+        public readonly bool HasTtl => (HashAndFlag & TtlFlag) != 0;
 
         /// <summary>The key (of a used slot), without an embedded value's bytes.</summary>
         public readonly ReadOnlySpan<byte> Key
@@ -58,12 +63,21 @@ internal sealed class KeyTable
 
     /// <summary>Marks a string written in place (APPEND, SETRANGE): OBJECT ENCODING says "raw".</summary>
     public const int RawFlag = int.MinValue;
+    /// <summary>Marks a key with a TTL: its Unix ms time is <c>_expireAt[slot]</c>.</summary>
+    public const int TtlFlag = 1 << 30;
+    /// <summary>The bits of <see cref="Entry.HashAndFlag"/> that hold the key's hash.</summary>
+    public const int HashMask = TtlFlag - 1;
 
     private SlotChains _chains;
     private Entry[] _entries;
     // LruClock stamp of each slot's last access (OBJECT IDLETIME). A parallel array rather than an
-    // Entry field: Entry is exactly 32 bytes and a 4-byte field would pad it to 40.
+    // Entry field: Entry is exactly 24 bytes and a 4-byte field would pad it to 32.
     private uint[] _access;
+    // Each slot's TTL (Unix ms), meaningful where the entry has TtlFlag; null until a key here gets
+    // one. Not an Entry field: most keys have none, and 8 bytes in every entry cost 1M small keys
+    // 8 MB (issue 30). A key without a TTL pays nothing on lookup (the flag is in the hash word
+    // Find already reads); one with a TTL pays one more load.
+    private long[]? _expireAt;
 
     public KeyTable(int capacity = 4, bool indexSlots = false)
     {
@@ -81,6 +95,9 @@ internal sealed class KeyTable
 
     /// <summary>Bytes per slot: an <see cref="Entry"/>, its access stamp and its bucket.</summary>
     public static readonly int SlotBytes = Unsafe.SizeOf<Entry>() + sizeof(uint) + sizeof(int);
+
+    /// <summary>Bytes of the TTL side array (by capacity; 0 while no key here has had a TTL).</summary>
+    public long ExpireArrayBytes => _expireAt == null ? 0 : MemoryMeter.ArrayBytes(_expireAt.Length, sizeof(long));
 
     /// <summary>Slots allocated (the arrays' length).</summary>
     public int Capacity => _entries.Length;
@@ -170,16 +187,37 @@ internal sealed class KeyTable
 
     public bool IsUsed(int slot) => _chains.IsUsed(_entries, slot);
 
+    /// <summary>Unix time in ms when the key in <paramref name="slot"/> expires; 0 when it does not.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public long ExpireAt(int slot) => (_entries[slot].HashAndFlag & TtlFlag) != 0 ? _expireAt![slot] : 0;
+
+    /// <summary>
+    /// Sets the key in <paramref name="slot"/> to expire at <paramref name="expireAt"/> (Unix ms), or
+    /// never with 0. Only <see cref="Database.SetExpire"/> calls it: it keeps the expiry index.
+    /// </summary>
+    public void SetExpireAt(int slot, long expireAt)
+    {
+        ref var e = ref _entries[slot];
+        if (expireAt == 0)
+        {
+            e.HashAndFlag &= ~TtlFlag;
+            return;
+        }
+        _expireAt ??= new long[_entries.Length];
+        _expireAt[slot] = expireAt;
+        e.HashAndFlag |= TtlFlag;
+    }
+
     /// <summary>Slot of <paramref name="key"/>, or -1.</summary>
     public int Find(ReadOnlySpan<byte> key)
     {
-        int hash = HashOf(key);
+        int hash = HashOf(key) & HashMask;
         var entries = _entries;
         int i = _chains.First(hash);
         while (i >= 0)
         {
             ref var e = ref entries[i];
-            if ((e.HashAndFlag & int.MaxValue) == hash && key.SequenceEqual(e.Key)) return i;
+            if ((e.HashAndFlag & HashMask) == hash && key.SequenceEqual(e.Key)) return i;
             i = e.Next;
         }
         return -1;
@@ -189,14 +227,14 @@ internal sealed class KeyTable
     /// Adds a key known to be absent, without a TTL; returns its slot. A TTL is given afterwards by
     /// <see cref="Database.SetExpire"/>, which keeps the database's expiry index.
     /// </summary>
-    public int Add(byte[] key, object value) => Add(key, value, HashOf(key));
+    public int Add(byte[] key, object value) => Add(key, value, HashOf(key) & HashMask);
 
     /// <summary>
     /// <see cref="Add(byte[], object)"/> for a key (known to be absent) with a small string value
     /// embedded after it in one array (see <see cref="EmbeddedString"/>; the lengths must fit).
     /// </summary>
     public int AddEmbedded(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
-        => Add(EmbeddedString.Pack(key, value), EmbeddedString.For(key.Length), HashOf(key));
+        => Add(EmbeddedString.Pack(key, value), EmbeddedString.For(key.Length), HashOf(key) & HashMask);
 
     private int Add(byte[] bytes, object value, int hash)
     {
@@ -205,8 +243,7 @@ internal sealed class KeyTable
         ref var e = ref _entries[slot];
         e.Bytes = bytes;
         e.Value = value;
-        e.ExpireAt = 0;
-        e.HashAndFlag = hash;
+        e.HashAndFlag = hash; // no TTL, not raw
         _access[slot] = LruClock.Now;
         HashSlots?.Added(slot, e.Key);
         return slot;
@@ -220,8 +257,7 @@ internal sealed class KeyTable
         ref var e = ref _entries[slot];
         e.Bytes = null!;
         e.Value = null!;
-        e.ExpireAt = 0;
-        e.HashAndFlag = 0;
+        e.HashAndFlag = 0; // and no TTL
         if (Count == 0) Clear();
     }
 
@@ -233,6 +269,7 @@ internal sealed class KeyTable
         {
             _entries = new Entry[4];
             _access = new uint[4];
+            _expireAt = null;
             HashSlots?.Resize(4);
         }
         else
@@ -254,17 +291,28 @@ internal sealed class KeyTable
         if (count <= _entries.Length) return;
         int size = (int)Math.Min(System.Numerics.BitOperations.RoundUpToPowerOf2((uint)count), 1u << 30);
         if (size <= _entries.Length) return;
+        CountReplacedArrays();
         Array.Resize(ref _entries, size);
         Array.Resize(ref _access, size);
+        if (_expireAt != null) Array.Resize(ref _expireAt, size);
         HashSlots?.Resize(size);
         _chains.Rehash(_entries);
+    }
+
+    /// <summary>Tells the memory reclaimer (Common.ReleasedMemory.Resized) about big arrays a resize is about to drop.</summary>
+    private void CountReplacedArrays()
+    {
+        long bytes = (long)_entries.Length * SlotBytes + ExpireArrayBytes;
+        if (bytes >= 1 << 20) Common.ReleasedMemory.AddResized(bytes);
     }
 
     private void Grow()
     {
         int size = _entries.Length * 2;
+        CountReplacedArrays();
         Array.Resize(ref _entries, size);
         Array.Resize(ref _access, size);
+        if (_expireAt != null) Array.Resize(ref _expireAt, size);
         HashSlots?.Resize(size);
         _chains.Rehash(_entries);
     }

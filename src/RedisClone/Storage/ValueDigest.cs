@@ -133,7 +133,7 @@ internal static class ValueDigest
             default:
                 throw new InvalidOperationException($"no digest for a value of type {value.GetType().Name}");
         }
-        if (entry.ExpireAt != 0) Xor(digest, "!!expire!!"u8);
+        if (entry.HasTtl) Xor(digest, "!!expire!!"u8);
     }
 
     private static ReadOnlySpan<byte> ElementText(byte[] lp, ListpackValue v, Span<byte> scratch)

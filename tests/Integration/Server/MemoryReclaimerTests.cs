@@ -34,4 +34,16 @@ public class MemoryReclaimerTests
         Assert.False(MemoryReclaimer.ShouldCollect(3100 * MB, 2500 * MB, 512 * MB, 1024 * MB, 60_000, 10));
         Assert.True(MemoryReclaimer.ShouldCollect(3100 * MB, 3100 * MB, 512 * MB, 1024 * MB, 60_000, 10));
     }
+
+    [Theory]
+    // 1M small keys loaded: the tables' doublings replaced about 33 MB of arrays; the load is over.
+    [InlineData(180, 180, 33, 60_000, 10, true)]
+    // Still loading: the resident size grew 40 MB in the last second.
+    [InlineData(180, 140, 33, 60_000, 10, false)]
+    // Small tables: too little to give back.
+    [InlineData(60, 60, 8, 60_000, 10, false)]
+    // Too soon after the last collection, which paused 500 ms.
+    [InlineData(180, 180, 33, 9_000, 500, false)]
+    public void ShouldCompactAfterGrowth_FollowsTheRule(long rssMb, long previousRssMb, long resizedMb, long sinceMs, long lastPauseMs, bool expected)
+        => Assert.Equal(expected, MemoryReclaimer.ShouldCompactAfterGrowth(rssMb * MB, previousRssMb * MB, resizedMb * MB, sinceMs, lastPauseMs));
 }

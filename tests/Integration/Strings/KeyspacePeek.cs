@@ -36,7 +36,17 @@ internal static class KeyspacePeek
     /// <summary>True when the key's string value is embedded after the key in one array.</summary>
     public static bool IsEmbedded(TestServer server, string key) => Read(server, key, e => e is { IsEmbedded: true });
 
-    public static long ExpireAt(TestServer server, string key) => Read(server, key, e => e?.ExpireAt ?? -1);
+    public static long ExpireAt(TestServer server, string key)
+    {
+        var bytes = Encoding.UTF8.GetBytes(key);
+        var shard = server.Server.Shards[server.Server.Shards.ShardOf(bytes)];
+        lock (shard.Gate)
+        {
+            var table = shard.Store[0].Table;
+            int slot = table.Find(bytes);
+            return slot < 0 ? -1 : table.ExpireAt(slot);
+        }
+    }
 
     public static bool IsRaw(TestServer server, string key)
         => Read(server, key, e => e is { } x && (x.HashAndFlag & KeyTable.RawFlag) != 0);
