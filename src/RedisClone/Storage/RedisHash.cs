@@ -592,8 +592,9 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// field than an array per slot, and millions of fields are a handful of arrays to the collector.
     /// </summary>
     /// <remarks>
-    /// A value rewritten with the same length is overwritten in place; otherwise the field's record
-    /// is appended anew and the old one is dead bytes. Once dead bytes outweigh live ones the live
+    /// A value rewritten with the same length, or a shorter one in a shared chunk, is overwritten in
+    /// place (a shorter one leaves dead bytes behind it); otherwise the field's record is appended
+    /// anew and the old one is dead bytes. Once dead bytes outweigh live ones the live
     /// records are copied into fresh chunks (slot indexes do not change), which keeps updates and
     /// removal amortized O(1). A record too big for the current chunk gets a chunk of its own, dropped
     /// as soon as that record dies. Spans handed out stay valid until the table changes, as before:
@@ -744,6 +745,17 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             if (len == value.Length)
             {
                 value.CopyTo(chunk.AsSpan(start));
+                return;
+            }
+            if (value.Length < len && start + len - offset <= MinChunk)
+            {
+                // Shorter, in a shared chunk (a record of its own chunk is over MinChunk bytes): written in
+                // place, its tail becomes dead bytes. Saves an append (and the compaction it leads to).
+                int end = WriteString(chunk, valuePos, value);
+                int freed = start + len - end;
+                _dataBytes -= freed;
+                _deadBytes += freed;
+                if (_deadBytes > 4096 && _deadBytes > _dataBytes) CompactArena();
                 return;
             }
             ReadString(chunk, offset, out int fieldStart, out int fieldLen);
