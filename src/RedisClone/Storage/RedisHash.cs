@@ -613,7 +613,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         }
 
         private const int MinChunk = 1024;
-        private const int MaxChunk = 1 << 20;
+        private const int MaxChunk = 1 << 16; // below the large object heap (85,000 bytes): chunks are not what makes full collections come
 
         private SlotChains _chains;
         private Slot[] _slots;
