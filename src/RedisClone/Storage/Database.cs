@@ -39,7 +39,7 @@ internal sealed class Database
     {
         Owner = owner;
         Index = index;
-        _meter = new MemoryMeter();
+        _meter = new MemoryMeter(owner);
     }
 
     /// <summary>Bytes held by keys and values (INFO used_memory_dataset's share of this database).</summary>
@@ -370,6 +370,7 @@ internal sealed class Database
         }
         metered.Meter = _meter;
         metered.ChargedBytes = metered.AllocatedBytes();
+        metered.Pending = false; // listed in this shard below, whatever shard listed it before
         _meter.Bytes += metered.ChargedBytes;
         // It may be filled right after being stored (a new list, then the push).
         Owner.MarkChanged(metered);
@@ -397,6 +398,7 @@ internal sealed class Database
         _meter.Bytes -= metered.ChargedBytes;
         metered.Meter = null;
         metered.ChargedBytes = 0;
+        metered.Pending = false;
     }
 
     /// <summary>Deletes a live key; false when there was none.</summary>
@@ -564,7 +566,7 @@ internal sealed class Database
         _expiresCount = 0;
         _hashExpiries = null;
         _hashExpiryOf = null;
-        _meter = new MemoryMeter();
+        _meter = new MemoryMeter(Owner);
         WakeAllBlocked();
     }
 

@@ -37,6 +37,11 @@ internal sealed class MemoryMeter
     /// <summary>Bytes of keys and values charged to this meter.</summary>
     public long Bytes;
 
+    /// <summary>The shard of the database this meter counts for (whose list of values to settle a value of it is in).</summary>
+    public readonly ShardStore? Store;
+
+    public MemoryMeter(ShardStore? store) => Store = store;
+
     /// <summary>An array of <paramref name="length"/> elements of <paramref name="elementSize"/> bytes, as the GC lays it out.</summary>
     public static long ArrayBytes(long length, int elementSize = 1) => ArrayHeader + ((length * elementSize + 7) & ~7L);
 }

@@ -13,8 +13,8 @@ namespace RedisClone.Storage;
 /// HGETALL lists a small hash exactly as Redis's listpack does. Lookups are linear, as in Redis;
 /// the thresholds keep them short.</para>
 /// <para><b>Table.</b> An open hash with chains over a dense slot array, like <see cref="KeyTable"/>
-/// but 16 bytes a slot: each field and its value share one array (length prefix, field, value), so
-/// a field costs one object, not two. Slots never move (freed ones are reused, never compacted), so
+/// but 16 bytes a slot: each field and its value are one record in an arena of large chunks, so a
+/// field costs no object at all. Slots never move (freed ones are reused, never compacted), so
 /// an HSCAN cursor is a slot index and sees every field present for the whole scan exactly once;
 /// the price is that a table keeps its peak slot count after mass deletion.</para>
 /// <para>Positions (<see cref="FirstPosition"/>, <see cref="FieldAt"/>...) are byte offsets in the
@@ -585,23 +585,46 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     // ---------------------------------------------------------------- table form
 
     /// <summary>
-    /// The table form: chains over a dense slot array whose indexes never move. Each used slot holds
-    /// one array laid out as [LEB128 field length][field][value].
+    /// The table form: chains over a dense slot array whose indexes never move. Each used slot points
+    /// at one record, [LEB128 field length][field][LEB128 value length][value], in an arena of a few
+    /// large chunks (as <see cref="MemberTable"/>'s), so a field costs its 16-byte slot, its bucket and
+    /// its bytes, with no object of its own: 24 bytes of array header and up to 7 of padding less per
+    /// field than an array per slot, and millions of fields are a handful of arrays to the collector.
     /// </summary>
+    /// <remarks>
+    /// A value rewritten with the same length, or a shorter one in a shared chunk, is overwritten in
+    /// place (a shorter one leaves dead bytes behind it); otherwise the field's record is appended
+    /// anew and the old one is dead bytes. Once dead bytes outweigh live ones the live
+    /// records are copied into fresh chunks (slot indexes do not change), which keeps updates and
+    /// removal amortized O(1). A record too big for the current chunk gets a chunk of its own, dropped
+    /// as soon as that record dies. Spans handed out stay valid until the table changes, as before:
+    /// chunks are only appended to, and compaction writes new ones.
+    /// </remarks>
     private sealed class FieldTable
     {
         /// <summary>A slot: <see cref="Next"/> &gt;= -1 marks it used; free slots hold -3 - nextFree.</summary>
         private struct Slot : IChainedSlot
         {
-            public byte[]? Data;
+            /// <summary>The record's chunk index (bits 32-62) and offset in it (bits 0-31).</summary>
+            public long Data;
             public int Hash;
             public int Next { get; set; }
             public readonly int ChainHash => Hash;
         }
 
+        private const int MinChunk = 1024;
+        private const int MaxChunk = 1 << 16; // below the large object heap (85,000 bytes): chunks are not what makes full collections come
+
         private SlotChains _chains;
         private Slot[] _slots;
-        private long _dataBytes;
+        private byte[][] _chunks = [];
+        private int _chunkCount;
+        private int _current = -1;  // the chunk small records are appended to
+        private int _currentUsed;
+        private long _dataBytes;    // live records' bytes
+        private long _deadBytes;
+        private long _chunkBytes;   // all chunks' lengths
+        private int _emptyChunks;   // chunks given back (their indexes are reused only by compaction)
         // Field TTLs: null until a field gets one, dropped when the last goes.
         private TtlHeap? _ttls;
 
@@ -616,9 +639,15 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         {
             _chains = other._chains.Clone();
             _slots = (Slot[])other._slots.Clone();
-            for (int i = 0; i < _chains.HighWater; i++)
-                if (_slots[i].Data is { } d) _slots[i].Data = (byte[])d.Clone();
+            _chunks = new byte[other._chunks.Length][];
+            for (int i = 0; i < other._chunkCount; i++) _chunks[i] = (byte[])other._chunks[i].Clone();
+            _chunkCount = other._chunkCount;
+            _current = other._current;
+            _currentUsed = other._currentUsed;
             _dataBytes = other._dataBytes;
+            _deadBytes = other._deadBytes;
+            _chunkBytes = other._chunkBytes;
+            _emptyChunks = other._emptyChunks;
             _ttls = other._ttls?.Clone();
         }
 
@@ -650,25 +679,26 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
         public long DataBytes => _dataBytes;
 
-        /// <summary>This object, its slot and bucket arrays, and each slot's field-and-value array (headers and padding estimated).</summary>
+        /// <summary>This object, its slot and bucket arrays, and the arena's chunks (headers estimated).</summary>
         public long AllocatedBytes()
-            => MemoryMeter.ObjectHeader + 40 + MemoryMeter.ArrayBytes(_slots.Length, 16) + MemoryMeter.ArrayBytes(_slots.Length, 4)
-               + _dataBytes + Count * (MemoryMeter.ArrayHeader + 4L) + (_ttls?.AllocatedBytes() ?? 0);
+            => MemoryMeter.ObjectHeader + 72 + MemoryMeter.ArrayBytes(_slots.Length, 16) + MemoryMeter.ArrayBytes(_slots.Length, 4)
+               + MemoryMeter.ArrayBytes(_chunks.Length, 8) + _chunkBytes + _chunkCount * (long)MemoryMeter.ArrayHeader
+               + (_ttls?.AllocatedBytes() ?? 0);
 
         public bool IsUsed(int slot) => _chains.IsUsed(_slots, slot);
 
         public ReadOnlySpan<byte> FieldAt(int slot)
         {
-            var data = _slots[slot].Data!;
-            ReadString(data, 0, out int start, out int len);
-            return data.AsSpan(start, len);
+            var chunk = ChunkOf(_slots[slot].Data, out int offset);
+            ReadString(chunk, offset, out int start, out int len);
+            return new ReadOnlySpan<byte>(chunk, start, len);
         }
 
         public ReadOnlySpan<byte> ValueAt(int slot)
         {
-            var data = _slots[slot].Data!;
-            int end = SkipString(data, 0);
-            return data.AsSpan(end);
+            var chunk = ChunkOf(_slots[slot].Data, out int offset);
+            ReadString(chunk, SkipString(chunk, offset), out int start, out int len);
+            return new ReadOnlySpan<byte>(chunk, start, len);
         }
 
         public int Find(ReadOnlySpan<byte> field) => Find(field, KeyTable.HashOf(field));
@@ -682,8 +712,9 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
                 ref var s = ref slots[i];
                 if (s.Hash == hash)
                 {
-                    ReadString(s.Data!, 0, out int start, out int len);
-                    if (s.Data.AsSpan(start, len).SequenceEqual(field)) return i;
+                    var chunk = ChunkOf(s.Data, out int offset);
+                    ReadString(chunk, offset, out int start, out int len);
+                    if (new ReadOnlySpan<byte>(chunk, start, len).SequenceEqual(field)) return i;
                 }
                 i = s.Next;
             }
@@ -697,28 +728,41 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         public int Add(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value, int hash)
         {
             if (_chains.IsFull(_slots.Length)) Grow();
+            long data = Append(field, value);
             int slot = _chains.Insert(_slots, hash);
             ref var s = ref _slots[slot];
-            s.Data = Compose(field, value);
+            s.Data = data;
             s.Hash = hash;
-            _dataBytes += s.Data.Length;
             return slot;
         }
 
         public void SetValue(int slot, ReadOnlySpan<byte> value)
         {
             ref var s = ref _slots[slot];
-            var data = s.Data!;
-            int valueStart = SkipString(data, 0);
-            if (data.Length - valueStart == value.Length)
+            var chunk = ChunkOf(s.Data, out int offset);
+            int valuePos = SkipString(chunk, offset);
+            ReadString(chunk, valuePos, out int start, out int len);
+            if (len == value.Length)
             {
-                value.CopyTo(data.AsSpan(valueStart));
+                value.CopyTo(chunk.AsSpan(start));
                 return;
             }
-            ReadString(data, 0, out int start, out int len);
-            var fresh = Compose(data.AsSpan(start, len), value);
-            _dataBytes += fresh.Length - data.Length;
-            s.Data = fresh;
+            if (value.Length < len && start + len - offset <= MinChunk)
+            {
+                // Shorter, in a shared chunk (a record of its own chunk is over MinChunk bytes): written in
+                // place, its tail becomes dead bytes. Saves an append (and the compaction it leads to).
+                int end = WriteString(chunk, valuePos, value);
+                int freed = start + len - end;
+                _dataBytes -= freed;
+                _deadBytes += freed;
+                if (_deadBytes > 4096 && _deadBytes > _dataBytes) CompactArena();
+                return;
+            }
+            ReadString(chunk, offset, out int fieldStart, out int fieldLen);
+            long old = s.Data;
+            // Append reads the field from the old record, which stays intact until Release.
+            s.Data = Append(new ReadOnlySpan<byte>(chunk, fieldStart, fieldLen), value);
+            Release(old, start + len - offset);
         }
 
         public void RemoveAt(int slot)
@@ -726,20 +770,110 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             if (_ttls != null) SetTtl(slot, 0);
             _chains.Remove(_slots, slot);
             ref var s = ref _slots[slot];
-            _dataBytes -= s.Data!.Length;
-            s.Data = null;
+            long data = s.Data;
+            s.Data = 0;
             s.Hash = 0;
+            var chunk = ChunkOf(data, out int offset);
+            Release(data, SkipString(chunk, SkipString(chunk, offset)) - offset);
         }
 
         /// <summary>A random used slot, or -1 when empty.</summary>
         public int RandomSlot(Random random) => _chains.RandomSlot(_slots, random);
 
-        private static byte[] Compose(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        private byte[] ChunkOf(long data, out int offset)
         {
-            var data = new byte[VarLen(field.Length) + field.Length + value.Length];
-            int pos = WriteString(data, 0, field);
-            value.CopyTo(data.AsSpan(pos));
-            return data;
+            offset = (int)(uint)data;
+            return _chunks[(int)(data >>> 32)];
+        }
+
+        /// <summary>Copies a record of <paramref name="field"/> and <paramref name="value"/> into the arena; returns its reference.</summary>
+        private long Append(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
+        {
+            long wide = VarLen(field.Length) + (long)field.Length + VarLen(value.Length) + value.Length;
+            if (wide > Array.MaxLength) throw new OutOfMemoryException(); // a field and a value are each at most 512 MB
+            int size = (int)wide;
+            int chunkIndex, offset;
+            if (_current >= 0 && _chunks[_current].Length - _currentUsed >= size)
+            {
+                chunkIndex = _current;
+                offset = _currentUsed;
+                _currentUsed += size;
+            }
+            else
+            {
+                // Chunks grow with the hash (an eighth of the live bytes, within bounds), so the
+                // unused tail of the current chunk stays a small fraction of what the hash holds.
+                long wanted = Math.Clamp(_dataBytes / 8, MinChunk, MaxChunk);
+                int chunkSize = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)wanted);
+                if (size > chunkSize)
+                {
+                    // A large record gets a chunk of its own; small records keep filling the current one.
+                    chunkIndex = AddChunk(new byte[size]);
+                    offset = 0;
+                }
+                else
+                {
+                    chunkIndex = AddChunk(new byte[chunkSize]);
+                    _current = chunkIndex;
+                    offset = 0;
+                    _currentUsed = size;
+                }
+            }
+            var chunk = _chunks[chunkIndex];
+            int at = WriteString(chunk, offset, field);
+            WriteString(chunk, at, value);
+            _dataBytes += size;
+            return ((long)chunkIndex << 32) | (uint)offset;
+        }
+
+        private int AddChunk(byte[] chunk)
+        {
+            if (_chunkCount == _chunks.Length) Array.Resize(ref _chunks, Math.Max(4, _chunkCount * 2));
+            _chunks[_chunkCount] = chunk;
+            _chunkBytes += chunk.Length;
+            return _chunkCount++;
+        }
+
+        /// <summary>Marks the record at <paramref name="data"/> (<paramref name="size"/> bytes) dead.</summary>
+        private void Release(long data, int size)
+        {
+            _dataBytes -= size;
+            int chunkIndex = (int)(data >>> 32);
+            var chunk = _chunks[chunkIndex];
+            if (chunkIndex != _current && chunk.Length == size)
+            {
+                // A record with a chunk of its own (a big value): give the chunk back now.
+                _chunkBytes -= size;
+                _chunks[chunkIndex] = [];
+                _emptyChunks++;
+            }
+            else _deadBytes += size;
+            if ((_deadBytes > 4096 && _deadBytes > _dataBytes) || (_emptyChunks > 64 && _emptyChunks > _chunkCount / 2)) CompactArena();
+        }
+
+        /// <summary>Rewrites the live records into fresh chunks; slots keep their indexes.</summary>
+        private void CompactArena()
+        {
+            var oldChunks = _chunks;
+            _chunks = [];
+            _chunkCount = 0;
+            _current = -1;
+            _currentUsed = 0;
+            _dataBytes = 0;
+            _deadBytes = 0;
+            _chunkBytes = 0;
+            _emptyChunks = 0;
+            for (int slot = 0; slot < _chains.HighWater; slot++)
+            {
+                ref var s = ref _slots[slot];
+                if (s.Next < -1) continue;
+                var chunk = oldChunks[(int)(s.Data >>> 32)];
+                int offset = (int)(uint)s.Data;
+                int valuePos = ReadString(chunk, offset, out int fieldStart, out int fieldLen);
+                ReadString(chunk, valuePos, out int valueStart, out int valueLen);
+                s.Data = Append(new ReadOnlySpan<byte>(chunk, fieldStart, fieldLen), new ReadOnlySpan<byte>(chunk, valueStart, valueLen));
+            }
         }
 
         private void Grow()

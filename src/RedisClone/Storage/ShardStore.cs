@@ -160,25 +160,24 @@ internal sealed class ShardStore
     /// <summary>Notes a collection that may be edited in place (under the gate).</summary>
     public void MarkChanged(MeteredValue value)
     {
-        if (value.PendingIn == this) return;
-        value.PendingIn = this;
+        if (value.Pending) return;
+        value.Pending = true;
         _changed.Add(value);
     }
 
     /// <summary>
     /// Under the shard's gate: charges each collection noted since the last call with what it holds
     /// now. A collection deleted meanwhile has no meter any more; one moved to another shard was
-    /// marked there when it arrived (<see cref="MeteredValue.PendingIn"/> names that shard), and is
+    /// marked there when it arrived (its <see cref="MeteredValue.Meter"/> is of that shard), and is
     /// that shard's to settle: only that reference is read here.
     /// </summary>
     public void SettleMemory()
     {
         foreach (var value in _changed)
         {
-            if (value.PendingIn != this) continue;
             var meter = value.Meter;
-            value.PendingIn = null;
-            if (meter == null) continue; // deleted
+            if (meter == null || meter.Store != this || !value.Pending) continue; // deleted, moved away or settled
+            value.Pending = false;
             long now = value.AllocatedBytes();
             meter.Bytes += now - value.ChargedBytes;
             value.ChargedBytes = now;

@@ -224,6 +224,29 @@ public class MemoryTests
     }
 
     [Fact]
+    public async Task UsedMemory_CollectionRenamedToAnotherShardBeforeItsTick_IsSettledThere()
+    {
+        // Each hash is grown (listed to settle on its shard), renamed at once to a name of another
+        // shard, and grown again there: its growth must be settled by the new shard, not lost between
+        // the two lists (each value is listed once per shard by a flag, and the old shard skips it).
+        await using var server = TestServer.Start(shards: 4);
+        using var c = server.Connect();
+        long start = Dataset(c);
+        var batch = new List<string[]>();
+        for (int i = 0; i < 300; i++)
+        {
+            batch.Add(["HSET", $"h{i}", "a", "1"]);
+            batch.Add(["HSET", $"h{i}", "b", new string('x', 500)]);
+            batch.Add(["RENAME", $"h{i}", $"moved{i}"]);
+            batch.Add(["HSET", $"moved{i}", "c", new string('y', 500)]);
+        }
+        Pipeline(c, batch.Count, i => batch[i]);
+        Assert.True(Settled(c) >= start + 300 * 1000L, "the growth after the move was not settled");
+        Pipeline(c, 300, i => ["DEL", $"moved{i}"]);
+        Assert.Equal(start, Dataset(c));
+    }
+
+    [Fact]
     public async Task UsedMemory_Stream_GrowsWithXAddShrinksWithXTrimAndFallsBackWhenDeleted()
     {
         await using var server = TestServer.Start(shards: 2);
