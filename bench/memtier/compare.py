@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Side-by-side load runs: RedisClone vs Debian's redis-server on loopback ports.
+"""Side-by-side load runs: RedisClone vs Debian's redis-server on loopback ports, and Garnet (Microsoft's
+C# server, when installed as .tools/garnet or given with --garnet) and another RedisClone build
+(--baseline DIR, for a before/after in the same run).
 
-Starts both servers, runs the same bounded load against each, alternating A/B (--rounds times),
+Starts the servers, runs the same bounded load against each, rotating who goes first (--rounds times),
 and prints the medians of ops/s, p50/p99/p99.9 latency and server CPU seconds per million ops
-(from /proc/<pid>/stat), with the ratio RedisClone/redis for each; also the load generator's own
+(from /proc/<pid>/stat), with RedisClone's ratio to each of the others; also the load generator's own
 CPU per million ops, how many cores each side kept busy, and the machine's steal time during the
 runs (on a small shared machine the load generator competes with the server for the cores, and a
 single-threaded load generator near 1.0 core busy is what bounds the run). Results go to

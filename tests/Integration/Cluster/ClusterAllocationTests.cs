@@ -51,7 +51,7 @@ public sealed class ClusterAllocationTests
                 long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
                 for (int i = 0; i < commands.Count; i++)
                 {
-                    var def = CommandChecks.Check(server, client, commands, i, out _, out string? error);
+                    var def = CommandChecks.Check(server, client, commands, i, now, out _, out string? error);
                     Assert.True(def != null, error);
                     Assert.True(CommandRunner.Run(server, client, commands, i, def, replies, now));
                 }
