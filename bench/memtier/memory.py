@@ -19,6 +19,16 @@ def load(port, n, path):
         raise RuntimeError(out)
 
 
+def start_server(name, build_dir, shards):
+    """redis-server ("redis") or RedisClone on a free loopback port, persisting nothing."""
+    port = free_port()
+    if name == "redis":
+        return Server(name, ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], port)
+    return Server(name, ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(port),
+                         "--bind", "127.0.0.1", "--shards", str(shards)], port)
+
+
 def used_memory(port):
     out = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), "INFO", "memory"], capture_output=True, text=True,
                          timeout=60).stdout
@@ -62,13 +72,8 @@ def main():
 
     results, used = {}, {}
     for name in ("redisclone", "redis"):
-        port = free_port()
-        if name == "redis":
-            server = Server(name, ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                   "--appendonly", "no"], port)
-        else:
-            server = Server(name, ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(port),
-                                   "--bind", "127.0.0.1", "--shards", str(args.shards)], port)
+        server = start_server(name, build_dir, args.shards)
+        port = server.port
         try:
             time.sleep(1)
             before, used_before = rss_kb(server.proc.pid), used_memory(port)
@@ -125,13 +130,8 @@ def collections(args, build_dir):
         os.replace(data + ".tmp", data)
     rss, used, usage, encoding = {}, {}, {}, {}
     for name in ("redisclone", "redis"):
-        port = free_port()
-        if name == "redis":
-            server = Server(name, ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                   "--appendonly", "no"], port)
-        else:
-            server = Server(name, ["dotnet", os.path.join(build_dir, "RedisClone.dll"), "--port", str(port),
-                                   "--bind", "127.0.0.1", "--shards", str(args.shards)], port)
+        server = start_server(name, build_dir, args.shards)
+        port = server.port
         try:
             time.sleep(1)
             before, used_before = rss_kb(server.proc.pid), used_memory(port)
