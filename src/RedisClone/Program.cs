@@ -15,6 +15,7 @@ internal static class Program
         // set before the first socket is created.
         if (Environment.GetEnvironmentVariable(InlineCompletions) == null)
             Environment.SetEnvironmentVariable(InlineCompletions, "1");
+        InheritedSignals.ResetIgnoredSigint(); // before anything starts the runtime's signal handling
 
         switch (args.Length > 0 ? args[0] : "")
         {

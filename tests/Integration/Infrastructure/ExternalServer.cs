@@ -34,11 +34,12 @@ public sealed partial class ExternalServer : IDisposable
     /// <summary>
     /// Starts the server under <c>ulimit -n <paramref name="openFiles"/></c> (soft and hard) and waits until it accepts.
     /// <paramref name="command"/> runs another build of it (an installed <c>redisclone-server</c>, say) instead of the one beside the tests.
+    /// <paramref name="sigintIgnored"/> starts it with SIGINT ignored, as a shell without job control starts a background job.
     /// </summary>
-    public static ExternalServer Start(int openFiles, string extraArgs = "", int timeoutMs = 60_000, string? command = null)
+    public static ExternalServer Start(int openFiles, string extraArgs = "", int timeoutMs = 60_000, string? command = null, bool sigintIgnored = false)
     {
         var ready = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var server = Launch(openFiles, 0, extraArgs, command, line =>
+        var server = Launch(openFiles, 0, extraArgs, command, sigintIgnored ? "trap '' INT && " : "", line =>
         {
             var m = ReadyLine().Match(line);
             if (m.Success) ready.TrySetResult(int.Parse(m.Groups[1].Value));
@@ -53,7 +54,7 @@ public sealed partial class ExternalServer : IDisposable
     }
 
     /// <summary>The server process under the descriptor limit, its output collected (and shown to <paramref name="onLine"/>).</summary>
-    private static ExternalServer Launch(int openFiles, int port, string extraArgs, string? command, Action<string>? onLine)
+    private static ExternalServer Launch(int openFiles, int port, string extraArgs, string? command, string prelude, Action<string>? onLine)
     {
         command ??= $"dotnet '{Path.Combine(AppContext.BaseDirectory, "RedisClone.dll")}'";
         var psi = new ProcessStartInfo("bash")
@@ -63,7 +64,7 @@ public sealed partial class ExternalServer : IDisposable
             UseShellExecute = false,
         };
         psi.ArgumentList.Add("-c");
-        psi.ArgumentList.Add($"ulimit -n {openFiles} && exec {command} --port {port} --bind 127.0.0.1 {extraArgs}");
+        psi.ArgumentList.Add($"{prelude}ulimit -n {openFiles} && exec {command} --port {port} --bind 127.0.0.1 {extraArgs}");
         var server = new ExternalServer(Process.Start(psi)!);
         void OnLine(string? line)
         {
@@ -87,7 +88,7 @@ public sealed partial class ExternalServer : IDisposable
     {
         var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         string command = $"dotnet '{Path.Combine(AppContext.BaseDirectory, "RedisClone.dll")}' '{configFile}'";
-        var server = Launch(10240, port, extraArgs, command, line =>
+        var server = Launch(10240, port, extraArgs, command, "", line =>
         {
             if (ReadyLine().IsMatch(line)) ready.TrySetResult();
         });
@@ -107,7 +108,7 @@ public sealed partial class ExternalServer : IDisposable
     public static ExternalServer StartListening(int openFiles, string extraArgs = "", int timeoutMs = 60_000)
     {
         int port = ReferenceRedis.FreePort();
-        var server = Launch(openFiles, port, extraArgs, null, null);
+        var server = Launch(openFiles, port, extraArgs, null, "", null);
         server.Port = port;
         var sw = Stopwatch.StartNew();
         while (sw.ElapsedMilliseconds < timeoutMs && !server._process.HasExited)

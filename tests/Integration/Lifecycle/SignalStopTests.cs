@@ -97,6 +97,20 @@ public sealed partial class SignalStopTests : IDisposable
     }
 
     [Fact]
+    public void Sigint_InheritedAsIgnored_StillStopsTheServer()
+    {
+        // A background job of a shell without job control (nohup server & in a script) starts with
+        // SIGINT ignored; redis-server installs its handler anyway, and so must we.
+        using var server = ExternalServer.Start(OpenFiles, $"--dir '{_dir}' --save ''", sigintIgnored: true);
+        Fill(server, 10);
+        server.Signal(SIGINT);
+        Assert.Equal(0, server.WaitForExit());
+        AssertInOrder(server.Output,
+            "# Received SIGINT scheduling shutdown...",
+            "# Redis is now ready to exit, bye bye...");
+    }
+
+    [Fact]
     public void Sigterm_AppendOnly_FsyncsTheAofBeforeExiting()
     {
         using (var server = Start("--save '' --appendonly yes --appendfsync no"))
