@@ -27,11 +27,16 @@ public class BatchBenchmarks
     [Params(1, 2)]
     public int Shards { get; set; }
 
+    /// <summary>With a propagation listener attached, as when a replica or the AOF is on (the listener discards the units).</summary>
+    [Params(false, true)]
+    public bool Propagating { get; set; }
+
     [GlobalSetup]
     public void Setup()
     {
         _server = new RedisServer(ServerOptions.Parse(["--port", "0", "--shards", Shards.ToString()]));
         _server.Shards.Start();
+        if (Propagating) _server.PropagationListener = new DiscardingListener();
         _toServer = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
         _fromServer = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
         var connection = new ClientConnection(_server, new DuplexPipe(_toServer.Reader, _fromServer.Writer), null, null, () => { });
@@ -102,5 +107,12 @@ public class BatchBenchmarks
     {
         public PipeReader Input { get; } = input;
         public PipeWriter Output { get; } = output;
+    }
+
+    private sealed class DiscardingListener : Storage.IPropagationListener
+    {
+        public void Propagate(Storage.PropagatedUnit unit)
+        {
+        }
     }
 }

@@ -303,6 +303,12 @@ internal sealed class ClientSession : Storage.IKeyWatcher
     /// <summary>Wakes the connection's read loop (set by the connection).</summary>
     public Action? WakeReader { get; set; }
 
+    /// <summary>
+    /// <see cref="WakeReader"/> that the event loop may put off for a few busy cycles (a replica's
+    /// stream); the same as it where the transport has no such thing.
+    /// </summary>
+    public Action? WakeReaderSoon { get; set; }
+
     /// <summary>Set by SHUTDOWN when it is to stop the server: the executor runs the stop off the event loop.</summary>
     public RedisClone.Server.ShutdownFlags? ShutdownRequested { get; set; }
 

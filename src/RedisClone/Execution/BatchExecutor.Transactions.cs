@@ -203,6 +203,7 @@ internal sealed partial class BatchExecutor
             // there are several, alone when there is one, not at all when there are none (as Redis 7).
             var listener = _server.PropagationListener;
             var log = listener != null ? Storage.PropagationLog.Enter(listener) : null;
+            bool propagated = false;
             try
             {
                 for (int j = 0; j < defs.Count; j++)
@@ -215,8 +216,10 @@ internal sealed partial class BatchExecutor
             finally
             {
                 session.InExec = false;
-                log?.Exit();
+                propagated = log?.Exit() == true;
             }
+            // A WAIT or WAITAOF after EXEC waits for the transaction's writes.
+            if (propagated) CommandRunner.NotePropagated(session);
             // Invalidations the transaction caused for this client follow EXEC's reply, as in Redis.
             if (_server.Tracking.Active || session.TrackingPending is { Count: > 0 }) _server.Tracking.FlushAfter(session, sink);
         }

@@ -90,22 +90,7 @@ internal static class CommandRunner
         {
             var listener = server.PropagationListener;
             if (listener == null) RunHandler(def, ref ctx);
-            else
-            {
-                RunPropagating(listener, def, ref ctx, buffer, i);
-                long appended = Persistence.AofWriter.ThreadSequence;
-                if (appended != 0)
-                {
-                    Persistence.AofWriter.ThreadSequence = 0;
-                    if (appended > session.AofSequence) session.AofSequence = appended;
-                }
-                long replicated = Replication.ReplicationState.ThreadOffset;
-                if (replicated != 0)
-                {
-                    Replication.ReplicationState.ThreadOffset = 0;
-                    if (replicated > session.ReplOffset) session.ReplOffset = replicated;
-                }
-            }
+            else if (RunPropagating(listener, def, ref ctx, buffer, i)) NotePropagated(session);
         }
         finally
         {
@@ -205,12 +190,14 @@ internal static class CommandRunner
 
     /// <summary>
     /// <see cref="RunHandler"/> inside a propagation unit (its own, or the EXEC around it), when a
-    /// listener is attached: the command's writes are logged after it ran.
+    /// listener is attached: the command's writes are logged after it ran. True when the unit it
+    /// closed went to the listeners.
     /// </summary>
-    private static void RunPropagating(IPropagationListener listener, CommandDef def, ref CommandContext ctx,
+    private static bool RunPropagating(IPropagationListener listener, CommandDef def, ref CommandContext ctx,
         CommandBuffer buffer, int i)
     {
         var log = PropagationLog.Enter(listener);
+        bool propagated = false;
         try
         {
             if (log.Outermost && (def == ScanDef || def == RandomKeyDef)) log.NoTransaction();
@@ -220,7 +207,29 @@ internal static class CommandRunner
         }
         finally
         {
-            log.Exit();
+            propagated = log.Exit();
+        }
+        return propagated;
+    }
+
+    /// <summary>
+    /// A unit of <paramref name="session"/>'s just went to the listeners on this thread: remembers
+    /// where it landed in the AOF and the replication stream, which WAITAOF, WAIT and appendfsync
+    /// always wait for.
+    /// </summary>
+    internal static void NotePropagated(ClientSession session)
+    {
+        long appended = Persistence.AofWriter.ThreadSequence;
+        if (appended != 0)
+        {
+            Persistence.AofWriter.ThreadSequence = 0;
+            if (appended > session.AofSequence) session.AofSequence = appended;
+        }
+        long replicated = Replication.ReplicationState.ThreadOffset;
+        if (replicated != 0)
+        {
+            Replication.ReplicationState.ThreadOffset = 0;
+            if (replicated > session.ReplOffset) session.ReplOffset = replicated;
         }
     }
 

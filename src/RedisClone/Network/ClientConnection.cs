@@ -47,6 +47,7 @@ internal sealed partial class ClientConnection : PubSub.ISubscriber, IClientBuff
         Session = new ClientSession(server.NextClientId(), remote, local, close);
         Session.Subscriber = this;
         Session.WakeReader = _inputReader.CancelPendingRead;
+        Session.WakeReaderSoon = _inputReader is Epoll.InputBuffer input ? input.CancelPendingReadSoon : _inputReader.CancelPendingRead;
         server.Acl.SetDefaultAuth(Session);
         _transportBuffers = transport as IClientBuffers;
         Session.Buffers = this;

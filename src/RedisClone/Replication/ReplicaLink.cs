@@ -88,7 +88,7 @@ internal sealed class ReplicaLink
     /// </summary>
     public bool AttachCursor(ReplicationBacklog backlog, long position)
     {
-        var cursor = backlog.Attach(position, Wake);
+        var cursor = backlog.Attach(position, WakeForStream);
         if (cursor == null) return false;
         lock (_cursorLock)
         {
@@ -233,6 +233,9 @@ internal sealed class ReplicaLink
 
     /// <summary>Wakes the connection's read loop (coalesced by the pipe's pending-read cancellation).</summary>
     public void Wake() => Session.WakeReader?.Invoke();
+
+    /// <summary>New stream bytes: <see cref="Wake"/>, which the event loop may put off for a few busy cycles.</summary>
+    private void WakeForStream() => (Session.WakeReaderSoon ?? Session.WakeReader)?.Invoke();
 
     /// <summary>Something to write now: queued items, or stream bytes once streaming.</summary>
     public bool HasWork => !_queue.IsEmpty || (Streaming && PendingStreamBytes > 0);

@@ -64,8 +64,9 @@ internal readonly ref struct PropagatedUnit
 /// </remarks>
 internal sealed class PropagationLog
 {
+    // This thread's log, open while _depth > 0. One thread static: each access to one costs a call
+    // (__tls_get_addr) when the runtime was loaded as a shared library, and every command enters.
     [ThreadStatic] private static PropagationLog? t_log;
-    [ThreadStatic] private static PropagationLog? t_open;
 
     private IPropagationListener? _listener;
     private int _depth;
@@ -103,34 +104,37 @@ internal sealed class PropagationLog
     public static PropagationLog? Current
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => t_open;
+        get => t_log is { _depth: > 0 } log ? log : null;
     }
 
     /// <summary>Opens a unit on this thread, or joins the one already open (a command inside EXEC).</summary>
     public static PropagationLog Enter(IPropagationListener listener)
     {
-        var log = t_open;
-        if (log == null)
+        var log = t_log ??= new PropagationLog();
+        if (log._depth == 0)
         {
-            log = t_log ??= new PropagationLog();
             log._listener = listener;
             log._noTransaction = false;
-            t_open = log;
         }
         log._depth++;
         return log;
     }
 
-    /// <summary>Closes a level; the outermost hands the unit to the listener and clears it.</summary>
-    public void Exit()
+    /// <summary>
+    /// Closes a level; the outermost hands the unit to the listener and clears it. True when it
+    /// did hand one over (the listeners then left their positions in this thread's statics:
+    /// AofWriter.ThreadSequence, ReplicationState.ThreadOffset).
+    /// </summary>
+    public bool Exit()
     {
-        if (--_depth > 0) return;
-        t_open = null;
+        if (--_depth > 0) return false;
         var listener = _listener!;
         _listener = null;
         try
         {
-            if (_opCount > 0) listener.Propagate(new PropagatedUnit(this, _opCount > 1 && !_noTransaction));
+            if (_opCount == 0) return false;
+            listener.Propagate(new PropagatedUnit(this, _opCount > 1 && !_noTransaction));
+            return true;
         }
         finally
         {

@@ -715,6 +715,24 @@ public class MasterReplicationTests
         Assert.Equal(":1\r\n", master.Call("WAIT", "1", "100"));
     }
 
+    /// <summary>WAIT after EXEC waits for the transaction's writes: a replica that acknowledged none of them does not count.</summary>
+    [Fact]
+    public async Task Wait_AfterExec_CountsOnlyReplicasThatHaveTheTransaction()
+    {
+        await using var server = TestServer.Start(2, MasterArgs(diskless: true));
+        using var master = server.Connect();
+        using var replica = RawReplica(server);
+        Eventually.Wait(() => Info(master, "replication").Contains("state=online"), () => Info(master, "replication"));
+        Assert.Equal("+OK\r\n", master.Call("MULTI"));
+        Assert.Equal("+QUEUED\r\n", master.Call("SET", "tx", "1"));
+        Assert.Equal("+QUEUED\r\n", master.Call("SET", "tx", "2"));
+        Assert.Equal("*2\r\n+OK\r\n+OK\r\n", master.Call("EXEC"));
+        Assert.Equal(":0\r\n", master.Call("WAIT", "1", "100"));
+        master.Send("WAIT", "1", "10000");
+        replica.Send("REPLCONF", "ACK", "1000000");
+        Assert.Equal(":1\r\n", master.ReadReply());
+    }
+
     /// <summary>SHUTDOWN with a replica behind: the master asks it for an ACK (GETACK) and waits up to shutdown-timeout before it goes.</summary>
     [Fact]
     public async Task Shutdown_ReplicaBehind_AskedForAckBeforeTheStop()

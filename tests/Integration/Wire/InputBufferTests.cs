@@ -19,7 +19,7 @@ public sealed class InputBufferTests
     [Fact]
     public void ExaminedEverything_NextReadWaitsForNewData()
     {
-        var buffer = new InputBuffer(() => { }, () => { });
+        var buffer = new InputBuffer(() => { }, () => { }, () => { });
         Write(buffer, "*1\r\n$4\r\nPI", out _);
         Assert.True(buffer.TryRead(out var first));
         buffer.AdvanceTo(first.Buffer.Start, first.Buffer.End); // incomplete: nothing consumed, all examined
@@ -34,7 +34,7 @@ public sealed class InputBufferTests
     [Fact]
     public void EmptyCanceledRead_ThenNewData_AdvancingTheEmptyBufferConsumesNothing()
     {
-        var buffer = new InputBuffer(() => { }, () => { });
+        var buffer = new InputBuffer(() => { }, () => { }, () => { });
         Write(buffer, "PING\r\n", out _);
         Assert.True(buffer.TryRead(out var first));
         buffer.AdvanceTo(first.Buffer.End);
@@ -53,7 +53,7 @@ public sealed class InputBufferTests
     [Fact]
     public async Task WaitingReader_RunsInsideCommit_AndSeesCompletion()
     {
-        var buffer = new InputBuffer(() => { }, () => { });
+        var buffer = new InputBuffer(() => { }, () => { }, () => { });
         var read = buffer.ReadAsync();
         Assert.False(read.IsCompleted);
         Write(buffer, "abc", out _);
@@ -74,7 +74,7 @@ public sealed class InputBufferTests
     {
         InputBuffer? buffer = null;
         int wakeRequests = 0;
-        buffer = new InputBuffer(() => { }, () => wakeRequests++);
+        buffer = new InputBuffer(() => { }, () => wakeRequests++, () => { });
         var read = buffer.ReadAsync();
         buffer.CancelPendingRead();
         buffer.CancelPendingRead(); // a second push before the loop ran: one wake-up request
@@ -88,10 +88,26 @@ public sealed class InputBufferTests
     }
 
     [Fact]
+    public async Task CancelSoon_AsksThroughTheDeferrableWakeOnce()
+    {
+        int wakes = 0, soonWakes = 0;
+        var buffer = new InputBuffer(() => { }, () => wakes++, () => soonWakes++);
+        var read = buffer.ReadAsync();
+        buffer.CancelPendingReadSoon();
+        buffer.CancelPendingReadSoon(); // already posted: no second request
+        buffer.CancelPendingRead();     // nor through the other way
+        Assert.False(read.IsCompleted);
+        Assert.Equal((0, 1), (wakes, soonWakes));
+        buffer.DeliverCancellation();
+        var result = await read;
+        Assert.True(result.IsCanceled);
+    }
+
+    [Fact]
     public void PastPauseThreshold_WriterPausesUntilReaderCatchesUp()
     {
         int resumed = 0;
-        var buffer = new InputBuffer(() => resumed++, () => { });
+        var buffer = new InputBuffer(() => resumed++, () => { }, () => { });
         var chunk = new string('x', 16 * 1024);
         InputBuffer.WriteState state = InputBuffer.WriteState.Open;
         int written = 0;
@@ -116,7 +132,7 @@ public sealed class InputBufferTests
     [Fact]
     public void ConsumedEverything_BufferStartsOver_AndPartialCommandsSurvive()
     {
-        var buffer = new InputBuffer(() => { }, () => { });
+        var buffer = new InputBuffer(() => { }, () => { }, () => { });
         for (int i = 0; i < 2000; i++) // far more than one 16 KB buffer in total
         {
             Write(buffer, "*1\r\n$4\r\nPI", out _);

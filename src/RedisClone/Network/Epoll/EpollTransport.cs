@@ -41,7 +41,7 @@ internal sealed class EpollTransport : IDuplexPipe, IClientBuffers
         _stats = stats;
         Fd = (int)socket.SafeHandle.DangerousGetHandle();
         _output = new SocketOutput(socket, stats, () => _loop.FinishFlush(this), stats.RecentMaxOutput);
-        _input = new InputBuffer(() => _loop.Resume(this), () => _loop.WakeReader(this), stats.RecentMaxInput);
+        _input = new InputBuffer(() => _loop.Resume(this), () => _loop.WakeReader(this), () => _loop.WakeReaderSoon(this), stats.RecentMaxInput);
         _trimOutput = _output.TrimIdle;
     }
 

@@ -57,17 +57,20 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
     private long _unconsumed;
     private bool _examinedAll, _cancelRead, _writerDone, _readerDone, _readerWaiting, _writerPaused, _wakePosted;
     private readonly Action _wakeReader;
+    private readonly Action _wakeReaderSoon;
     private readonly Common.RecentPeak? _recentMax;
     private long _allocated; // bytes of the arrays held, under the lock
     private ManualResetValueTaskSourceCore<ReadResult> _read; // continuations run inline
 
     /// <param name="resume">Called (on the reader's thread) when a paused writer may write again.</param>
     /// <param name="wakeReader">Asks the event loop to call <see cref="DeliverCancellation"/>.</param>
+    /// <param name="wakeReaderSoon"><paramref name="wakeReader"/> that the loop may put off for a few cycles (<see cref="CancelPendingReadSoon"/>).</param>
     /// <param name="recentMax">Told the buffer's size whenever it grows (INFO's client_recent_max_input_buffer).</param>
-    public InputBuffer(Action resume, Action wakeReader, Common.RecentPeak? recentMax = null)
+    public InputBuffer(Action resume, Action wakeReader, Action wakeReaderSoon, Common.RecentPeak? recentMax = null)
     {
         _resume = resume;
         _wakeReader = wakeReader;
+        _wakeReaderSoon = wakeReaderSoon;
         _recentMax = recentMax;
     }
 
@@ -301,13 +304,28 @@ internal sealed class InputBuffer : PipeReader, IValueTaskSource<ReadResult>
     /// </summary>
     public override void CancelPendingRead()
     {
+        if (PostCancellation()) _wakeReader();
+    }
+
+    /// <summary>
+    /// <see cref="CancelPendingRead"/> for a wake-up that may wait a few event-loop cycles while the
+    /// loop is busy (a replica's stream: one send per several cycles instead of one per cycle).
+    /// </summary>
+    public void CancelPendingReadSoon()
+    {
+        if (PostCancellation()) _wakeReaderSoon();
+    }
+
+    /// <summary>Marks the read cancelled; true when the loop is to be asked to deliver it.</summary>
+    private bool PostCancellation()
+    {
         lock (_sync)
         {
             _cancelRead = true;
-            if (!_readerWaiting || _wakePosted) return;
+            if (!_readerWaiting || _wakePosted) return false;
             _wakePosted = true;
+            return true;
         }
-        _wakeReader();
     }
 
     /// <summary>On the event loop thread: delivers a cancellation posted by <see cref="CancelPendingRead"/>.</summary>
