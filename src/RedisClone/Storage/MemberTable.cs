@@ -9,15 +9,16 @@ namespace RedisClone.Storage;
 /// </summary>
 /// <remarks>
 /// <para>Memory is the reason this is not a <c>HashSet&lt;byte[]&gt;</c>. Each slot is 16 bytes:
-/// the member itself when it is at most 7 bytes (most integers and short tags), else a reference
-/// into an arena of length-prefixed records held in a few large chunks; plus the hash and the chain
+/// the member itself when it is at most 7 bytes (most integers and short tags), else the handle of
+/// a length-prefixed record ([LEB128 length][bytes]) in a <see cref="RecordArena"/> (a few chunks of
+/// at most 64 KB; a member bigger than that has a chunk of its own); plus the hash and the chain
 /// link. There is no object per member, so a member costs its slot, its bucket and its bytes, and
 /// the garbage collector sees a handful of arrays instead of millions of small ones.</para>
 /// <para>Like <see cref="KeyTable"/>, slots never move: growing keeps every member at its index and
 /// freed slots are only reused, so an SSCAN cursor that is a slot index returns every member present
 /// for the whole scan exactly once. Removed records leave dead bytes in the arena; once they
 /// outweigh the live ones the arena is rewritten (slot indexes do not change), which keeps removal
-/// amortized O(1).</para>
+/// amortized O(1). A removed member with a chunk of its own gives the chunk back at once.</para>
 /// </remarks>
 internal sealed class MemberTable
 {
@@ -26,7 +27,7 @@ internal sealed class MemberTable
     {
         /// <summary>
         /// Inline (sign bit clear): the bytes in bits 0-55, the length in bits 56-62. Arena (sign bit
-        /// set): the chunk index in bits 32-62 and the record's offset in bits 0-31.
+        /// set): the <see cref="RecordArena"/> handle in bits 0-62.
         /// </summary>
         public long Data;
         public int Hash;
@@ -36,18 +37,11 @@ internal sealed class MemberTable
 
     private const int InlineMax = 7;
     private const long ArenaFlag = long.MinValue;
-    private const int MinChunk = 1024;
-    private const int MaxChunk = 1 << 20;
 
     private SlotChains _chains;
     private Entry[] _entries;
 
-    private byte[][] _chunks = [];
-    private int _chunkCount;
-    private int _current = -1;  // the chunk small records are appended to
-    private int _currentUsed;
-    private long _liveBytes;
-    private long _deadBytes;
+    private RecordArena _arena;
     private int _maxLength;
 
     public MemberTable(int capacity = 4)
@@ -61,13 +55,7 @@ internal sealed class MemberTable
     {
         _chains = other._chains.Clone();
         _entries = (Entry[])other._entries.Clone();
-        _chunks = new byte[other._chunks.Length][];
-        for (int i = 0; i < other._chunkCount; i++) _chunks[i] = (byte[])other._chunks[i].Clone();
-        _chunkCount = other._chunkCount;
-        _current = other._current;
-        _currentUsed = other._currentUsed;
-        _liveBytes = other._liveBytes;
-        _deadBytes = other._deadBytes;
+        _arena = other._arena.Clone();
         _maxLength = other._maxLength;
     }
 
@@ -151,15 +139,14 @@ internal sealed class MemberTable
     {
         _chains.Remove(_entries, slot);
         ref var e = ref _entries[slot];
-        if (e.Data < 0)
-        {
-            int size = RecordSize(e.Data);
-            _liveBytes -= size;
-            _deadBytes += size;
-        }
+        long data = e.Data;
         e.Data = 0;
         e.Hash = 0;
-        if (_deadBytes > 4096 && _deadBytes > _liveBytes) CompactArena();
+        if (data < 0)
+        {
+            _arena.Release(data, RecordSize(_arena, data));
+            if (_arena.NeedsCompaction) CompactArena();
+        }
     }
 
     /// <summary>
@@ -177,13 +164,13 @@ internal sealed class MemberTable
     /// <summary>A random used slot, or -1 when empty.</summary>
     public int RandomSlot(Random random) => _chains.RandomSlot(_entries, random);
 
-    /// <summary>Bytes held, for memory accounting: slots, buckets and arena chunks.</summary>
+    /// <summary>
+    /// Bytes held, for memory accounting: slots, buckets and the arena (chunks by their lengths, with
+    /// their array headers). The table object itself is counted by its owner.
+    /// </summary>
     public long AllocatedBytes()
-    {
-        long n = _entries.Length * (long)(Unsafe.SizeOf<Entry>() + 4); // a slot and a bucket each
-        for (int i = 0; i < _chunkCount; i++) n += _chunks[i].Length;
-        return n;
-    }
+        => _entries.Length * (long)(Unsafe.SizeOf<Entry>() + 4) // a slot and a bucket each
+           + _arena.AllocatedBytes();
 
     // ---------------------------------------------------------------- inline members
 
@@ -201,16 +188,16 @@ internal sealed class MemberTable
     /// <summary>The bytes of the arena record that <paramref name="data"/> points at.</summary>
     private ReadOnlySpan<byte> Record(long data)
     {
-        var chunk = _chunks[(int)((data >> 32) & int.MaxValue)];
-        int offset = (int)(uint)data;
+        var chunk = _arena.ChunkOf(data, out int offset);
         int length = ReadLength(chunk, ref offset);
         return new ReadOnlySpan<byte>(chunk, offset, length);
     }
 
-    private int RecordSize(long data)
+    /// <summary>The whole record's size, length prefix included.</summary>
+    private static int RecordSize(in RecordArena arena, long data)
     {
-        var chunk = _chunks[(int)((data >> 32) & int.MaxValue)];
-        int offset = (int)(uint)data, start = offset;
+        var chunk = arena.ChunkOf(data, out int offset);
+        int start = offset;
         int length = ReadLength(chunk, ref offset);
         return offset - start + length;
     }
@@ -218,68 +205,22 @@ internal sealed class MemberTable
     /// <summary>Copies <paramref name="member"/> into the arena as a length-prefixed record; returns its reference.</summary>
     private long Append(ReadOnlySpan<byte> member)
     {
-        int size = LengthSize(member.Length) + member.Length;
-        int chunkIndex;
-        int offset;
-        if (_current >= 0 && _chunks[_current].Length - _currentUsed >= size)
-        {
-            chunkIndex = _current;
-            offset = _currentUsed;
-            _currentUsed += size;
-        }
-        else
-        {
-            // Chunks grow with the set (an eighth of the live bytes, within bounds), so the unused
-            // tail of the current chunk stays a small fraction of what the set holds.
-            long wanted = Math.Clamp(_liveBytes / 8, MinChunk, MaxChunk);
-            int chunkSize = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)wanted);
-            if (size > chunkSize)
-            {
-                // A large member gets a chunk of its own; small records keep filling the current one.
-                chunkIndex = AddChunk(new byte[size]);
-                offset = 0;
-            }
-            else
-            {
-                chunkIndex = AddChunk(new byte[chunkSize]);
-                _current = chunkIndex;
-                offset = 0;
-                _currentUsed = size;
-            }
-        }
-        var chunk = _chunks[chunkIndex];
-        int at = offset;
+        long handle = _arena.Allocate(LengthSize(member.Length) + member.Length, out var chunk, out int at);
         WriteLength(chunk, ref at, member.Length);
         member.CopyTo(chunk.AsSpan(at));
-        _liveBytes += size;
-        return ArenaFlag | ((long)chunkIndex << 32) | (uint)offset;
-    }
-
-    private int AddChunk(byte[] chunk)
-    {
-        if (_chunkCount == _chunks.Length) Array.Resize(ref _chunks, Math.Max(4, _chunkCount * 2));
-        _chunks[_chunkCount] = chunk;
-        return _chunkCount++;
+        return ArenaFlag | handle;
     }
 
     /// <summary>Rewrites the live records into fresh chunks; slots keep their indexes.</summary>
     private void CompactArena()
     {
-        var oldChunks = _chunks;
-        _chunks = [];
-        _chunkCount = 0;
-        _current = -1;
-        _currentUsed = 0;
-        _liveBytes = 0;
-        _deadBytes = 0;
+        var old = _arena.TakeAll();
         for (int slot = 0; slot < _chains.HighWater; slot++)
         {
             ref var e = ref _entries[slot];
             if (e.Next < -1 || e.Data >= 0) continue;
-            var chunk = oldChunks[(int)((e.Data >> 32) & int.MaxValue)];
-            int offset = (int)(uint)e.Data;
-            int length = ReadLength(chunk, ref offset);
-            e.Data = Append(new ReadOnlySpan<byte>(chunk, offset, length));
+            var chunk = old.ChunkOf(e.Data, out int offset);
+            e.Data = ArenaFlag | _arena.Append(new ReadOnlySpan<byte>(chunk, offset, RecordSize(old, e.Data)));
         }
     }
 

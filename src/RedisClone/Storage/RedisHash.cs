@@ -586,8 +586,8 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     /// <summary>
     /// The table form: chains over a dense slot array whose indexes never move. Each used slot points
-    /// at one record, [LEB128 field length][field][LEB128 value length][value], in an arena of a few
-    /// large chunks (as <see cref="MemberTable"/>'s), so a field costs its 16-byte slot, its bucket and
+    /// at one record, [LEB128 field length][field][LEB128 value length][value], in a
+    /// <see cref="RecordArena"/> (as <see cref="MemberTable"/>'s members), so a field costs its 16-byte slot, its bucket and
     /// its bytes, with no object of its own: 24 bytes of array header and up to 7 of padding less per
     /// field than an array per slot, and millions of fields are a handful of arrays to the collector.
     /// </summary>
@@ -598,33 +598,23 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// records are copied into fresh chunks (slot indexes do not change), which keeps updates and
     /// removal amortized O(1). A record too big for the current chunk gets a chunk of its own, dropped
     /// as soon as that record dies. Spans handed out stay valid until the table changes, as before:
-    /// chunks are only appended to, and compaction writes new ones.
+    /// chunks are only appended to, and compaction writes new ones (see <see cref="RecordArena"/>).
     /// </remarks>
     private sealed class FieldTable
     {
         /// <summary>A slot: <see cref="Next"/> &gt;= -1 marks it used; free slots hold -3 - nextFree.</summary>
         private struct Slot : IChainedSlot
         {
-            /// <summary>The record's chunk index (bits 32-62) and offset in it (bits 0-31).</summary>
+            /// <summary>The record's <see cref="RecordArena"/> handle.</summary>
             public long Data;
             public int Hash;
             public int Next { get; set; }
             public readonly int ChainHash => Hash;
         }
 
-        private const int MinChunk = 1024;
-        private const int MaxChunk = 1 << 16; // below the large object heap (85,000 bytes): chunks are not what makes full collections come
-
         private SlotChains _chains;
         private Slot[] _slots;
-        private byte[][] _chunks = [];
-        private int _chunkCount;
-        private int _current = -1;  // the chunk small records are appended to
-        private int _currentUsed;
-        private long _dataBytes;    // live records' bytes
-        private long _deadBytes;
-        private long _chunkBytes;   // all chunks' lengths
-        private int _emptyChunks;   // chunks given back (their indexes are reused only by compaction)
+        private RecordArena _arena;
         // Field TTLs: null until a field gets one, dropped when the last goes.
         private TtlHeap? _ttls;
 
@@ -639,15 +629,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         {
             _chains = other._chains.Clone();
             _slots = (Slot[])other._slots.Clone();
-            _chunks = new byte[other._chunks.Length][];
-            for (int i = 0; i < other._chunkCount; i++) _chunks[i] = (byte[])other._chunks[i].Clone();
-            _chunkCount = other._chunkCount;
-            _current = other._current;
-            _currentUsed = other._currentUsed;
-            _dataBytes = other._dataBytes;
-            _deadBytes = other._deadBytes;
-            _chunkBytes = other._chunkBytes;
-            _emptyChunks = other._emptyChunks;
+            _arena = other._arena.Clone();
             _ttls = other._ttls?.Clone();
         }
 
@@ -677,13 +659,15 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
         public int SlotCount => _chains.HighWater;
 
-        public long DataBytes => _dataBytes;
+        public long DataBytes => _arena.LiveBytes;
 
-        /// <summary>This object, its slot and bucket arrays, and the arena's chunks (headers estimated).</summary>
+        /// <summary>
+        /// This object (its fields, the arena's among them, about 96 bytes), its slot and bucket
+        /// arrays, the arena (chunks by their lengths, with their headers) and the field TTLs.
+        /// </summary>
         public long AllocatedBytes()
-            => MemoryMeter.ObjectHeader + 72 + MemoryMeter.ArrayBytes(_slots.Length, 16) + MemoryMeter.ArrayBytes(_slots.Length, 4)
-               + MemoryMeter.ArrayBytes(_chunks.Length, 8) + _chunkBytes + _chunkCount * (long)MemoryMeter.ArrayHeader
-               + (_ttls?.AllocatedBytes() ?? 0);
+            => MemoryMeter.ObjectHeader + 96 + MemoryMeter.ArrayBytes(_slots.Length, 16) + MemoryMeter.ArrayBytes(_slots.Length, 4)
+               + _arena.AllocatedBytes() + (_ttls?.AllocatedBytes() ?? 0);
 
         public bool IsUsed(int slot) => _chains.IsUsed(_slots, slot);
 
@@ -747,15 +731,13 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
                 value.CopyTo(chunk.AsSpan(start));
                 return;
             }
-            if (value.Length < len && start + len - offset <= MinChunk)
+            if (value.Length < len && start + len - offset <= RecordArena.MinChunk)
             {
                 // Shorter, in a shared chunk (a record of its own chunk is over MinChunk bytes): written in
                 // place, its tail becomes dead bytes. Saves an append (and the compaction it leads to).
                 int end = WriteString(chunk, valuePos, value);
-                int freed = start + len - end;
-                _dataBytes -= freed;
-                _deadBytes += freed;
-                if (_deadBytes > 4096 && _deadBytes > _dataBytes) CompactArena();
+                _arena.Shrink(start + len - end);
+                if (_arena.NeedsCompaction) CompactArena();
                 return;
             }
             ReadString(chunk, offset, out int fieldStart, out int fieldLen);
@@ -781,98 +763,36 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         public int RandomSlot(Random random) => _chains.RandomSlot(_slots, random);
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        private byte[] ChunkOf(long data, out int offset)
-        {
-            offset = (int)(uint)data;
-            return _chunks[(int)(data >>> 32)];
-        }
+        private byte[] ChunkOf(long data, out int offset) => _arena.ChunkOf(data, out offset);
 
         /// <summary>Copies a record of <paramref name="field"/> and <paramref name="value"/> into the arena; returns its reference.</summary>
         private long Append(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
         {
             long wide = VarLen(field.Length) + (long)field.Length + VarLen(value.Length) + value.Length;
             if (wide > Array.MaxLength) throw new OutOfMemoryException(); // a field and a value are each at most 512 MB
-            int size = (int)wide;
-            int chunkIndex, offset;
-            if (_current >= 0 && _chunks[_current].Length - _currentUsed >= size)
-            {
-                chunkIndex = _current;
-                offset = _currentUsed;
-                _currentUsed += size;
-            }
-            else
-            {
-                // Chunks grow with the hash (an eighth of the live bytes, within bounds), so the
-                // unused tail of the current chunk stays a small fraction of what the hash holds.
-                long wanted = Math.Clamp(_dataBytes / 8, MinChunk, MaxChunk);
-                int chunkSize = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)wanted);
-                if (size > chunkSize)
-                {
-                    // A large record gets a chunk of its own; small records keep filling the current one.
-                    chunkIndex = AddChunk(new byte[size]);
-                    offset = 0;
-                }
-                else
-                {
-                    chunkIndex = AddChunk(new byte[chunkSize]);
-                    _current = chunkIndex;
-                    offset = 0;
-                    _currentUsed = size;
-                }
-            }
-            var chunk = _chunks[chunkIndex];
-            int at = WriteString(chunk, offset, field);
-            WriteString(chunk, at, value);
-            _dataBytes += size;
-            return ((long)chunkIndex << 32) | (uint)offset;
-        }
-
-        private int AddChunk(byte[] chunk)
-        {
-            if (_chunkCount == _chunks.Length) Array.Resize(ref _chunks, Math.Max(4, _chunkCount * 2));
-            _chunks[_chunkCount] = chunk;
-            _chunkBytes += chunk.Length;
-            return _chunkCount++;
+            long data = _arena.Allocate((int)wide, out var chunk, out int offset);
+            WriteString(chunk, WriteString(chunk, offset, field), value);
+            return data;
         }
 
         /// <summary>Marks the record at <paramref name="data"/> (<paramref name="size"/> bytes) dead.</summary>
         private void Release(long data, int size)
         {
-            _dataBytes -= size;
-            int chunkIndex = (int)(data >>> 32);
-            var chunk = _chunks[chunkIndex];
-            if (chunkIndex != _current && chunk.Length == size)
-            {
-                // A record with a chunk of its own (a big value): give the chunk back now.
-                _chunkBytes -= size;
-                _chunks[chunkIndex] = [];
-                _emptyChunks++;
-            }
-            else _deadBytes += size;
-            if ((_deadBytes > 4096 && _deadBytes > _dataBytes) || (_emptyChunks > 64 && _emptyChunks > _chunkCount / 2)) CompactArena();
+            _arena.Release(data, size);
+            if (_arena.NeedsCompaction) CompactArena();
         }
 
         /// <summary>Rewrites the live records into fresh chunks; slots keep their indexes.</summary>
         private void CompactArena()
         {
-            var oldChunks = _chunks;
-            _chunks = [];
-            _chunkCount = 0;
-            _current = -1;
-            _currentUsed = 0;
-            _dataBytes = 0;
-            _deadBytes = 0;
-            _chunkBytes = 0;
-            _emptyChunks = 0;
+            var old = _arena.TakeAll();
             for (int slot = 0; slot < _chains.HighWater; slot++)
             {
                 ref var s = ref _slots[slot];
                 if (s.Next < -1) continue;
-                var chunk = oldChunks[(int)(s.Data >>> 32)];
-                int offset = (int)(uint)s.Data;
-                int valuePos = ReadString(chunk, offset, out int fieldStart, out int fieldLen);
-                ReadString(chunk, valuePos, out int valueStart, out int valueLen);
-                s.Data = Append(new ReadOnlySpan<byte>(chunk, fieldStart, fieldLen), new ReadOnlySpan<byte>(chunk, valueStart, valueLen));
+                var chunk = old.ChunkOf(s.Data, out int offset);
+                int end = SkipString(chunk, SkipString(chunk, offset));
+                s.Data = _arena.Append(new ReadOnlySpan<byte>(chunk, offset, end - offset));
             }
         }
 
