@@ -43,4 +43,20 @@ public class CollectionOverheadTests
         var empty = RedisSortedSet.Create(B("m:0"), RedisSortedSet.Limits.Default);
         Assert.True(empty.AllocatedBytes() <= ObjectMax + MemoryMeter.ArrayBytes(0), $"{empty.AllocatedBytes()} bytes");
     }
+
+    [Fact]
+    public void EmptySet_Object_Is48BytesAsCharged()
+    {
+        // The encoding lives in the storage's type and _used's sign, not in fields of its own: the
+        // smallest object MeteredValue's two fields and the storage, count and length allow.
+        var sets = new RedisSet[100];
+        sets[0] = RedisSet.CreateIntset(); // compiled before counting
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < sets.Length; i++) sets[i] = RedisSet.CreateIntset();
+        long perObject = (GC.GetAllocatedBytesForCurrentThread() - before) / sets.Length;
+        Assert.Equal(48, perObject);
+        // Its estimate is that object and its (shared, empty) array's size.
+        Assert.Equal(perObject + MemoryMeter.ArrayBytes(0), sets[0].AllocatedBytes());
+        GC.KeepAlive(sets);
+    }
 }
