@@ -15,6 +15,10 @@ namespace RedisClone.Server;
 /// tables by at least <see cref="MinResized"/> of replaced arrays once the resident size settles
 /// (<see cref="ShouldCompactAfterGrowth"/>): each doubling leaves the old arrays as holes in the large
 /// object heap, about 20 bytes per key of resident size for 1M small keys (issue 30, memory.py).
+/// And it follows a load that grew the data by half or more (<see cref="ShouldCompactAfterDataGrowth"/>):
+/// what the GC leaves behind such a load (its gen0 budget, dead objects promoted before they died,
+/// holes in gen2 and the large object heap) was 10 bytes per element of resident size for 100,000 small
+/// hashes of 15 fields, half of Redis's whole cost (issue 30, memory.py --type hash --shape small).
 /// </summary>
 /// <remarks>
 /// Loading data lets nothing go, so it never triggers a collection. The collection pauses every
@@ -42,6 +46,8 @@ internal sealed class MemoryReclaimer : IDisposable
     private readonly ManualResetEventSlim _stop = new(false);
     private long _lastAccounted, _accountedDrops; // the sum of used_memory's decreases between ticks
     private long _letGoAtCollect, _resizedAtCollect, _lastCollectMs, _lastPauseMs, _lastRss;
+    // used_memory at the last collection (or start), and its lowest since: data growth is measured from the low.
+    private long _accountedAtCollect, _accountedLow;
     private int _busy;
 
     /// <param name="accounted">The data's accounted size now (used_memory).</param>
@@ -49,6 +55,7 @@ internal sealed class MemoryReclaimer : IDisposable
     {
         _accounted = accounted;
         _lastAccounted = accounted();
+        _accountedAtCollect = _accountedLow = _lastAccounted;
         _letGoAtCollect = Common.ReleasedMemory.Total;
         _resizedAtCollect = Common.ReleasedMemory.Resized;
         _lastCollectMs = Environment.TickCount64 - MinIntervalMs;
@@ -83,6 +90,18 @@ internal sealed class MemoryReclaimer : IDisposable
         => rss < previousRss + Settled && resized >= MinResized
            && sinceLastMs >= Math.Clamp(20 * lastPauseMs, MinIntervalMs, MaxIntervalMs);
 
+    /// <summary>
+    /// The rule after a load: the data (<paramref name="accounted"/>) grew by at least
+    /// <see cref="MinResized"/> and by at least half of what it was at the last collection
+    /// (<paramref name="accountedAtCollect"/>) since its lowest point after that collection
+    /// (<paramref name="accountedLow"/>), so a growing dataset is compacted a logarithmic number of
+    /// times; the resident size has settled and the pause interval of <see cref="ShouldCollect"/> has passed.
+    /// </summary>
+    public static bool ShouldCompactAfterDataGrowth(long rss, long previousRss, long accounted, long accountedLow,
+        long accountedAtCollect, long sinceLastMs, long lastPauseMs)
+        => rss < previousRss + Settled && accounted - accountedLow >= Math.Max(MinResized, accountedAtCollect / 2)
+           && sinceLastMs >= Math.Clamp(20 * lastPauseMs, MinIntervalMs, MaxIntervalMs);
+
     private void Tick()
     {
         if (Interlocked.Exchange(ref _busy, 1) == 1) return;
@@ -91,14 +110,18 @@ internal sealed class MemoryReclaimer : IDisposable
             long accounted = _accounted();
             if (accounted < _lastAccounted) _accountedDrops += _lastAccounted - accounted;
             _lastAccounted = accounted;
+            _accountedLow = Math.Min(_accountedLow, accounted);
             long letGo = _accountedDrops + Common.ReleasedMemory.Total;
             long now = Environment.TickCount64;
             long rss = Environment.WorkingSet, previousRss = _lastRss;
             _lastRss = rss;
             long resized = Common.ReleasedMemory.Resized;
             if (!ShouldCollect(rss, previousRss, accounted, letGo - _letGoAtCollect, now - _lastCollectMs, _lastPauseMs)
-                && !ShouldCompactAfterGrowth(rss, previousRss, resized - _resizedAtCollect, now - _lastCollectMs, _lastPauseMs)) return;
+                && !ShouldCompactAfterGrowth(rss, previousRss, resized - _resizedAtCollect, now - _lastCollectMs, _lastPauseMs)
+                && !ShouldCompactAfterDataGrowth(rss, previousRss, accounted, _accountedLow, _accountedAtCollect,
+                    now - _lastCollectMs, _lastPauseMs)) return;
             _letGoAtCollect = letGo;
+            _accountedAtCollect = _accountedLow = accounted;
             _resizedAtCollect = resized;
             // The large object heap too: freed big arrays are holes in it that only compaction returns.
             System.Runtime.GCSettings.LargeObjectHeapCompactionMode = System.Runtime.GCLargeObjectHeapCompactionMode.CompactOnce;

@@ -37,12 +37,29 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>Redis's listpack size cap (lpSafeToAdd): a packed hash that would grow past it converts.</summary>
     private const int MaxPackBytes = 1 << 30;
 
-    private byte[]? _pack;
+    // One field holds the storage, the packed bytes or the table, so that a small hash is a 48-byte
+    // object (the smallest MeteredValue's two fields and these three allow) plus its array. _pack and
+    // _table read it as the one or the other (null when it is not that one); they keep the names of
+    // the two fields they replaced.
+    private object? _data;
     private int _packUsed;
     // The packed form's field count; its sign bit set means entries carry a TTL (listpackEx), so a
     // hash without TTLs is no bigger than before they existed. ++ and -- keep the bit.
     private int _packCount;
-    private FieldTable? _table;
+
+    /// <summary>The packed form's bytes; null in the table form (and while empty).</summary>
+    private byte[]? _pack
+    {
+        get => _data as byte[];
+        set => _data = value;
+    }
+
+    /// <summary>The table form; null in the packed form.</summary>
+    private FieldTable? _table
+    {
+        get => _data as FieldTable;
+        set => _data = value;
+    }
 
     private const int TtlBytes = sizeof(long);
 
@@ -87,7 +104,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     public long DataBytes => _table?.DataBytes ?? _packUsed;
 
     public override long AllocatedBytes()
-        => BaseBytes + 24 + (_pack != null ? MemoryMeter.ArrayBytes(_pack.Length) : 0) + (_table?.AllocatedBytes() ?? 0);
+        => BaseBytes + 16 + (_pack != null ? MemoryMeter.ArrayBytes(_pack.Length) : 0) + (_table?.AllocatedBytes() ?? 0);
 
     // ---------------------------------------------------------------- reads
 
@@ -477,8 +494,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             pos += TtlBytes;
             if (at != 0) table.SetTtl(slot, at);
         }
-        _table = table;
-        _pack = null;
+        _table = table; // the packed bytes go with it
         _packUsed = 0;
         _packCount = 0;
     }

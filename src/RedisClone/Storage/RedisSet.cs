@@ -45,14 +45,20 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     public const int ScratchSize = 24;
 
     // One field holds the encoding's storage (a byte[] for the intset and the listpack, a
-    // MemberTable for the hashtable), so that a small set is a 40-byte object plus one array.
+    // MemberTable for the hashtable), and the encoding is not a field of its own: a MemberTable is
+    // the hashtable, and _used is negative in the intset. So a small set is a 48-byte object (the
+    // smallest the fields of MeteredValue and these three allow) plus one array.
     private object _data = Array.Empty<byte>();
     private int _count;           // intset and listpack: members
-    private int _used;            // listpack: bytes in use
-    private byte _kind;
-    private byte _width = 2;      // intset: bytes per integer (2, 4 or 8)
+    private int _used;            // listpack: bytes in use; intset: minus its bytes per integer (2, 4 or 8)
 
-    /// <summary>The intset's integers or the listpack's records (<see cref="_kind"/> says which storage <see cref="_data"/> is).</summary>
+    /// <summary>The encoding, from the storage: see <see cref="_used"/>.</summary>
+    private byte Kind => _data is MemberTable ? HashtableKind : _used < 0 ? IntsetKind : ListpackKind;
+
+    /// <summary>The intset's bytes per integer (2, 4 or 8).</summary>
+    private int Width => -_used;
+
+    /// <summary>The intset's integers or the listpack's records (<see cref="Kind"/> says which storage <see cref="_data"/> is).</summary>
     private byte[] Bytes
     {
         get => Unsafe.As<byte[]>(_data);
@@ -62,10 +68,11 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// <summary>The hashtable encoding's table.</summary>
     private MemberTable Table => Unsafe.As<MemberTable>(_data);
 
-    private RedisSet(byte kind) => _kind = kind;
+    /// <summary>An empty intset (2 bytes per integer) or listpack; a hashtable is made with its <see cref="MemberTable"/> in <see cref="_data"/>.</summary>
+    private RedisSet(byte kind) => _used = kind == IntsetKind ? -2 : 0;
 
     public override long AllocatedBytes()
-        => BaseBytes + 24 + (_kind == HashtableKind ? MemoryMeter.ObjectHeader + 64 + Table.AllocatedBytes() : MemoryMeter.ArrayBytes(Bytes.Length));
+        => BaseBytes + 16 + (Kind == HashtableKind ? MemoryMeter.ObjectHeader + 64 + Table.AllocatedBytes() : MemoryMeter.ArrayBytes(Bytes.Length));
 
     /// <summary>
     /// A new empty set for a key about to receive <paramref name="sizeHint"/> members, the first being
@@ -97,32 +104,31 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
 
     public string TypeName => "set";
 
-    public long FreeEffort => _kind == HashtableKind ? Table.Count : 1;
+    public long FreeEffort => Kind == HashtableKind ? Table.Count : 1;
 
-    public string Encoding => _kind switch
+    public string Encoding => Kind switch
     {
         IntsetKind => "intset",
         ListpackKind => "listpack",
         _ => "hashtable",
     };
 
-    public bool IsIntset => _kind == IntsetKind;
+    public bool IsIntset => Kind == IntsetKind;
 
-    public bool IsHashtable => _kind == HashtableKind;
+    public bool IsHashtable => Kind == HashtableKind;
 
     /// <summary>The intset's bytes per integer (2, 4 or 8): the widest it ever needed, as Redis's intset.</summary>
-    public int IntsetWidth => _width;
+    public int IntsetWidth => IsIntset ? Width : 2;
 
-    public int Count => _kind == HashtableKind ? Table.Count : _count;
+    public int Count => Kind == HashtableKind ? Table.Count : _count;
 
-    public IRedisValue DeepCopy() => new RedisSet(_kind)
+    public IRedisValue DeepCopy() => new RedisSet(Kind)
     {
-        _width = _width,
         _count = _count,
         _used = _used,
-        _data = _kind switch
+        _data = Kind switch
         {
-            IntsetKind => Bytes.AsSpan(0, _count * _width).ToArray(),
+            IntsetKind => Bytes.AsSpan(0, _count * Width).ToArray(),
             ListpackKind => Bytes.AsSpan(0, _used).ToArray(),
             _ => Table.Clone(),
         },
@@ -131,9 +137,9 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// <summary>Drops the unused capacity of a small encoding (after a set was built in one go).</summary>
     public void TrimExcess()
     {
-        int size = _kind switch
+        int size = Kind switch
         {
-            IntsetKind => _count * _width,
+            IntsetKind => _count * Width,
             ListpackKind => _used,
             _ => -1,
         };
@@ -144,7 +150,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
 
     public bool Contains(ReadOnlySpan<byte> member)
     {
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
                 return RedisNumbers.TryParseInt64(member, out long v) && IntFind(v) >= 0;
@@ -163,7 +169,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// </summary>
     public bool Add(ReadOnlySpan<byte> member, in Limits limits)
     {
-        switch (_kind)
+        switch (Kind)
         {
             case HashtableKind:
                 return Table.Add(member);
@@ -212,7 +218,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// </summary>
     public void PrepareForAdds(long sizeHint, in Limits limits)
     {
-        if ((_kind == ListpackKind && sizeHint > limits.ListpackEntries) || (_kind == IntsetKind && sizeHint > limits.IntsetEntries))
+        if ((Kind == ListpackKind && sizeHint > limits.ListpackEntries) || (Kind == IntsetKind && sizeHint > limits.IntsetEntries))
             ToHashtable((int)Math.Min(Math.Max(sizeHint, _count), 1 << 20));
     }
 
@@ -222,7 +228,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// </summary>
     public void ConvertToIntsetIfFits(in Limits limits)
     {
-        if (_kind == IntsetKind || Count > Math.Min(limits.IntsetEntries, IntsetHardLimit)) return;
+        if (Kind == IntsetKind || Count > Math.Min(limits.IntsetEntries, IntsetHardLimit)) return;
         var ints = new RedisSet(IntsetKind);
         ints.Bytes = new byte[2 * Math.Max(Count, 1)];
         Span<byte> scratch = stackalloc byte[ScratchSize];
@@ -232,17 +238,15 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
             RedisNumbers.TryParseInt64(member, out long v);
             ints.IntAdd(v);
         }
-        _kind = IntsetKind;
-        _width = ints._width;
         _count = ints._count;
         _data = ints._data;
-        _used = 0;
+        _used = ints._used; // the intset's width: the set is an intset from here
     }
 
     /// <summary>Removes <paramref name="member"/>; false when it was not there. The encoding stays.</summary>
     public bool Remove(ReadOnlySpan<byte> member)
     {
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
                 if (!RedisNumbers.TryParseInt64(member, out long v)) return false;
@@ -270,7 +274,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// </summary>
     public bool Next(ref int position, Span<byte> scratch, out ReadOnlySpan<byte> member)
     {
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
                 if (position >= _count)
@@ -304,7 +308,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// <summary>The member at <paramref name="position"/> (see <see cref="Next"/> for the scratch rules).</summary>
     public ReadOnlySpan<byte> MemberAt(int position, Span<byte> scratch)
     {
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
                 return scratch.Slice(0, RedisNumbers.FormatInt64(IntAt(position), scratch));
@@ -321,7 +325,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// <summary>The position of a uniformly random member; the set must not be empty.</summary>
     public int RandomPosition(Random random)
     {
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
                 return random.Next(_count);
@@ -341,7 +345,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     public void AllPositions(Span<int> positions)
     {
         int n = 0;
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
                 for (int i = 0; i < _count; i++) positions[i] = i;
@@ -363,10 +367,10 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// </summary>
     public void RemoveAt(int position)
     {
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
-                Bytes.AsSpan((position + 1) * _width, (_count - position - 1) * _width).CopyTo(Bytes.AsSpan(position * _width));
+                Bytes.AsSpan((position + 1) * Width, (_count - position - 1) * Width).CopyTo(Bytes.AsSpan(position * Width));
                 _count--;
                 break;
             case ListpackKind:
@@ -384,7 +388,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// <summary>An upper bound of the members' lengths, for bounding the size of a reply.</summary>
     public int MaxMemberLength()
     {
-        switch (_kind)
+        switch (Kind)
         {
             case IntsetKind:
                 return _count == 0 ? 0 : Math.Max(RedisNumbers.DigitCount(IntAt(0)), RedisNumbers.DigitCount(IntAt(_count - 1)));
@@ -408,7 +412,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
 
     // ---------------------------------------------------------------- intset
 
-    private long IntAt(int index) => _width switch
+    private long IntAt(int index) => Width switch
     {
         2 => BinaryPrimitives.ReadInt16LittleEndian(Bytes.AsSpan(index * 2)),
         4 => BinaryPrimitives.ReadInt32LittleEndian(Bytes.AsSpan(index * 4)),
@@ -437,7 +441,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     /// <summary>Index of <paramref name="value"/>, or the bitwise complement of where it would go.</summary>
     private int IntFind(long value)
     {
-        if (WidthOf(value) > _width) return value < 0 ? ~0 : ~_count;
+        if (WidthOf(value) > Width) return value < 0 ? ~0 : ~_count;
         int lo = 0, hi = _count - 1;
         while (lo <= hi)
         {
@@ -453,23 +457,23 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     private bool IntAdd(long value)
     {
         int width = WidthOf(value);
-        if (width > _width)
+        if (width > Width)
         {
             // Wider than every member: it is smaller or larger than all of them.
             // Same capacity in items: a set built in one SADD was sized for its members already.
-            var wider = new byte[Math.Max(_count + 1, Bytes.Length / _width) * width];
+            var wider = new byte[Math.Max(_count + 1, Bytes.Length / Width) * width];
             int shift = value < 0 ? 1 : 0;
             for (int i = 0; i < _count; i++) WriteInt(wider.AsSpan((i + shift) * width), width, IntAt(i));
             WriteInt(wider.AsSpan(value < 0 ? 0 : _count * width), width, value);
             Bytes = wider;
-            _width = (byte)width;
+            _used = -width;
             _count++;
             return true;
         }
         int index = IntFind(value);
         if (index >= 0) return false;
         index = ~index;
-        int w = _width;
+        int w = Width;
         if ((_count + 1) * w > Bytes.Length)
         {
             var grown = new byte[Grown(_count + 1, Bytes.Length / w) * w];
@@ -489,13 +493,12 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     {
         int count = _count;
         var ints = Bytes;
-        int width = _width;
+        int width = Width;
         int size = extra;
         for (int i = 0; i < count; i++) size += 1 + RedisNumbers.DigitCount(IntAt(i));
         Bytes = new byte[size];
-        _used = 0;
+        _used = 0; // the set is a listpack from here
         _count = 0;
-        _kind = ListpackKind;
         Span<byte> digits = stackalloc byte[ScratchSize];
         for (int i = 0; i < count; i++)
         {
@@ -587,6 +590,5 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
         _data = table;
         _count = 0;
         _used = 0;
-        _kind = HashtableKind;
     }
 }

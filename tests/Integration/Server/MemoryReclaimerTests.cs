@@ -46,4 +46,23 @@ public class MemoryReclaimerTests
     [InlineData(180, 180, 33, 9_000, 500, false)]
     public void ShouldCompactAfterGrowth_FollowsTheRule(long rssMb, long previousRssMb, long resizedMb, long sinceMs, long lastPauseMs, bool expected)
         => Assert.Equal(expected, MemoryReclaimer.ShouldCompactAfterGrowth(rssMb * MB, previousRssMb * MB, resizedMb * MB, sinceMs, lastPauseMs));
+
+    [Theory]
+    // 100,000 small hashes loaded into an empty server: the data grew 30 MB; the load is over.
+    [InlineData(100, 100, 30, 0, 0, 60_000, 10, true)]
+    // Still loading: the resident size grew 40 MB in the last second.
+    [InlineData(100, 60, 30, 0, 0, 60_000, 10, false)]
+    // Too little growth to be worth a pause.
+    [InlineData(100, 100, 12, 0, 0, 60_000, 10, false)]
+    // 1 GB of data compacted last time: 300 MB more is under half of it.
+    [InlineData(1500, 1500, 1300, 1000, 1000, 60_000, 10, false)]
+    [InlineData(1500, 1500, 1500, 1000, 1000, 60_000, 10, true)]
+    // Emptied (FLUSHALL) and loaded again: growth counts from the low.
+    [InlineData(1500, 1500, 600, 0, 1000, 60_000, 10, true)]
+    // Too soon after the last collection, which paused 500 ms.
+    [InlineData(100, 100, 30, 0, 0, 9_000, 500, false)]
+    public void ShouldCompactAfterDataGrowth_FollowsTheRule(long rssMb, long previousRssMb, long accountedMb, long lowMb,
+        long atCollectMb, long sinceMs, long lastPauseMs, bool expected)
+        => Assert.Equal(expected, MemoryReclaimer.ShouldCompactAfterDataGrowth(rssMb * MB, previousRssMb * MB, accountedMb * MB,
+            lowMb * MB, atCollectMb * MB, sinceMs, lastPauseMs));
 }
