@@ -40,6 +40,12 @@ internal sealed class MemoryReclaimer : IDisposable
     public const long MinGain = 64L << 20;
     /// <summary>Key table arrays replaced by larger ones (since the last collection) worth a collection once loading settles.</summary>
     public const long MinResized = 16L << 20;
+    /// <summary>
+    /// Above this much data the collections after growth are skipped: their pause grows with the
+    /// data (460 ms after loading 2,000,000 small hashes, 560 MB of used_memory, on the 2-core
+    /// development machine), and Redis has no such pause. Below it they stay under about 200 ms.
+    /// </summary>
+    public const long MaxGrowthCompaction = 256L << 20;
 
     private readonly Func<long> _accounted;
     private readonly Thread _thread;
@@ -102,6 +108,9 @@ internal sealed class MemoryReclaimer : IDisposable
         => rss < previousRss + Settled && accounted - accountedLow >= Math.Max(MinResized, accountedAtCollect / 2)
            && sinceLastMs >= Math.Clamp(20 * lastPauseMs, MinIntervalMs, MaxIntervalMs);
 
+    /// <summary>Whether the collections after growth may run with <paramref name="accounted"/> bytes of data (<see cref="MaxGrowthCompaction"/>).</summary>
+    public static bool GrowthCompactionAllowed(long accounted) => accounted <= MaxGrowthCompaction;
+
     private void Tick()
     {
         if (Interlocked.Exchange(ref _busy, 1) == 1) return;
@@ -117,9 +126,10 @@ internal sealed class MemoryReclaimer : IDisposable
             _lastRss = rss;
             long resized = Common.ReleasedMemory.Resized;
             if (!ShouldCollect(rss, previousRss, accounted, letGo - _letGoAtCollect, now - _lastCollectMs, _lastPauseMs)
-                && !ShouldCompactAfterGrowth(rss, previousRss, resized - _resizedAtCollect, now - _lastCollectMs, _lastPauseMs)
-                && !ShouldCompactAfterDataGrowth(rss, previousRss, accounted, _accountedLow, _accountedAtCollect,
-                    now - _lastCollectMs, _lastPauseMs)) return;
+                && !(GrowthCompactionAllowed(accounted)
+                     && (ShouldCompactAfterGrowth(rss, previousRss, resized - _resizedAtCollect, now - _lastCollectMs, _lastPauseMs)
+                         || ShouldCompactAfterDataGrowth(rss, previousRss, accounted, _accountedLow, _accountedAtCollect,
+                             now - _lastCollectMs, _lastPauseMs)))) return;
             _letGoAtCollect = letGo;
             _accountedAtCollect = _accountedLow = accounted;
             _resizedAtCollect = resized;

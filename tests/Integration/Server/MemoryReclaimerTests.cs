@@ -65,4 +65,12 @@ public class MemoryReclaimerTests
         long atCollectMb, long sinceMs, long lastPauseMs, bool expected)
         => Assert.Equal(expected, MemoryReclaimer.ShouldCompactAfterDataGrowth(rssMb * MB, previousRssMb * MB, accountedMb * MB,
             lowMb * MB, atCollectMb * MB, sinceMs, lastPauseMs));
+
+    [Theory]
+    [InlineData(100, true)]
+    [InlineData(256, true)]
+    [InlineData(257, false)]  // a bigger heap's compaction pauses for hundreds of milliseconds
+    [InlineData(4096, false)]
+    public void GrowthCompactionAllowed_OnlyUpTo256MBOfData(long accountedMb, bool expected)
+        => Assert.Equal(expected, MemoryReclaimer.GrowthCompactionAllowed(accountedMb * MB));
 }
