@@ -38,9 +38,8 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     private const int MaxPackBytes = 1 << 30;
 
     // One field holds the storage, the packed bytes or the table, so that a small hash is a 48-byte
-    // object (the smallest MeteredValue's two fields and these three allow) plus its array. _pack and
-    // _table read it as the one or the other (null when it is not that one); they keep the names of
-    // the two fields they replaced.
+    // object (the smallest MeteredValue's two fields and these three allow) plus its array. Pack and
+    // Table read it as the one or the other (null when it is not that one).
     private object? _data;
     private int _packUsed;
     // The packed form's field count; its sign bit set means entries carry a TTL (listpackEx), so a
@@ -48,14 +47,14 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     private int _packCount;
 
     /// <summary>The packed form's bytes; null in the table form (and while empty).</summary>
-    private byte[]? _pack
+    private byte[]? Pack
     {
         get => _data as byte[];
         set => _data = value;
     }
 
     /// <summary>The table form; null in the packed form.</summary>
-    private FieldTable? _table
+    private FieldTable? Table
     {
         get => _data as FieldTable;
         set => _data = value;
@@ -69,13 +68,13 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     private RedisHash(RedisHash other)
     {
-        if (other._table != null)
+        if (other.Table != null)
         {
-            _table = other._table.Clone();
+            Table = other.Table.Clone();
         }
-        else if (other._pack != null)
+        else if (other.Pack != null)
         {
-            _pack = other._pack.AsSpan(0, other._packUsed).ToArray();
+            Pack = other.Pack.AsSpan(0, other._packUsed).ToArray();
             _packUsed = other._packUsed;
             _packCount = other._packCount;
         }
@@ -88,23 +87,23 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     public string TypeName => "hash";
 
-    public string Encoding => _table == null ? "listpack" : "hashtable";
+    public string Encoding => Table == null ? "listpack" : "hashtable";
 
-    public long FreeEffort => _table == null ? 1 : Count;
+    public long FreeEffort => Table == null ? 1 : Count;
 
     public IRedisValue DeepCopy() => new RedisHash(this);
 
     /// <summary>True while the hash is in the packed (listpack) form.</summary>
-    public bool IsPacked => _table == null;
+    public bool IsPacked => Table == null;
 
     /// <summary>Fields stored, logically expired ones included (Redis's hashTypeLength(o, 0): what HLEN says).</summary>
-    public int Count => _table?.Count ?? PackCount;
+    public int Count => Table?.Count ?? PackCount;
 
     /// <summary>Bytes of field and value data held (for bounding replies built from random picks).</summary>
-    public long DataBytes => _table?.DataBytes ?? _packUsed;
+    public long DataBytes => Table?.DataBytes ?? _packUsed;
 
     public override long AllocatedBytes()
-        => BaseBytes + 16 + (_pack != null ? MemoryMeter.ArrayBytes(_pack.Length) : 0) + (_table?.AllocatedBytes() ?? 0);
+        => BaseBytes + 16 + (Pack != null ? MemoryMeter.ArrayBytes(Pack.Length) : 0) + (Table?.AllocatedBytes() ?? 0);
 
     // ---------------------------------------------------------------- reads
 
@@ -139,8 +138,8 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>The position of <paramref name="field"/>, or -1.</summary>
     public int Find(ReadOnlySpan<byte> field)
     {
-        if (_table != null) return _table.Find(field);
-        var pack = _pack;
+        if (Table != null) return Table.Find(field);
+        var pack = Pack;
         int ttl = PackHasTtl ? TtlBytes : 0;
         int pos = 0;
         while (pos < _packUsed)
@@ -158,10 +157,10 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>The position after <paramref name="pos"/> (-1 for the first), or -1 at the end.</summary>
     public int NextPosition(int pos)
     {
-        if (_table != null)
+        if (Table != null)
         {
-            for (int s = pos + 1; s < _table.SlotCount; s++)
-                if (_table.IsUsed(s)) return s;
+            for (int s = pos + 1; s < Table.SlotCount; s++)
+                if (Table.IsUsed(s)) return s;
             return -1;
         }
         if (pos < 0) return _packUsed > 0 ? 0 : -1;
@@ -171,17 +170,17 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     public ReadOnlySpan<byte> FieldAt(int pos)
     {
-        if (_table != null) return _table.FieldAt(pos);
-        ReadString(_pack!, pos, out int start, out int len);
-        return _pack.AsSpan(start, len);
+        if (Table != null) return Table.FieldAt(pos);
+        ReadString(Pack!, pos, out int start, out int len);
+        return Pack.AsSpan(start, len);
     }
 
     public ReadOnlySpan<byte> ValueAt(int pos)
     {
-        if (_table != null) return _table.ValueAt(pos);
-        int valuePos = SkipString(_pack!, pos);
-        ReadString(_pack!, valuePos, out int start, out int len);
-        return _pack.AsSpan(start, len);
+        if (Table != null) return Table.ValueAt(pos);
+        int valuePos = SkipString(Pack!, pos);
+        ReadString(Pack!, valuePos, out int start, out int len);
+        return Pack.AsSpan(start, len);
     }
 
     /// <summary>Every position, in iteration order.</summary>
@@ -197,12 +196,12 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// True when <see cref="RandomPosition"/> is cheap (a dense table); otherwise callers drawing many
     /// times should take <see cref="Positions"/> once and draw from it.
     /// </summary>
-    public bool HasCheapRandom => _table != null && _table.Count * 4 >= _table.SlotCount;
+    public bool HasCheapRandom => Table != null && Table.Count * 4 >= Table.SlotCount;
 
     /// <summary>A random position (the hash must not be empty): uniform while <see cref="HasCheapRandom"/>, nearly so otherwise.</summary>
     public int RandomPosition(Random random)
     {
-        if (_table != null) return _table.RandomSlot(random);
+        if (Table != null) return Table.RandomSlot(random);
         int skip = random.Next(PackCount);
         int pos = 0;
         for (int i = 0; i < skip; i++) pos = EntryEnd(pos);
@@ -212,10 +211,10 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     // ---------------------------------------------------------------- scanning the table form
 
     /// <summary>Slots to visit for a cursor walk: [0, ScanSlots). Zero in the packed form.</summary>
-    public int ScanSlots => _table?.SlotCount ?? 0;
+    public int ScanSlots => Table?.SlotCount ?? 0;
 
     /// <summary>True when table slot <paramref name="slot"/> holds a field.</summary>
-    public bool IsUsedSlot(int slot) => _table != null && _table.IsUsed(slot);
+    public bool IsUsedSlot(int slot) => Table != null && Table.IsUsed(slot);
 
     // ---------------------------------------------------------------- writes
 
@@ -226,7 +225,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// </summary>
     public void ConvertIfTooLong(int longest, long maxValue, long addedBytes)
     {
-        if (_table != null) return;
+        if (Table != null) return;
         if (longest > maxValue || _packUsed + addedBytes > MaxPackBytes) ConvertToTable();
     }
 
@@ -237,12 +236,12 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// </summary>
     public void ReservePacked(long encodedBytes)
     {
-        if (_table != null || _packUsed + encodedBytes > MaxPackBytes) return;
+        if (Table != null || _packUsed + encodedBytes > MaxPackBytes) return;
         int size = (int)((_packUsed + encodedBytes + 7) & ~7L);
-        if (_pack != null && _pack.Length >= size) return;
+        if (Pack != null && Pack.Length >= size) return;
         var bigger = new byte[size];
-        if (_pack != null) _pack.AsSpan(0, _packUsed).CopyTo(bigger);
-        _pack = bigger;
+        if (Pack != null) Pack.AsSpan(0, _packUsed).CopyTo(bigger);
+        Pack = bigger;
     }
 
     /// <summary>Bytes a string of <paramref name="length"/> bytes takes in the packed form.</summary>
@@ -257,25 +256,25 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// </summary>
     public bool Set(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value, long maxEntries, long maxValue, bool keepTtl = false)
     {
-        if (_table == null && (field.Length > maxValue || value.Length > maxValue)) ConvertToTable();
-        if (_table != null)
+        if (Table == null && (field.Length > maxValue || value.Length > maxValue)) ConvertToTable();
+        if (Table != null)
         {
             int hash = KeyTable.HashOf(field);
-            int slot = _table.Find(field, hash);
+            int slot = Table.Find(field, hash);
             if (slot >= 0)
             {
-                _table.SetValue(slot, value);
-                if (!keepTtl) _table.SetTtl(slot, 0);
+                Table.SetValue(slot, value);
+                if (!keepTtl) Table.SetTtl(slot, 0);
                 return false;
             }
-            _table.Add(field, value, hash);
+            Table.Add(field, value, hash);
             return true;
         }
 
         int pos = Find(field);
         if (pos >= 0)
         {
-            ReplaceString(SkipString(_pack!, pos), value);
+            ReplaceString(SkipString(Pack!, pos), value);
             if (!keepTtl && PackHasTtl && PackedTtlAt(pos) != 0) MovePacked(pos, 0);
             return false;
         }
@@ -292,15 +291,15 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// </summary>
     public void SetValueAt(int pos, ReadOnlySpan<byte> value, long maxValue)
     {
-        if (_table == null && (value.Length > maxValue || FieldAt(pos).Length > maxValue))
+        if (Table == null && (value.Length > maxValue || FieldAt(pos).Length > maxValue))
         {
             // The position is an offset into the packed form: find the field again after converting.
             var field = FieldAt(pos).ToArray();
             ConvertToTable();
-            pos = _table!.Find(field);
+            pos = Table!.Find(field);
         }
-        if (_table != null) _table.SetValue(pos, value);
-        else ReplaceString(SkipString(_pack!, pos), value);
+        if (Table != null) Table.SetValue(pos, value);
+        else ReplaceString(SkipString(Pack!, pos), value);
     }
 
     /// <summary>Removes <paramref name="field"/>; false when it was absent.</summary>
@@ -315,13 +314,13 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>Removes the field at <paramref name="pos"/> (other positions of the packed form move).</summary>
     public void RemoveAt(int pos)
     {
-        if (_table != null)
+        if (Table != null)
         {
-            _table.RemoveAt(pos);
+            Table.RemoveAt(pos);
             return;
         }
         int end = EntryEnd(pos);
-        _pack.AsSpan(end, _packUsed - end).CopyTo(_pack.AsSpan(pos));
+        Pack.AsSpan(end, _packUsed - end).CopyTo(Pack.AsSpan(pos));
         _packUsed -= end - pos;
         _packCount--;
         if (PackCount == 0) _packCount = 0; // an emptied packed hash forgets its TTL layout
@@ -338,13 +337,13 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     {
         get
         {
-            if (_table != null) return _table.MinTtl;
+            if (Table != null) return Table.MinTtl;
             return PackHasTtl && _packUsed > 0 ? PackedTtlAt(0) : 0;
         }
     }
 
     /// <summary>The TTL (Unix ms) of the field at <paramref name="pos"/>, 0 when it has none.</summary>
-    public long ExpiryAt(int pos) => _table != null ? _table.TtlAt(pos) : PackHasTtl ? PackedTtlAt(pos) : 0;
+    public long ExpiryAt(int pos) => Table != null ? Table.TtlAt(pos) : PackHasTtl ? PackedTtlAt(pos) : 0;
 
     /// <summary>Redis's expiry test for a field TTL: set, and strictly before <paramref name="nowMs"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -360,9 +359,9 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// </summary>
     public void SetExpiryAt(int pos, long expireAt)
     {
-        if (_table != null)
+        if (Table != null)
         {
-            _table.SetTtl(pos, expireAt);
+            Table.SetTtl(pos, expireAt);
             return;
         }
         if (expireAt == 0 && (!PackHasTtl || PackedTtlAt(pos) == 0)) return; // no TTL to remove: nothing moves
@@ -382,7 +381,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// </summary>
     public int CountExpired(long nowMs)
     {
-        if (_table != null) return _table.CountTtlsBefore(nowMs);
+        if (Table != null) return Table.CountTtlsBefore(nowMs);
         if (!PackHasTtl) return 0;
         int n = 0;
         for (int pos = FirstPosition(); pos >= 0; pos = NextPosition(pos))
@@ -401,7 +400,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     {
         long min = MinExpiry;
         if (!IsExpired(min, nowMs)) return -1;
-        return _table != null ? _table.MinTtlSlot : 0;
+        return Table != null ? Table.MinTtlSlot : 0;
     }
 
     /// <summary>
@@ -423,7 +422,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>Switches the packed form to entries with a TTL (all none), keeping their order.</summary>
     private void EnablePackedTtls()
     {
-        var old = _pack;
+        var old = Pack;
         int used = _packUsed, count = PackCount;
         var fresh = new byte[(used + count * TtlBytes + 7) & ~7];
         int pos = 0, at = 0;
@@ -436,7 +435,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             at += TtlBytes;
             pos = end;
         }
-        _pack = fresh;
+        Pack = fresh;
         _packUsed = at;
         _packCount = count | int.MinValue;
     }
@@ -449,9 +448,9 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     private void MovePacked(int pos, long expireAt)
     {
         int end = EntryEnd(pos);
-        var entry = _pack.AsSpan(pos, end - pos).ToArray();
+        var entry = Pack.AsSpan(pos, end - pos).ToArray();
         BinaryPrimitives.WriteInt64LittleEndian(entry.AsSpan(entry.Length - TtlBytes), expireAt);
-        _pack.AsSpan(end, _packUsed - end).CopyTo(_pack.AsSpan(pos));
+        Pack.AsSpan(end, _packUsed - end).CopyTo(Pack.AsSpan(pos));
         _packUsed -= entry.Length;
         int at = _packUsed;
         if (expireAt != 0)
@@ -466,22 +465,22 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
                 }
             }
         }
-        _pack.AsSpan(at, _packUsed - at).CopyTo(_pack.AsSpan(at + entry.Length));
-        entry.CopyTo(_pack.AsSpan(at));
+        Pack.AsSpan(at, _packUsed - at).CopyTo(Pack.AsSpan(at + entry.Length));
+        entry.CopyTo(Pack.AsSpan(at));
         _packUsed += entry.Length;
     }
 
     /// <summary>The byte after the packed entry at <paramref name="pos"/> (field, value, and TTL when the layout has them).</summary>
-    private int EntryEnd(int pos) => SkipString(_pack!, SkipString(_pack!, pos)) + (PackHasTtl ? TtlBytes : 0);
+    private int EntryEnd(int pos) => SkipString(Pack!, SkipString(Pack!, pos)) + (PackHasTtl ? TtlBytes : 0);
 
-    private long PackedTtlAt(int pos) => BinaryPrimitives.ReadInt64LittleEndian(_pack.AsSpan(EntryEnd(pos) - TtlBytes));
+    private long PackedTtlAt(int pos) => BinaryPrimitives.ReadInt64LittleEndian(Pack.AsSpan(EntryEnd(pos) - TtlBytes));
 
     /// <summary>Switches to the table form, keeping the packed order as the slot order.</summary>
     public void ConvertToTable()
     {
-        if (_table != null) return;
+        if (Table != null) return;
         var table = new FieldTable(PackCount);
-        var pack = _pack;
+        var pack = Pack;
         bool ttls = PackHasTtl;
         int pos = 0;
         while (pos < _packUsed)
@@ -494,7 +493,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
             pos += TtlBytes;
             if (at != 0) table.SetTtl(slot, at);
         }
-        _table = table; // the packed bytes go with it
+        Table = table; // the packed bytes go with it
         _packUsed = 0;
         _packCount = 0;
     }
@@ -506,11 +505,11 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         int ttl = PackHasTtl ? TtlBytes : 0;
         int need = VarLen(field.Length) + field.Length + VarLen(value.Length) + value.Length + ttl;
         EnsurePack(_packUsed + need);
-        int pos = WriteString(_pack!, _packUsed, field);
-        _packUsed = WriteString(_pack!, pos, value);
+        int pos = WriteString(Pack!, _packUsed, field);
+        _packUsed = WriteString(Pack!, pos, value);
         if (ttl != 0)
         {
-            BinaryPrimitives.WriteInt64LittleEndian(_pack.AsSpan(_packUsed), 0);
+            BinaryPrimitives.WriteInt64LittleEndian(Pack.AsSpan(_packUsed), 0);
             _packUsed += ttl;
         }
         _packCount++;
@@ -519,11 +518,11 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     /// <summary>Replaces the string at <paramref name="pos"/>, moving the bytes after it when its size changes.</summary>
     private void ReplaceString(int pos, ReadOnlySpan<byte> value)
     {
-        int oldEnd = SkipString(_pack!, pos);
+        int oldEnd = SkipString(Pack!, pos);
         int newSize = VarLen(value.Length) + value.Length;
         int delta = newSize - (oldEnd - pos);
         if (delta > 0) EnsurePack(_packUsed + delta);
-        var pack = _pack!;
+        var pack = Pack!;
         if (delta != 0) pack.AsSpan(oldEnd, _packUsed - oldEnd).CopyTo(pack.AsSpan(oldEnd + delta));
         WriteString(pack, pos, value);
         _packUsed += delta;
@@ -532,21 +531,21 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     private void EnsurePack(int size)
     {
-        if (_pack != null && _pack.Length >= size) return;
+        if (Pack != null && Pack.Length >= size) return;
         // A quarter of headroom: incremental HSETs stay amortized O(1) copies per byte while a hash
         // written in one command (the common case) gets an array of nearly its exact size.
-        int current = _pack?.Length ?? 0;
+        int current = Pack?.Length ?? 0;
         long grown = Math.Max(size, current + current / 4);
         grown = (grown + 7) & ~7L;
         var bigger = new byte[Math.Min(grown, Array.MaxLength)];
-        if (_pack != null) _pack.AsSpan(0, _packUsed).CopyTo(bigger);
-        _pack = bigger;
+        if (Pack != null) Pack.AsSpan(0, _packUsed).CopyTo(bigger);
+        Pack = bigger;
     }
 
     private void ShrinkPackIfSparse()
     {
-        if (_pack == null || _pack.Length <= 64 || _packUsed * 2 >= _pack.Length) return;
-        _pack = _pack.AsSpan(0, _packUsed).ToArray();
+        if (Pack == null || Pack.Length <= 64 || _packUsed * 2 >= Pack.Length) return;
+        Pack = Pack.AsSpan(0, _packUsed).ToArray();
     }
 
     /// <summary>Reads the length prefix at <paramref name="pos"/>; returns the position after the string.</summary>
