@@ -100,7 +100,7 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
     // ------------------------------------------------------------------ start and stop
 
     /// <summary>Listens on the bus port on each bind address (as the data port binds them); throws when one cannot be bound.</summary>
-    public void Start(string[] bind, bool systemChosenPort)
+    public void Bind(string[] bind, bool systemChosenPort)
     {
         // A data port the system chose gets a bus port the system chooses (unless cluster-port says one).
         bool anyPort = systemChosenPort && _server.Config.Number("cluster-port") == 0;
@@ -147,6 +147,16 @@ internal sealed class ClusterBus : IBusHandler, IDisposable
             _state.RefreshMyself();
             _state.SaveOrThrow(); // nodes.conf names the bus port actually bound
         }
+    }
+
+    /// <summary>
+    /// Accepts the peers' connections, once the data has loaded: as in Redis, whose event loop
+    /// serves the bus only after loadDataFromDisk, no message (an UPDATE making this node a replica,
+    /// a slot count) is handled while the keyspace is still being filled. Peers that connect
+    /// meanwhile wait in the listen backlog.
+    /// </summary>
+    public void StartAccepting()
+    {
         foreach (var l in _listeners) l.Start();
     }
 

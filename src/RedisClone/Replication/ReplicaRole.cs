@@ -156,7 +156,13 @@ internal sealed class ReplicaRole
             CachedStreamDb = Math.Max(0, result.ReplicationStreamDb);
             HasCachedMaster = true;
         }
-        lock (_lock) StartLinkLocked(Task.CompletedTask);
+        lock (_lock)
+        {
+            // Only if nothing started one meanwhile: two links to one master run two syncs at once,
+            // and each one's transfer fails on the other's temp file, endlessly.
+            if (_host == null || _link != null) return;
+            StartLinkLocked(Task.CompletedTask);
+        }
         PromotionWarmup.Start();
     }
 

@@ -487,7 +487,7 @@ internal sealed class RedisServer : IAsyncDisposable
                 // tls-cluster: the bus's handshakes with the TLS context current at each connection.
                 bus.UseTls(() => Tls?.Options(Config.TlsAuthClients),
                     host => Tls?.ClientOptions(host, TlsContext.LoadClientCertificate(Config)));
-                bus.Start(Options.Bind, systemChosenPort: Options.Port == 0);
+                bus.Bind(Options.Bind, systemChosenPort: Options.Port == 0);
                 Cluster.Bus = bus;
             }
         }
@@ -556,6 +556,7 @@ internal sealed class RedisServer : IAsyncDisposable
             Rdb.Loading = false;
         }
         Replica.StartAfterLoad(_startupLoad);
+        Cluster?.Bus?.StartAccepting();
         // A thread of its own, made now: a timer would run on the thread pool, which may need a new
         // thread at a moment the process has no descriptors or memory to spare for one.
         _cron = new Thread(() =>

@@ -56,6 +56,53 @@ public sealed class ClusterBusTests
     }
 
     [Fact]
+    public async Task Restart_WhileItsDataLoads_BusAnswersNoPeerUntilLoaded()
+    {
+        // A node with 300 keys saved; restarted with 10 ms per key to load (3 s), a peer meets it meanwhile.
+        string dir = Directory.CreateTempSubdirectory("clu-load-").FullName;
+        int port = OurCluster.PickPortPair();
+        string[] args = ["--port", port.ToString(), "--cluster-enabled", "yes", "--dir", dir,
+            "--cluster-config-file", Path.Combine(dir, "nodes.conf"), "--cluster-node-timeout", "15000"];
+        await using (var first = TestServer.Start(2, args))
+        {
+            using var client = first.Connect();
+            Assert.Equal("+OK\r\n", client.Call("CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
+            await Eventually.WaitFor(() => Text(first, "CLUSTER", "INFO").Contains("cluster_state:ok"), () => Text(first, "CLUSTER", "INFO"), seconds: 30);
+            for (int k = 0; k < 300; k++) Assert.Equal("+OK\r\n", client.Call("SET", $"{{x}}{k}", "v"));
+            Assert.Equal("+OK\r\n", client.Call("SAVE"));
+        }
+        await using var peer = OurCluster.Start(1, 15000);
+        var loading = Task.Run(() => TestServer.Start(2, [.. args, "--key-load-delay", "10000"]));
+        TestServer? restarted = null;
+        try
+        {
+            string Persistence() { using var r = new RespClient(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, port)); return r.Call("INFO", "persistence"); }
+            await Eventually.WaitFor(() => { try { return Persistence().Contains("loading:1"); } catch (System.Net.Sockets.SocketException) { return false; } },
+                () => "the restarted node never reported loading", seconds: 30);
+            Assert.Equal("+OK", peer.Call(0, "CLUSTER", "MEET", "127.0.0.1", port.ToString()));
+            await Task.Delay(1000); // the peer's cron connects and sends MEET within 100 ms
+            string during = peer.Call(0, "CLUSTER", "NODES");
+            Assert.Contains("loading:1", Persistence()); // still loading: the view above was taken during the load
+            // Only the handshake entry: the loading node answered nothing, so the peer knows no name for it.
+            Assert.Contains("handshake", during);
+            Assert.Equal(2, during.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length);
+
+            restarted = await loading;
+            Assert.Equal(":300", Text(restarted, "DBSIZE"));
+            string id = Text(restarted, "CLUSTER", "MYID");
+            await Eventually.WaitFor(() => peer.Call(0, "CLUSTER", "NODES").Contains($"{id} 127.0.0.1:{port}@{port + 10000} master"),
+                () => peer.Call(0, "CLUSTER", "NODES"), seconds: 30);
+        }
+        finally
+        {
+            try { restarted ??= await loading; } catch (Exception) { }
+            if (restarted != null) await restarted.DisposeAsync();
+        }
+    }
+
+    private static string Text(TestServer s, params string[] args) => OurCluster.Text(s.Connect(), args);
+
+    [Fact]
     public async Task FailureDetection_NodeStopped_OthersMarkItFailAndStateFails()
     {
         await using var c = OurCluster.Start(3, nodeTimeoutMs: 1000);

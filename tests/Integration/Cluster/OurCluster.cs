@@ -36,7 +36,8 @@ internal sealed class OurCluster : IAsyncDisposable
             {
                 string[] args = ["--port", port.ToString(), "--cluster-enabled", "yes",
                     "--cluster-config-file", Path.Combine(_dir, $"nodes-{_nodes.Count}-{port}.conf"),
-                    "--cluster-node-timeout", nodeTimeoutMs.ToString()];
+                    "--cluster-node-timeout", nodeTimeoutMs.ToString(),
+                    "--logfile", Path.Combine(_dir, $"node-{_nodes.Count}-{port}.log")];
                 var s = TestServer.Start(2, args);
                 _nodes.Add(s);
                 _args.Add(args);
@@ -159,7 +160,8 @@ internal sealed class OurCluster : IAsyncDisposable
     }
 
     public string Describe()
-        => string.Join("\n----\n", _nodes.Where(n => n != null).Select(n => $"{n!.Port}:\n{Text(n.Connect(), "CLUSTER", "NODES")}\n{Text(n.Connect(), "CLUSTER", "INFO")}"));
+        => string.Join("\n----\n", _nodes.Where(n => n != null).Select(n => $"{n!.Port}:\n{Text(n.Connect(), "CLUSTER", "NODES")}\n{Text(n.Connect(), "CLUSTER", "INFO")}\n{Text(n.Connect(), "INFO", "replication")}"))
+           + "\n----\n" + string.Join("\n----\n", Directory.GetFiles(_dir, "*.log").Select(f => $"{f}:\n" + string.Join('\n', File.ReadLines(f).TakeLast(60))));
 
     /// <summary>A port in 30000-32999 such that it and port + 10000 are free now.</summary>
     public static int PickPortPair() => PickPortPair(30000, 33000);

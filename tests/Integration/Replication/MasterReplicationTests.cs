@@ -733,6 +733,24 @@ public class MasterReplicationTests
         Assert.Equal(":1\r\n", master.ReadReply());
     }
 
+    /// <summary>
+    /// A master set before the start-up load ended (a cluster's UPDATE did it) keeps its one link:
+    /// the end of the load starts none beside it (two ran two syncs at once, each failing on the other's temp file).
+    /// </summary>
+    [Fact]
+    public async Task StartAfterLoad_LinkAlreadyStarted_NoSecondLink()
+    {
+        await using var server = TestServer.Start(2);
+        var role = server.Server.Replica;
+        Assert.True(role.SetMaster("127.0.0.1", 1));
+        var link = role.Link;
+        Assert.NotNull(link);
+        role.StartAfterLoad(null);
+        Assert.Same(link, role.Link);
+        Assert.False(link!.Completion.IsCompleted);
+        Assert.True(role.UnsetMaster());
+    }
+
     /// <summary>SHUTDOWN with a replica behind: the master asks it for an ACK (GETACK) and waits up to shutdown-timeout before it goes.</summary>
     [Fact]
     public async Task Shutdown_ReplicaBehind_AskedForAckBeforeTheStop()
