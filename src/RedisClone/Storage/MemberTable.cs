@@ -189,7 +189,7 @@ internal sealed class MemberTable
     private ReadOnlySpan<byte> Record(long data)
     {
         var chunk = _arena.ChunkOf(data, out int offset);
-        int length = ReadLength(chunk, ref offset);
+        int length = Leb128.Read(chunk, ref offset);
         return new ReadOnlySpan<byte>(chunk, offset, length);
     }
 
@@ -198,15 +198,15 @@ internal sealed class MemberTable
     {
         var chunk = arena.ChunkOf(data, out int offset);
         int start = offset;
-        int length = ReadLength(chunk, ref offset);
+        int length = Leb128.Read(chunk, ref offset);
         return offset - start + length;
     }
 
     /// <summary>Copies <paramref name="member"/> into the arena as a length-prefixed record; returns its reference.</summary>
     private long Append(ReadOnlySpan<byte> member)
     {
-        long handle = _arena.Allocate(LengthSize(member.Length) + member.Length, out var chunk, out int at);
-        WriteLength(chunk, ref at, member.Length);
+        long handle = _arena.Allocate(Leb128.Size(member.Length) + member.Length, out var chunk, out int at);
+        Leb128.Write(chunk, ref at, member.Length);
         member.CopyTo(chunk.AsSpan(at));
         return ArenaFlag | handle;
     }
@@ -221,31 +221,6 @@ internal sealed class MemberTable
             if (e.Next < -1 || e.Data >= 0) continue;
             var chunk = old.ChunkOf(e.Data, out int offset);
             e.Data = ArenaFlag | _arena.Append(new ReadOnlySpan<byte>(chunk, offset, RecordSize(old, e.Data)));
-        }
-    }
-
-    private static int LengthSize(int length) => length < 0x80 ? 1 : length < 0x4000 ? 2 : length < 0x200000 ? 3 : length < 0x10000000 ? 4 : 5;
-
-    private static void WriteLength(byte[] chunk, ref int at, int length)
-    {
-        uint v = (uint)length;
-        while (v >= 0x80)
-        {
-            chunk[at++] = (byte)(v | 0x80);
-            v >>= 7;
-        }
-        chunk[at++] = (byte)v;
-    }
-
-    private static int ReadLength(byte[] chunk, ref int at)
-    {
-        int result = 0, shift = 0;
-        while (true)
-        {
-            byte b = chunk[at++];
-            result |= (b & 0x7F) << shift;
-            if (b < 0x80) return result;
-            shift += 7;
         }
     }
 

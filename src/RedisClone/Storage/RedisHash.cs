@@ -245,7 +245,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     }
 
     /// <summary>Bytes a string of <paramref name="length"/> bytes takes in the packed form.</summary>
-    public static long EncodedLength(int length) => VarLen(length) + (long)length;
+    public static long EncodedLength(int length) => Leb128.Size(length) + (long)length;
 
     /// <summary>
     /// Sets <paramref name="field"/> to <paramref name="value"/>; true when the field is new. Converts
@@ -503,7 +503,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     private void AppendPair(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
     {
         int ttl = PackHasTtl ? TtlBytes : 0;
-        int need = VarLen(field.Length) + field.Length + VarLen(value.Length) + value.Length + ttl;
+        int need = Leb128.Size(field.Length) + field.Length + Leb128.Size(value.Length) + value.Length + ttl;
         EnsurePack(_packUsed + need);
         int pos = WriteString(Pack!, _packUsed, field);
         _packUsed = WriteString(Pack!, pos, value);
@@ -519,7 +519,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     private void ReplaceString(int pos, ReadOnlySpan<byte> value)
     {
         int oldEnd = SkipString(Pack!, pos);
-        int newSize = VarLen(value.Length) + value.Length;
+        int newSize = Leb128.Size(value.Length) + value.Length;
         int delta = newSize - (oldEnd - pos);
         if (delta > 0) EnsurePack(_packUsed + delta);
         var pack = Pack!;
@@ -552,14 +552,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int ReadString(byte[] pack, int pos, out int start, out int length)
     {
-        int len = 0, shift = 0;
-        byte b;
-        do
-        {
-            b = pack[pos++];
-            len |= (b & 0x7F) << shift;
-            shift += 7;
-        } while (b >= 0x80);
+        int len = Leb128.Read(pack, ref pos);
         start = pos;
         length = len;
         return pos + len;
@@ -569,32 +562,9 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
 
     private static int WriteString(byte[] pack, int pos, ReadOnlySpan<byte> s)
     {
-        pos = WriteVarLen(pack, pos, s.Length);
+        Leb128.Write(pack, ref pos, s.Length);
         s.CopyTo(pack.AsSpan(pos));
         return pos + s.Length;
-    }
-
-    internal static int VarLen(int length)
-    {
-        int n = 1;
-        while (length >= 0x80)
-        {
-            length >>= 7;
-            n++;
-        }
-        return n;
-    }
-
-    private static int WriteVarLen(Span<byte> dest, int pos, int length)
-    {
-        uint v = (uint)length;
-        while (v >= 0x80)
-        {
-            dest[pos++] = (byte)(v | 0x80);
-            v >>= 7;
-        }
-        dest[pos++] = (byte)v;
-        return pos;
     }
 
     // ---------------------------------------------------------------- table form
@@ -783,7 +753,7 @@ internal sealed class RedisHash : MeteredValue, IRedisValue
         /// <summary>Copies a record of <paramref name="field"/> and <paramref name="value"/> into the arena; returns its reference.</summary>
         private long Append(ReadOnlySpan<byte> field, ReadOnlySpan<byte> value)
         {
-            long wide = VarLen(field.Length) + (long)field.Length + VarLen(value.Length) + value.Length;
+            long wide = Leb128.Size(field.Length) + (long)field.Length + Leb128.Size(value.Length) + value.Length;
             if (wide > Array.MaxLength) throw new OutOfMemoryException(); // a field and a value are each at most 512 MB
             long data = _arena.Allocate((int)wide, out var chunk, out int offset);
             WriteString(chunk, WriteString(chunk, offset, field), value);

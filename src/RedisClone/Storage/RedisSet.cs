@@ -522,7 +522,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
         while (offset < _used)
         {
             int start = offset;
-            int length = ReadLength(bytes, ref offset);
+            int length = Leb128.Read(bytes, ref offset);
             if (length == member.Length && bytes.AsSpan(offset, length).SequenceEqual(member)) return start;
             offset += length;
         }
@@ -531,7 +531,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
 
     private ReadOnlySpan<byte> ListRecord(scoped ref int offset)
     {
-        int length = ReadLength(Bytes, ref offset);
+        int length = Leb128.Read(Bytes, ref offset);
         var record = new ReadOnlySpan<byte>(Bytes, offset, length);
         offset += length;
         return record;
@@ -539,13 +539,13 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
 
     private int ListSkip(int offset)
     {
-        int length = ReadLength(Bytes, ref offset);
+        int length = Leb128.Read(Bytes, ref offset);
         return offset + length;
     }
 
     private void ListAppend(ReadOnlySpan<byte> member)
     {
-        int size = LengthSize(member.Length) + member.Length;
+        int size = Leb128.Size(member.Length) + member.Length;
         if (_used + size > Bytes.Length)
         {
             var grown = new byte[Grown(_used + size, Bytes.Length)];
@@ -553,30 +553,10 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
             Bytes = grown;
         }
         int at = _used;
-        uint v = (uint)member.Length;
-        while (v >= 0x80)
-        {
-            Bytes[at++] = (byte)(v | 0x80);
-            v >>= 7;
-        }
-        Bytes[at++] = (byte)v;
+        Leb128.Write(Bytes, ref at, member.Length);
         member.CopyTo(Bytes.AsSpan(at));
         _used = at + member.Length;
         _count++;
-    }
-
-    private static int LengthSize(int length) => length < 0x80 ? 1 : length < 0x4000 ? 2 : length < 0x200000 ? 3 : length < 0x10000000 ? 4 : 5;
-
-    private static int ReadLength(byte[] bytes, ref int at)
-    {
-        int result = 0, shift = 0;
-        while (true)
-        {
-            byte b = bytes[at++];
-            result |= (b & 0x7F) << shift;
-            if (b < 0x80) return result;
-            shift += 7;
-        }
     }
 
     // ---------------------------------------------------------------- hashtable

@@ -73,8 +73,8 @@ internal struct SortedSetPack
     /// <summary>The size an entry for a member of <paramref name="length"/> bytes takes.</summary>
     public static long EntrySize(long length)
     {
-        long head = MaxScoreSize + VarintSize(length) + length;
-        return head + VarintSize(head);
+        long head = MaxScoreSize + Leb128.Size(length) + length;
+        return head + Leb128.Size(head);
     }
 
     // ---------------------------------------------------------------- positions
@@ -87,7 +87,7 @@ internal struct SortedSetPack
     public readonly int Next(int position)
     {
         int at = position + ScoreSize(_bytes[position]);
-        int length = ReadVarint(_bytes, ref at);
+        int length = Leb128.Read(_bytes, ref at);
         at += length;
         at += BackSize(at - position);
         return at >= _used ? -1 : at;
@@ -125,7 +125,7 @@ internal struct SortedSetPack
     public readonly ReadOnlySpan<byte> MemberAt(int position)
     {
         int at = position + ScoreSize(_bytes[position]);
-        int length = ReadVarint(_bytes, ref at);
+        int length = Leb128.Read(_bytes, ref at);
         return new ReadOnlySpan<byte>(_bytes, at, length);
     }
 
@@ -170,7 +170,7 @@ internal struct SortedSetPack
             }
         }
 
-        int head = EncodedScoreSize(score) + VarintSize(member.Length) + member.Length;
+        int head = EncodedScoreSize(score) + Leb128.Size(member.Length) + member.Length;
         int size = head + BackSize(head);
         if (_used + size > _bytes.Length)
         {
@@ -192,7 +192,7 @@ internal struct SortedSetPack
     /// <summary>Appends a member known to be absent and to sort after every entry (building from an ordered source).</summary>
     public void Append(ReadOnlySpan<byte> member, double score)
     {
-        int head = EncodedScoreSize(score) + VarintSize(member.Length) + member.Length;
+        int head = EncodedScoreSize(score) + Leb128.Size(member.Length) + member.Length;
         int size = head + BackSize(head);
         if (_used + size > _bytes.Length) Resize(Grown(_used + size));
         WriteEntry(_bytes.AsSpan(_used, size), member, score, head);
@@ -219,7 +219,7 @@ internal struct SortedSetPack
     private static void WriteEntry(Span<byte> entry, ReadOnlySpan<byte> member, double score, int head)
     {
         int w = WriteScore(entry, score);
-        WriteVarint(entry, ref w, member.Length);
+        Leb128.Write(entry, ref w, member.Length);
         member.CopyTo(entry.Slice(w));
         WriteBackSize(entry.Slice(w + member.Length), head);
     }
@@ -271,38 +271,13 @@ internal struct SortedSetPack
 
     // ---------------------------------------------------------------- varints
 
-    private static int VarintSize(long value) => value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
-
     /// <summary>The size of the trailing size field of an entry whose head is <paramref name="head"/> bytes.</summary>
-    private static int BackSize(int head) => VarintSize(head);
-
-    private static int ReadVarint(byte[] bytes, ref int at)
-    {
-        int result = 0, shift = 0;
-        while (true)
-        {
-            byte b = bytes[at++];
-            result |= (b & 0x7F) << shift;
-            if (b < 0x80) return result;
-            shift += 7;
-        }
-    }
-
-    private static void WriteVarint(Span<byte> dest, ref int at, int value)
-    {
-        uint v = (uint)value;
-        while (v >= 0x80)
-        {
-            dest[at++] = (byte)(v | 0x80);
-            v >>= 7;
-        }
-        dest[at++] = (byte)v;
-    }
+    private static int BackSize(int head) => Leb128.Size(head);
 
     /// <summary>Writes <paramref name="value"/> as a varint read backwards: the last byte holds the lowest 7 bits.</summary>
     private static void WriteBackSize(Span<byte> dest, int value)
     {
-        int n = VarintSize(value);
+        int n = Leb128.Size(value);
         uint v = (uint)value;
         for (int i = n - 1; i >= 0; i--)
         {
