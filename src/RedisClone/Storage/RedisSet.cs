@@ -72,7 +72,7 @@ internal sealed class RedisSet : MeteredValue, IRedisValue
     private RedisSet(byte kind) => _used = kind == IntsetKind ? -2 : 0;
 
     public override long AllocatedBytes()
-        => BaseBytes + 16 + (Kind == HashtableKind ? MemoryMeter.ObjectHeader + 64 + Table.AllocatedBytes() : MemoryMeter.ArrayBytes(Bytes.Length));
+        => BaseBytes + 16 + (Kind == HashtableKind ? Table.AllocatedBytes() : MemoryMeter.ArrayBytes(Bytes.Length));
 
     /// <summary>
     /// A new empty set for a key about to receive <paramref name="sizeHint"/> members, the first being

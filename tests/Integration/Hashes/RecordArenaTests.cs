@@ -235,3 +235,19 @@ public class RecordArenaTests
         Assert.Equal(1001, copy.Count);
     }
 }
+
+/// <summary>MEMORY USAGE's count of a set's member table: what building an empty one allocates, the object itself included.</summary>
+public class MemberTableAccountingTests
+{
+    [Theory]
+    [InlineData(4)]
+    [InlineData(1024)]
+    public void AllocatedBytes_Empty_IsWhatItsConstructionAllocated(int capacity)
+    {
+        new MemberTable(capacity); // compiled and its types loaded before the measured one
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        var table = new MemberTable(capacity);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(allocated, table.AllocatedBytes());
+    }
+}
