@@ -236,7 +236,7 @@ public class RecordArenaTests
     }
 }
 
-/// <summary>MEMORY USAGE's count of a set's member table: what building an empty one allocates, the object itself included.</summary>
+/// <summary>MEMORY USAGE's count of a set's member table and a hash's field table: what building an empty one allocates, the object itself included.</summary>
 public class MemberTableAccountingTests
 {
     [Theory]
@@ -249,5 +249,17 @@ public class MemberTableAccountingTests
         var table = new MemberTable(capacity);
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
         Assert.Equal(allocated, table.AllocatedBytes());
+    }
+
+    [Fact]
+    public void HashTableForm_Empty_CountsWhatTheConversionAllocated()
+    {
+        new RedisHash().ConvertToTable();
+        var hash = new RedisHash();
+        long packed = hash.AllocatedBytes();
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        hash.ConvertToTable();
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(allocated, hash.AllocatedBytes() - packed);
     }
 }
